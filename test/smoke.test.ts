@@ -1,0 +1,6 @@
+import { exports } from "cloudflare:workers";
+import { expect, it } from "vitest";
+it("boots", async () => {
+  const res = await exports.default.fetch("http://x/");
+  expect(res.status).toBe(200);
+});
