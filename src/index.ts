@@ -1,4 +1,6 @@
-import { DurableObject } from "cloudflare:workers";
-export class AgentScorer extends DurableObject {}
-export class RateLimiter extends DurableObject {}
-export default { fetch: () => new Response("starting") } satisfies ExportedHandler;
+import { createApp } from "./app";
+
+export { AgentScorer } from "./durable/agent-scorer";
+export { RateLimiter } from "./durable/rate-limiter";
+
+export default createApp();

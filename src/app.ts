@@ -1,0 +1,68 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { swaggerUI } from "@hono/swagger-ui";
+import { createDohResolver } from "./net/resolver";
+import { errors } from "./domain/errors";
+import { validateEnv, type AppEnv, type Deps } from "./env";
+import { fromFramework, readBody, selectForm, validationHook } from "./http/request";
+import { renderError, toApiError } from "./http/wire";
+import { registerAdmin } from "./routes/admin";
+import { registerAgents } from "./routes/agents";
+import { registerApplications } from "./routes/applications";
+import { registerMe } from "./routes/me";
+import { registerScores } from "./routes/scores";
+import { registerTransactions } from "./routes/transactions";
+
+const DEFAULT_DOH = "https://cloudflare-dns.com/dns-query";
+
+/**
+ * Builds the Worker's app. `deps` replaces the clock and the outbound calls (DNS-over-HTTPS and the
+ * verification callback) in tests; production uses the real ones.
+ */
+export function createApp(deps: Partial<Deps> = {}) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use("*", async (c, next) => {
+    validateEnv(c.env);
+    c.set("deps", {
+      now: deps.now ?? Date.now,
+      fetchCallback: deps.fetchCallback ?? ((input, init) => fetch(input, init)),
+      resolve: deps.resolve ?? createDohResolver(c.env.DOH_ENDPOINT ?? DEFAULT_DOH, (input, init) => fetch(input, init)),
+    });
+    await next();
+  });
+  app.use("*", selectForm);
+  app.use("*", readBody);
+
+  registerApplications(app);
+  registerAdmin(app);
+  registerMe(app);
+  registerAgents(app);
+  registerScores(app);
+  registerTransactions(app);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "An operator API key: sk_svc_ followed by 64 hex characters",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "The ADMIN_TOKEN secret",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Agent Trust Scoring Service",
+      version: "1.0.0",
+      description:
+        "Trust profiles and scores for autonomous software agents. Form A is the default wire format; " +
+        "send `API-Version: B` for Form B payloads and the `{error: {code, message}}` envelope.",
+    },
+  });
+  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+
+  app.notFound((c) => renderError(c, errors.notFound()));
+  app.onError((err, c) => renderError(c, fromFramework(err) ?? toApiError(err)));
+  return app;
+}

@@ -1,0 +1,191 @@
+import { desc, eq, sql } from "drizzle-orm";
+import type { AgentConfiguration } from "../domain/configuration";
+import { operatorScoreFromSums, scoreOf, type EvidenceState } from "../domain/scoring";
+import type { AgentReport, AgentScore, ConfigChange, ScoreEvent } from "../domain/views";
+import { db } from "./client";
+import { agents, configHistory, operators, scoreEvents } from "./schema";
+
+export const SCORE_HISTORY_LIMIT = 50;
+export const CONFIG_HISTORY_LIMIT = 20;
+const INDEPENDENT_WINDOW_MS = 90 * 86_400_000;
+
+export type AgentRow = typeof agents.$inferSelect;
+
+export interface NewAgent {
+  sid: string;
+  operatorId: number | null;
+  name: string;
+  description: string | null;
+  config: AgentConfiguration;
+  fingerprint: string;
+  evidence: EvidenceState;
+  claimTokenHash: string | null;
+  now: string;
+}
+
+/** The agent and its initial configuration entry (change_type null), in one batch. */
+export async function insertAgent(d1: D1Database, a: NewAgent) {
+  const d = db(d1);
+  await d.batch([
+    d.insert(agents).values({
+      sid: a.sid,
+      operatorId: a.operatorId,
+      name: a.name,
+      description: a.description,
+      modelProvider: a.config.modelProvider,
+      modelName: a.config.modelName,
+      systemPromptHash: a.config.systemPromptHash,
+      tools: JSON.stringify(a.config.tools),
+      memoryConfig: a.config.memoryConfig === null ? null : JSON.stringify(a.config.memoryConfig),
+      fingerprint: a.fingerprint,
+      lastConfigChangeAt: a.now,
+      claimTokenHash: a.claimTokenHash,
+      evidence: JSON.stringify(a.evidence),
+      createdAt: a.now,
+      updatedAt: a.now,
+    }),
+    d.insert(configHistory).values({
+      sid: a.sid,
+      fingerprint: a.fingerprint,
+      modelProvider: a.config.modelProvider,
+      modelName: a.config.modelName,
+      changeType: null,
+      createdAt: a.now,
+    }),
+  ]);
+}
+
+export const configurationOf = (row: AgentRow): AgentConfiguration => ({
+  modelProvider: row.modelProvider,
+  modelName: row.modelName,
+  systemPromptHash: row.systemPromptHash,
+  tools: JSON.parse(row.tools) as string[],
+  memoryConfig: row.memoryConfig === null ? null : (JSON.parse(row.memoryConfig) as Record<string, unknown>),
+});
+
+/** Reporters other than the owner within the last 90 days. */
+export function independentReporters(reportersJson: string, ownerId: number | null, now: number): number {
+  const reporters = JSON.parse(reportersJson) as Record<string, string>;
+  return Object.entries(reporters).filter(
+    ([id, at]) => Number(id) !== ownerId && now - Date.parse(at) <= INDEPENDENT_WINDOW_MS,
+  ).length;
+}
+
+const operatorColumns = {
+  name: operators.name,
+  verified: operators.verified,
+  createdAt: operators.createdAt,
+  agentEvidence: operators.agentEvidence,
+  agentWeightedComposite: operators.agentWeightedComposite,
+};
+
+/** One indexed read: the agent by primary key with its owner. */
+export function agentWithOperator(d1: D1Database | D1DatabaseSession, sid: string) {
+  return db(d1)
+    .select({ agent: agents, operator: operatorColumns })
+    .from(agents)
+    .leftJoin(operators, eq(operators.id, agents.operatorId))
+    .where(eq(agents.sid, sid));
+}
+
+type OperatorColumns = { name: string; verified: boolean; createdAt: string; agentEvidence: number; agentWeightedComposite: number };
+
+export const operatorScoreOf = (o: Pick<OperatorColumns, "agentEvidence" | "agentWeightedComposite">) =>
+  operatorScoreFromSums(o.agentEvidence, o.agentWeightedComposite);
+
+export function toAgentScore(row: { agent: AgentRow; operator: OperatorColumns | null }, now: number): AgentScore {
+  const { agent, operator } = row;
+  const score = scoreOf(JSON.parse(agent.evidence) as EvidenceState, {
+    now,
+    identityLevel: agent.identityLevel,
+    independentReporters: independentReporters(agent.reporters, agent.operatorId, now),
+  });
+  return {
+    sid: agent.sid,
+    name: agent.name,
+    description: agent.description,
+    status: agent.status,
+    createdAt: agent.createdAt,
+    lastUpdated: agent.updatedAt,
+    score,
+    identityLevel: agent.identityLevel,
+    fingerprint: agent.fingerprint,
+    operator: operator && { name: operator.name, score: operatorScoreOf(operator), verified: operator.verified },
+  };
+}
+
+export async function readAgentScore(d1: D1Database | D1DatabaseSession, sid: string, now: number) {
+  const row = await agentWithOperator(d1, sid).get();
+  return row ? toAgentScore(row, now) : null;
+}
+
+/**
+ * The report in one round trip: agent + owner, the newest 50 score events and 20 configuration
+ * entries (each by index, bounded by LIMIT whatever the history size), and the owner's agent count.
+ */
+export async function readAgentReport(d1: D1Database | D1DatabaseSession, sid: string, now: number): Promise<AgentReport | null> {
+  const d = db(d1);
+  const [rows, events, configs, counted] = await d.batch([
+    agentWithOperator(d1, sid),
+    d.select().from(scoreEvents).where(eq(scoreEvents.sid, sid)).orderBy(desc(scoreEvents.id)).limit(SCORE_HISTORY_LIMIT),
+    d.select().from(configHistory).where(eq(configHistory.sid, sid)).orderBy(desc(configHistory.id)).limit(CONFIG_HISTORY_LIMIT),
+    d
+      .select({ n: sql<number>`count(*)` })
+      .from(agents)
+      .where(eq(agents.operatorId, sql`(select ${agents.operatorId} from ${agents} where ${agents.sid} = ${sid})`)),
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  const base = toAgentScore(row, now);
+  const outcomes = JSON.parse(row.agent.outcomeCounts) as Record<string, number>;
+  return {
+    ...base,
+    scoreHistory: events.map(
+      (e): ScoreEvent => ({
+        eventType: e.eventType,
+        composite: e.composite,
+        reliability: e.reliability,
+        quality: e.quality,
+        financial: e.financial,
+        security: e.security,
+        stability: e.stability,
+        timestamp: e.createdAt,
+      }),
+    ),
+    configHistory: configs.map(
+      (c): ConfigChange => ({
+        fingerprint: c.fingerprint,
+        modelProvider: c.modelProvider,
+        modelName: c.modelName,
+        changeType: c.changeType as ConfigChange["changeType"],
+        timestamp: c.createdAt,
+      }),
+    ),
+    transactions: { total: Object.values(outcomes).reduce((a, b) => a + b, 0), outcomes },
+    config: { modelName: row.agent.modelName, version: row.agent.configVersion, lastChange: row.agent.lastConfigChangeAt },
+    operatorProfile: row.operator && {
+      score: operatorScoreOf(row.operator),
+      since: row.operator.createdAt,
+      agentsOperated: counted[0]?.n ?? 0,
+    },
+    asOf: new Date(now).toISOString(),
+  };
+}
+
+export function listOperatorAgents(d1: D1Database | D1DatabaseSession, operatorId: number) {
+  return db(d1).select().from(agents).where(eq(agents.operatorId, operatorId)).orderBy(agents.createdAt).all();
+}
+
+export async function setAgentStatus(d1: D1Database, sid: string, status: "active" | "suspended") {
+  const row = await db(d1).update(agents).set({ status }).where(eq(agents.sid, sid)).returning({ sid: agents.sid }).get();
+  return row !== undefined;
+}
+
+/** The facts a route checks before it asks the agent's scorer for a change. */
+export const agentGate = (d1: D1Database, sid: string) =>
+  db(d1)
+    .select({ operatorId: agents.operatorId, status: agents.status, identityLevel: agents.identityLevel })
+    .from(agents)
+    .where(eq(agents.sid, sid))
+    .get();
+

@@ -1,0 +1,91 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Scope } from "../http/auth";
+import type { Tier } from "../http/rate-limit";
+import { db } from "./client";
+import { apiKeys, applications, operators } from "./schema";
+
+export async function findKey(d1: D1Database, keyHash: string) {
+  return db(d1)
+    .select({
+      keyId: apiKeys.id,
+      operatorId: apiKeys.operatorId,
+      scopes: apiKeys.scopes,
+      keyPrefix: apiKeys.prefix,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      operatorName: operators.name,
+      verified: operators.verified,
+      tier: operators.tier,
+      rateLimitPerMinute: operators.rateLimitPerMinute,
+      rateLimitPerDay: operators.rateLimitPerDay,
+    })
+    .from(apiKeys)
+    .innerJoin(operators, eq(operators.id, apiKeys.operatorId))
+    .where(eq(apiKeys.keyHash, keyHash))
+    .get();
+}
+
+export async function insertApplication(
+  d1: D1Database,
+  app: { name: string; email: string; company: string | null; reason: string | null; createdAt: string },
+) {
+  return db(d1).insert(applications).values(app).returning({ id: applications.id }).get();
+}
+
+export async function listApplications(d1: D1Database, status?: "pending" | "approved" | "rejected") {
+  const q = db(d1).select().from(applications);
+  return (status ? q.where(eq(applications.status, status)) : q).orderBy(asc(applications.id)).all();
+}
+
+export const getApplication = (d1: D1Database, id: number) =>
+  db(d1).select().from(applications).where(eq(applications.id, id)).get();
+
+/**
+ * Approval in one batch (one SQL transaction): the application is marked approved, and the operator
+ * and its first key are created with it. The unique operator e-mail makes a racing second approval
+ * fail as a whole.
+ */
+export async function approveApplication(
+  d1: D1Database,
+  app: { id: number; name: string; email: string },
+  key: { hash: string; prefix: string; scopes: readonly Scope[] },
+  now: string,
+) {
+  const d = db(d1);
+  const operatorId = sql<number>`(select ${operators.id} from ${operators} where ${operators.email} = ${app.email})`;
+  const [, [operator]] = await d.batch([
+    d.update(applications).set({ status: "approved", decidedAt: now }).where(eq(applications.id, app.id)),
+    d.insert(operators).values({ name: app.name, email: app.email, createdAt: now }).returning(),
+    d.update(applications).set({ operatorId }).where(eq(applications.id, app.id)),
+    d.insert(apiKeys).values({
+      operatorId,
+      keyHash: key.hash,
+      prefix: key.prefix,
+      scopes: key.scopes.join(" "),
+      createdAt: now,
+    }),
+  ]);
+  return operator;
+}
+
+export async function rejectApplication(d1: D1Database, id: number, now: string) {
+  return db(d1)
+    .update(applications)
+    .set({ status: "rejected", decidedAt: now })
+    .where(and(eq(applications.id, id), eq(applications.status, "pending")))
+    .returning()
+    .get();
+}
+
+export async function updateOperator(
+  d1: D1Database,
+  id: number,
+  changes: Partial<{ tier: Tier; verified: boolean; rateLimitPerMinute: number | null; rateLimitPerDay: number | null }>,
+) {
+  const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length === 0) return getOperator(d1, id);
+  return db(d1).update(operators).set(set).where(eq(operators.id, id)).returning().get();
+}
+
+export const getOperator = (d1: D1Database, id: number) =>
+  db(d1).select().from(operators).where(eq(operators.id, id)).get();

@@ -1,0 +1,55 @@
+// An agent's configuration, its canonical form and its fingerprint. Pure apart from crypto.subtle.
+
+export interface AgentConfiguration {
+  modelProvider: string;
+  modelName: string;
+  systemPromptHash: string | null;
+  tools: string[];
+  memoryConfig: Record<string, unknown> | null;
+}
+
+/**
+ * JSON with object keys sorted at every depth, so equal values always give equal text. Array order is
+ * kept (it can carry meaning inside memoryConfig). Keys whose value is undefined are dropped, as
+ * JSON.stringify does, so a stored-and-reloaded value canonicalises the same as the original.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) {
+    return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
+  }
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const members = Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+    return `{${members.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The tools as a set: order and duplicates carry no meaning. */
+export function normalizedTools(tools: readonly string[] | null | undefined): string[] {
+  return [...new Set(tools ?? [])].sort();
+}
+
+/**
+ * Canonical JSON of a configuration: keys sorted recursively, tools sorted and de-duplicated, and a
+ * missing systemPromptHash or memoryConfig written as null (missing and null mean the same).
+ */
+export function canonicalConfiguration(config: AgentConfiguration): string {
+  return canonicalJson({
+    modelProvider: config.modelProvider,
+    modelName: config.modelName,
+    systemPromptHash: config.systemPromptHash ?? null,
+    tools: normalizedTools(config.tools),
+    memoryConfig: config.memoryConfig ?? null,
+  });
+}
+
+/** Lowercase hex SHA-256 of the canonical configuration. */
+export async function fingerprint(config: AgentConfiguration): Promise<string> {
+  const bytes = new TextEncoder().encode(canonicalConfiguration(config));
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

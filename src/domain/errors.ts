@@ -1,0 +1,63 @@
+// The one error type of the service. Handlers and the domain throw ApiError; the presentation layer
+// (src/http/wire) renders it as Form A `{error}` or Form B `{error: {code, message}}`.
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  revoked_api_key: 401,
+  insufficient_scope: 403,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  idempotency_mismatch: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  callback_failed: 502,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class ApiError extends Error {
+  readonly status: (typeof ERROR_STATUS)[ErrorCode];
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const KEY_PREFIX = "sk_svc_";
+
+// The spec's exact texts, in one place.
+export const errors = {
+  invalidJson: () => new ApiError("invalid_request", "Invalid JSON body"),
+  invalid: (message: string) => new ApiError("invalid_request", message),
+  missingFields: (fields: string[]) =>
+    new ApiError("invalid_request", `Missing required fields: ${fields.join(", ")}`),
+  invalidSid: () => new ApiError("invalid_request", "Invalid SID format. Expected: SID-0x[16 hex chars]"),
+  missingAuth: () =>
+    new ApiError("missing_api_key", `Missing or invalid Authorization header. Use: Bearer ${KEY_PREFIX}...`),
+  badKeyFormat: () => new ApiError("invalid_api_key", "Invalid API key format"),
+  unknownKey: () => new ApiError("invalid_api_key", "Invalid API key"),
+  // Form A has no separate text for a rotated or revoked key: it is simply not a valid key.
+  revokedKey: () => new ApiError("revoked_api_key", "Invalid API key"),
+  insufficientScope: (scope: string) =>
+    new ApiError("insufficient_scope", `Forbidden: this API key lacks the ${scope} scope`),
+  notOwner: () => new ApiError("forbidden", "Forbidden: you do not own this agent"),
+  agentNotFound: () => new ApiError("not_found", "Agent not found"),
+  notFound: (what = "Not found") => new ApiError("not_found", what),
+  bodyTooLarge: () => new ApiError("payload_too_large", "Request body too large"),
+  rateLimited: (retryAfter: number, headers: Record<string, string> = {}) =>
+    new ApiError("rate_limited", "Too many requests. Please try again later.", {
+      ...headers,
+      "Retry-After": String(retryAfter),
+    }),
+  adminOnly: () => new ApiError("invalid_api_key", "Invalid admin token"),
+} as const;

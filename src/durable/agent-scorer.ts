@@ -1,0 +1,327 @@
+import { DurableObject } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { db, isUniqueViolation } from "../db/client";
+import { configurationOf, independentReporters, type AgentRow } from "../db/agents";
+import { agents } from "../db/schema";
+import type { AgentConfiguration } from "../domain/configuration";
+import {
+  applyConfigChange,
+  applyTransaction,
+  classifyChange,
+  reporterWeight,
+  scoreOf,
+  SCORING,
+  type EvidenceState,
+  type Outcome,
+  type ScoreView,
+  type SignalDimension,
+} from "../domain/scoring";
+import type { ConfigUpdated, TransactionRecorded } from "../domain/views";
+import type { Env } from "../env";
+
+const INDEPENDENT_WINDOW_MS = SCORING.independentReporterWindowMs;
+const IDEMPOTENCY_TTL_MS = 86_400_000;
+
+export interface Idempotency {
+  key: string;
+  requestHash: string;
+}
+
+interface Common {
+  /** The authenticated operator making the change (the reporter of a transaction). */
+  callerId: number;
+  now: number;
+  /** Read by the route with the agent's status check; the scorer does not own this column. */
+  identityLevel: number;
+  idempotency?: Idempotency;
+}
+
+export interface TransactionInput extends Common {
+  reporterVerified: boolean;
+  transactionType: string;
+  outcome: Outcome;
+  signals: Partial<Record<SignalDimension, number>>;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface ConfigInput extends Common {
+  config: AgentConfiguration;
+  fingerprint: string;
+}
+
+export type Refusal = "not_found" | "idempotency_conflict" | "already_claimed" | "invalid_claim_token";
+export type Outcome_<T> = { ok: true; result: T } | { ok: false; refusal: Refusal };
+
+interface Loaded {
+  row: AgentRow;
+  evidence: EvidenceState;
+  reporters: Record<string, string>;
+  outcomes: Record<string, number>;
+}
+
+/**
+ * One object per agent (named by its SID): every change to the agent's score passes through here,
+ * one at a time. D1 is not this object's storage, so its input gate opens while a D1 call is
+ * awaited; the promise chain in `serial` is what keeps read-compute-write strictly in order.
+ * The agent's scoring state is cached here after the first read (this object is its only writer);
+ * each update is one D1 batch, and a failed batch drops the cache so nothing half-applied survives.
+ */
+export class AgentScorer extends DurableObject<Env> {
+  private tail: Promise<unknown> = Promise.resolve();
+  private loaded: Loaded | null = null;
+  /** Report times (ms) of each reporter on this agent within the damping window. */
+  private recent = new Map<number, number[]>();
+
+  reportTransaction(sid: string, input: TransactionInput): Promise<Outcome_<TransactionRecorded>> {
+    return this.serial(() => this.transaction(sid, input));
+  }
+
+  updateConfig(sid: string, input: ConfigInput): Promise<Outcome_<ConfigUpdated>> {
+    return this.serial(() => this.config(sid, input));
+  }
+
+  claim(sid: string, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Outcome_<{ sid: string }>> {
+    return this.serial(() => this.claimAgent(sid, input));
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work, work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async load(sid: string): Promise<Loaded | null> {
+    if (this.loaded) return this.loaded;
+    const row = await db(this.env.DB).select().from(agents).where(eq(agents.sid, sid)).get();
+    if (!row) return null;
+    this.loaded = {
+      row,
+      evidence: JSON.parse(row.evidence) as EvidenceState,
+      reporters: JSON.parse(row.reporters) as Record<string, string>,
+      outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
+    };
+    return this.loaded;
+  }
+
+  private async earlierReports(sid: string, reporterId: number, now: number): Promise<number[]> {
+    const since = now - SCORING.dampingWindowMs;
+    let times = this.recent.get(reporterId);
+    if (!times) {
+      const { results } = await this.env.DB.prepare(
+        "SELECT created_at FROM transactions WHERE sid = ? AND reporter_operator_id = ? AND created_at > ?",
+      )
+        .bind(sid, reporterId, new Date(since).toISOString())
+        .all<{ created_at: string }>();
+      times = results.map((r) => Date.parse(r.created_at));
+    }
+    times = times.filter((t) => t > since);
+    this.recent.set(reporterId, times);
+    return times;
+  }
+
+  private async transaction(sid: string, input: TransactionInput): Promise<Outcome_<TransactionRecorded>> {
+    const state = await this.load(sid);
+    if (!state) return { ok: false, refusal: "not_found" };
+    const { row } = state;
+    const now = input.now;
+    const nowIso = new Date(now).toISOString();
+    const isOwner = row.operatorId === input.callerId;
+    const earlier = await this.earlierReports(sid, input.callerId, now);
+    const weight = reporterWeight({ isOwner, reporterVerified: input.reporterVerified, earlierReportsInWindow: earlier.length });
+    const evidence = applyTransaction(state.evidence, { outcome: input.outcome, signals: input.signals }, weight, now);
+    const reporters = isOwner ? { ...state.reporters } : { ...state.reporters, [input.callerId]: nowIso };
+    for (const [id, at] of Object.entries(reporters)) if (now - Date.parse(at) > INDEPENDENT_WINDOW_MS) delete reporters[id];
+    const outcomes = { ...state.outcomes, [input.outcome]: (state.outcomes[input.outcome] ?? 0) + 1 };
+    const score = this.scoreAt(evidence, reporters, row.operatorId, input);
+
+    const DB = this.env.DB;
+    const statements = [
+      DB.prepare(
+        `INSERT INTO transactions (sid, reporter_operator_id, transaction_type, outcome, reliability_signal, quality_signal,
+           financial_signal, security_signal, weight, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      ).bind(
+        sid,
+        input.callerId,
+        input.transactionType,
+        input.outcome,
+        input.signals.reliability ?? null,
+        input.signals.quality ?? null,
+        input.signals.financial ?? null,
+        input.signals.security ?? null,
+        weight,
+        input.metadata === null ? null : JSON.stringify(input.metadata),
+        nowIso,
+      ),
+      // Right after the insert, so last_insert_rowid() is the new transaction's id.
+      ...this.idempotencyRecord(input, 201, { score }, "$.transactionId"),
+      ...this.scoreWrites(sid, state, evidence, score, `transaction:${input.outcome}`, nowIso),
+      DB.prepare("UPDATE agents SET reporters = ?, outcome_counts = ? WHERE sid = ?").bind(
+        JSON.stringify(reporters),
+        JSON.stringify(outcomes),
+        sid,
+      ),
+    ];
+    const results = await this.commit(statements);
+    if (!results) return { ok: false, refusal: "idempotency_conflict" };
+
+    const transactionId = (results[0].results[0] as { id: number }).id;
+    this.loaded = {
+      row: { ...row, composite: score.composite, evidenceTotal: score.evidence, updatedAt: nowIso },
+      evidence,
+      reporters,
+      outcomes,
+    };
+    this.recent.set(input.callerId, [...earlier, now]);
+    return { ok: true, result: { transactionId, score } };
+  }
+
+  private async config(sid: string, input: ConfigInput): Promise<Outcome_<ConfigUpdated>> {
+    const state = await this.load(sid);
+    if (!state) return { ok: false, refusal: "not_found" };
+    const { row } = state;
+    const nowIso = new Date(input.now).toISOString();
+    const { changes, changeType } = classifyChange(configurationOf(row), input.config);
+
+    if (!changeType) {
+      const score = this.scoreAt(state.evidence, state.reporters, row.operatorId, input);
+      const result: ConfigUpdated = { changeDetected: false, changeType: null, fingerprint: row.fingerprint, score };
+      if (input.idempotency) {
+        if (!(await this.commit(this.idempotencyRecord(input, 200, result)))) return { ok: false, refusal: "idempotency_conflict" };
+      }
+      return { ok: true, result };
+    }
+
+    const evidence = applyConfigChange(state.evidence, changes, input.now);
+    const score = this.scoreAt(evidence, state.reporters, row.operatorId, input);
+    const result: ConfigUpdated = { changeDetected: true, changeType, fingerprint: input.fingerprint, score };
+    const c = input.config;
+    const DB = this.env.DB;
+    const tools = JSON.stringify(c.tools);
+    const memory = c.memoryConfig === null ? null : JSON.stringify(c.memoryConfig);
+    const statements = [
+      ...this.idempotencyRecord(input, 200, result),
+      ...this.scoreWrites(sid, state, evidence, score, `config_change:${changeType}`, nowIso),
+      DB.prepare(
+        `UPDATE agents SET model_provider = ?, model_name = ?, system_prompt_hash = ?, tools = ?, memory_config = ?,
+           fingerprint = ?, config_version = config_version + 1, last_config_change_at = ? WHERE sid = ?`,
+      ).bind(c.modelProvider, c.modelName, c.systemPromptHash, tools, memory, input.fingerprint, nowIso, sid),
+      DB.prepare(
+        `INSERT INTO config_history (sid, fingerprint, model_provider, model_name, change_type, created_at)
+           VALUES (?, ?, ?, ?, ?, ?)`,
+      ).bind(sid, input.fingerprint, c.modelProvider, c.modelName, changeType, nowIso),
+    ];
+    if (!(await this.commit(statements))) return { ok: false, refusal: "idempotency_conflict" };
+    this.loaded = {
+      ...state,
+      row: {
+        ...row,
+        modelProvider: c.modelProvider,
+        modelName: c.modelName,
+        systemPromptHash: c.systemPromptHash,
+        tools,
+        memoryConfig: memory,
+        fingerprint: input.fingerprint,
+        configVersion: row.configVersion + 1,
+        lastConfigChangeAt: nowIso,
+        composite: score.composite,
+        evidenceTotal: score.evidence,
+        updatedAt: nowIso,
+      },
+      evidence,
+    };
+    return { ok: true, result };
+  }
+
+  private async claimAgent(sid: string, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Outcome_<{ sid: string }>> {
+    const state = await this.load(sid);
+    if (!state) return { ok: false, refusal: "not_found" };
+    const { row } = state;
+    if (row.operatorId !== null) return { ok: false, refusal: "already_claimed" };
+    if (!row.claimTokenHash || row.claimTokenHash !== input.claimTokenHash) return { ok: false, refusal: "invalid_claim_token" };
+    const DB = this.env.DB;
+    await this.commit([
+      DB.prepare("UPDATE agents SET operator_id = ?, claim_token_hash = NULL WHERE sid = ? AND operator_id IS NULL").bind(input.operatorId, sid),
+      // The agent brings the evidence it gathered while unclaimed into its new owner's score.
+      DB.prepare(
+        "UPDATE operators SET agent_evidence = agent_evidence + ?, agent_weighted_composite = agent_weighted_composite + ? WHERE id = ?",
+      ).bind(row.evidenceTotal, row.evidenceTotal * row.composite, input.operatorId),
+    ]);
+    this.loaded = { ...state, row: { ...row, operatorId: input.operatorId, claimTokenHash: null } };
+    return { ok: true, result: { sid } };
+  }
+
+  private scoreAt(evidence: EvidenceState, reporters: Record<string, string>, ownerId: number | null, input: Common): ScoreView {
+    return scoreOf(evidence, {
+      now: input.now,
+      identityLevel: input.identityLevel,
+      independentReporters: independentReporters(JSON.stringify(reporters), ownerId, input.now),
+    });
+  }
+
+  /** The new evidence, its projections on the agent and its owner, and the history event. */
+  private scoreWrites(sid: string, state: Loaded, evidence: EvidenceState, score: ScoreView, eventType: string, nowIso: string) {
+    const DB = this.env.DB;
+    const { row } = state;
+    const d = score.dimensions;
+    const statements = [
+      DB.prepare("UPDATE agents SET evidence = ?, composite = ?, evidence_total = ?, updated_at = ? WHERE sid = ?").bind(
+        JSON.stringify(evidence),
+        score.composite,
+        score.evidence,
+        nowIso,
+        sid,
+      ),
+      DB.prepare(
+        `INSERT INTO score_events (sid, event_type, composite, reliability, quality, financial, security, stability, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).bind(sid, eventType, score.composite, d.reliability, d.quality, d.financial, d.security, d.stability, nowIso),
+    ];
+    if (row.operatorId !== null) {
+      // Deltas, so concurrent scorers of the same operator's agents never overwrite each other.
+      statements.push(
+        DB.prepare(
+          "UPDATE operators SET agent_evidence = agent_evidence + ?, agent_weighted_composite = agent_weighted_composite + ? WHERE id = ?",
+        ).bind(score.evidence - row.evidenceTotal, score.evidence * score.composite - row.evidenceTotal * row.composite, row.operatorId),
+      );
+    }
+    return statements;
+  }
+
+  /**
+   * The idempotency record, written in the same batch as the change it records. The primary key
+   * (operator, key) makes a concurrent duplicate fail the whole batch; the route then replays.
+   */
+  private idempotencyRecord(input: Common, status: number, result: object, idPath?: string) {
+    const idem = input.idempotency;
+    const operatorId = input.callerId;
+    if (!idem) return [];
+    const DB = this.env.DB;
+    const nowIso = new Date(input.now).toISOString();
+    const body = JSON.stringify(result);
+    return [
+      DB.prepare("DELETE FROM idempotency_records WHERE operator_id = ? AND key = ? AND created_at <= ?").bind(
+        operatorId,
+        idem.key,
+        new Date(input.now - IDEMPOTENCY_TTL_MS).toISOString(),
+      ),
+      DB.prepare(
+        `INSERT INTO idempotency_records (operator_id, key, request_hash, status, response, created_at)
+           VALUES (?, ?, ?, ?, ${idPath ? `json_set(?, '${idPath}', last_insert_rowid())` : "?"}, ?)`,
+      ).bind(operatorId, idem.key, idem.requestHash, status, body, nowIso),
+    ];
+  }
+
+  /** Runs the batch; on failure drops the cache. Returns null when an idempotency key collided. */
+  private async commit(statements: D1PreparedStatement[]): Promise<D1Result[] | null> {
+    try {
+      return await this.env.DB.batch(statements);
+    } catch (err) {
+      this.loaded = null;
+      this.recent.clear();
+      if (isUniqueViolation(err) && /idempotency_records/.test(String((err as Error).message) + String((err as { cause?: unknown }).cause))) {
+        return null;
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { AgentScorer } from "./durable/agent-scorer";
+import type { RateLimiter } from "./durable/rate-limiter";
+import type { Resolver } from "./net/resolver";
+import type { AuthContext } from "./http/auth";
+
+export interface Env {
+  DB: D1Database;
+  AGENT_SCORER: DurableObjectNamespace<AgentScorer>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  ADMIN_TOKEN?: string;
+  DOH_ENDPOINT?: string;
+  /** Optional `send_email` binding; without it approval responses carry the key. */
+  EMAIL?: SendEmail;
+  EMAIL_FROM?: string;
+}
+
+// Validated once per isolate: a misconfigured deployment fails loudly instead of half working.
+const varsSchema = z.object({
+  ADMIN_TOKEN: z.string().min(16).optional(),
+  DOH_ENDPOINT: z.url({ protocol: /^https$/ }).optional(),
+  EMAIL_FROM: z.email().optional(),
+});
+
+const checked = new WeakSet<object>();
+export function validateEnv(env: Env): Env {
+  if (checked.has(env)) return env;
+  const result = varsSchema.safeParse(env);
+  if (!result.success) throw new Error(`Invalid configuration: ${z.prettifyError(result.error)}`);
+  checked.add(env);
+  return env;
+}
+
+/** Outbound dependencies and the clock, injected so tests control them. */
+export interface Deps {
+  now: () => number;
+  resolve?: Resolver;
+  fetchCallback: typeof fetch;
+}
+
+export type Form = "A" | "B";
+
+export type AppEnv = {
+  Bindings: Env;
+  Variables: {
+    form: Form;
+    auth: AuthContext;
+    deps: Deps;
+    /** A request body validated by the form-aware validator (routes whose payload differs by form). */
+    input: unknown;
+  };
+};
+
+declare global {
+  namespace Cloudflare {
+    // `env` from cloudflare:workers is this Worker's Env.
+    interface Env extends Bindings {}
+  }
+}
+type Bindings = Env;

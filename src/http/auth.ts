@@ -1,0 +1,79 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { ApiError, errors, KEY_PREFIX } from "../domain/errors";
+import { sha256Hex } from "../domain/identifiers";
+import { findKey } from "../db/operators";
+import type { AppEnv } from "../env";
+import { consume, rateHeaders, TIERS } from "./rate-limit";
+
+export const SCOPES = ["agents:read", "agents:write", "transactions:write", "verify:write"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface AuthContext {
+  keyId: number;
+  keyPrefix: string;
+  operatorId: number;
+  operatorName: string;
+  verified: boolean;
+  scopes: Scope[];
+}
+
+/**
+ * Bearer API key authentication, in the spec's order of checks (header form, prefix, known key),
+ * then the operator's tier limit (every authenticated response carries X-RateLimit-*), then the
+ * route's scope.
+ */
+export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const match = /^Bearer\s+(\S+)\s*$/.exec(c.req.header("authorization") ?? "");
+    if (!match) throw errors.missingAuth();
+    const key = match[1];
+    if (!key.startsWith(KEY_PREFIX)) throw errors.badKeyFormat();
+    const now = c.get("deps").now();
+    const found = await findKey(c.env.DB, await sha256Hex(key));
+    if (!found) throw errors.unknownKey();
+    if (found.revokedAt || (found.expiresAt && Date.parse(found.expiresAt) <= now)) throw errors.revokedKey();
+
+    const tier = TIERS[found.tier];
+    const decision = await consume(c, `operator:${found.operatorId}`, [
+      { limit: found.rateLimitPerMinute ?? tier.perMinute, seconds: 60 },
+      { limit: found.rateLimitPerDay ?? tier.perDay, seconds: 86_400 },
+    ]);
+    const headers = rateHeaders(decision);
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    if (!decision.allowed) throw errors.rateLimited(decision.retryAfter, headers);
+
+    const scopes = found.scopes.split(" ") as Scope[];
+    if (scope && !scopes.includes(scope)) throw errors.insufficientScope(scope);
+    c.set("auth", {
+      keyId: found.keyId,
+      keyPrefix: found.keyPrefix,
+      operatorId: found.operatorId,
+      operatorName: found.operatorName,
+      verified: found.verified,
+      scopes,
+    });
+    await next();
+  };
+}
+
+/** Admin routes: the ADMIN_TOKEN secret, compared in constant time; nothing else is accepted. */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const expected = c.env.ADMIN_TOKEN;
+  const given = /^Bearer\s+(\S+)\s*$/.exec(c.req.header("authorization") ?? "")?.[1];
+  if (!expected || !given || !(await sameSecret(given, expected))) throw errors.adminOnly();
+  await next();
+};
+
+async function sameSecret(a: string, b: string): Promise<boolean> {
+  // Hashing first gives equal-length inputs, so the comparison leaks neither length nor prefix.
+  const [ha, hb] = await Promise.all([sha256Hex(a), sha256Hex(b)]);
+  let diff = 0;
+  for (let i = 0; i < ha.length; i++) diff |= ha.charCodeAt(i) ^ hb.charCodeAt(i);
+  return diff === 0;
+}
+
+export const authOf = (c: Context<AppEnv>): AuthContext => {
+  const auth = c.get("auth");
+  if (!auth) throw new ApiError("internal_error", "Route is missing authentication");
+  return auth;
+};

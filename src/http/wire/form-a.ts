@@ -1,0 +1,194 @@
+// Form A: the default wire format, with the spec's exact field names.
+import { z } from "@hono/zod-openapi";
+import type { ApiError } from "../../domain/errors";
+import type { ScoreView } from "../../domain/scoring";
+import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
+
+const confidence = z.enum(["low", "medium", "high"]);
+const recommendation = z.enum(["clear", "review", "caution"]);
+const scoreValue = z.number().int().min(0).max(1000);
+const reasons = z.array(z.string()).openapi({ description: "Up to 4 reason codes, most important first" });
+const operator = z.object({ name: z.string(), score: z.number(), verified: z.boolean() }).nullable();
+const dimensions = z.object({
+  reliability: scoreValue,
+  quality: scoreValue,
+  financial: scoreValue,
+  security: scoreValue,
+  stability: scoreValue,
+});
+
+export const schemas = {
+  error: z.object({ error: z.string() }).openapi("ErrorA"),
+  registration: z
+    .object({
+      sid: z.string(),
+      name: z.string(),
+      composite_score: scoreValue,
+      confidence,
+      fingerprint: z.string(),
+      message: z.string(),
+      claim_token: z.string().optional().openapi({ description: "Self-registration only; shown once" }),
+    })
+    .openapi("RegistrationA"),
+  score: z
+    .object({
+      sid: z.string(),
+      agent_name: z.string(),
+      composite_score: scoreValue,
+      ...dimensions.shape,
+      confidence,
+      recommendation,
+      reasons,
+      operator,
+      config_fingerprint: z.string(),
+      identity_level: z.number().int(),
+      last_updated: z.string(),
+    })
+    .openapi("ScoreA"),
+  publicScore: z
+    .object({
+      sid: z.string(),
+      agent_name: z.string(),
+      composite_score: scoreValue,
+      confidence,
+      recommendation,
+      identity_level: z.number().int(),
+      operator_name: z.string().nullable(),
+    })
+    .openapi("PublicScoreA"),
+  report: z
+    .object({
+      sid: z.string(),
+      agent_name: z.string(),
+      description: z.string().nullable(),
+      status: z.string(),
+      current_score: z.object({ composite: scoreValue, ...dimensions.shape, confidence, recommendation }),
+      reasons,
+      identity_level: z.number().int(),
+      operator,
+      score_history: z.array(
+        z.object({ composite: scoreValue, ...dimensions.shape, event_type: z.string(), timestamp: z.string() }),
+      ),
+      config_history: z.array(
+        z.object({
+          fingerprint: z.string(),
+          model_provider: z.string(),
+          model_name: z.string(),
+          change_type: z.string().nullable(),
+          timestamp: z.string(),
+        }),
+      ),
+      transaction_summary: z.object({ total: z.number().int(), outcomes: z.record(z.string(), z.number().int()) }),
+      last_updated: z.string(),
+    })
+    .openapi("ReportA"),
+  updatedScores: z.object({ composite_score: scoreValue, dimensions, confidence, recommendation }),
+};
+export const transactionSchema = z
+  .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: schemas.updatedScores, message: z.string() })
+  .openapi("TransactionRecordedA");
+export const configSchema = z
+  .object({
+    change_detected: z.boolean(),
+    change_type: z.string().nullable(),
+    updated_scores: schemas.updatedScores,
+    fingerprint_hash: z.string(),
+    message: z.string(),
+  })
+  .openapi("ConfigUpdatedA");
+
+type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
+
+const updatedScores = (s: ScoreView): Out<"updatedScores"> => ({
+  composite_score: s.composite,
+  dimensions: { ...s.dimensions },
+  confidence: s.confidence,
+  recommendation: s.recommendation,
+});
+
+export const formA = {
+  error: (e: ApiError): Out<"error"> => ({ error: e.message }),
+
+  registration: (r: Registration): Out<"registration"> => ({
+    sid: r.sid,
+    name: r.name,
+    composite_score: r.score.composite,
+    confidence: r.score.confidence,
+    fingerprint: r.fingerprint,
+    message: r.claimToken
+      ? "Agent registered. Keep the claim_token: an operator claims the agent with it, and it is shown only once."
+      : "Agent registered successfully",
+    ...(r.claimToken ? { claim_token: r.claimToken } : {}),
+  }),
+
+  score: (a: AgentScore): Out<"score"> => ({
+    sid: a.sid,
+    agent_name: a.name,
+    composite_score: a.score.composite,
+    ...a.score.dimensions,
+    confidence: a.score.confidence,
+    recommendation: a.score.recommendation,
+    reasons: a.score.reasons,
+    operator: a.operator,
+    config_fingerprint: a.fingerprint,
+    identity_level: a.identityLevel,
+    last_updated: a.lastUpdated,
+  }),
+
+  publicScore: (a: AgentScore): Out<"publicScore"> => ({
+    sid: a.sid,
+    agent_name: a.name,
+    composite_score: a.score.composite,
+    confidence: a.score.confidence,
+    recommendation: a.score.recommendation,
+    identity_level: a.identityLevel,
+    operator_name: a.operator?.name ?? null,
+  }),
+
+  report: (r: AgentReport): Out<"report"> => ({
+    sid: r.sid,
+    agent_name: r.name,
+    description: r.description,
+    status: r.status,
+    current_score: {
+      composite: r.score.composite,
+      ...r.score.dimensions,
+      confidence: r.score.confidence,
+      recommendation: r.score.recommendation,
+    },
+    reasons: r.score.reasons,
+    identity_level: r.identityLevel,
+    operator: r.operator,
+    score_history: r.scoreHistory.map(({ eventType, timestamp, ...scores }) => ({
+      ...scores,
+      event_type: eventType,
+      timestamp,
+    })),
+    config_history: r.configHistory.map((c) => ({
+      fingerprint: c.fingerprint,
+      model_provider: c.modelProvider,
+      model_name: c.modelName,
+      change_type: c.changeType,
+      timestamp: c.timestamp,
+    })),
+    transaction_summary: r.transactions,
+    last_updated: r.lastUpdated,
+  }),
+
+  transaction: (t: TransactionRecorded): z.infer<typeof transactionSchema> => ({
+    success: true,
+    transaction_id: t.transactionId,
+    updated_scores: updatedScores(t.score),
+    message: "Transaction recorded and scores updated",
+  }),
+
+  config: (u: ConfigUpdated): z.infer<typeof configSchema> => ({
+    change_detected: u.changeDetected,
+    change_type: u.changeType,
+    updated_scores: updatedScores(u.score),
+    fingerprint_hash: u.fingerprint,
+    message: u.changeDetected
+      ? `Configuration change detected (${u.changeType}); scores decayed in proportion`
+      : "No configuration change detected",
+  }),
+};

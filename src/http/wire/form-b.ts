@@ -1,0 +1,128 @@
+// Form B: for clients that send `API-Version: B`. Same domain, other shapes: `score`, dimensions on a
+// 0.0-1.0 scale, `{error: {code, message}}`. Routes only Form A describes keep Form A payloads.
+import { z } from "@hono/zod-openapi";
+import type { ApiError } from "../../domain/errors";
+import type { Dimension, ScoreView } from "../../domain/scoring";
+import type { AgentReport, AgentScore, Registration } from "../../domain/views";
+import { formA } from "./form-a";
+
+const confidence = z.enum(["low", "medium", "high"]);
+const recommendation = z.enum(["clear", "review", "caution"]);
+const unit = z.number().min(0).max(1);
+const dimensions = z.object({ reliability: unit, quality: unit, financial: unit, security: unit, stability: unit });
+
+export const schemas = {
+  error: z.object({ error: z.object({ code: z.string(), message: z.string() }) }).openapi("ErrorB"),
+  registration: z
+    .object({
+      sid: z.string(),
+      name: z.string(),
+      created_at: z.string(),
+      status: z.string(),
+      initial_score: z.number(),
+      claim_token: z.string().optional(),
+    })
+    .openapi("RegistrationB"),
+  score: z
+    .object({
+      sid: z.string(),
+      score: z.number().int(),
+      confidence,
+      recommendation,
+      dimensions,
+      reasons: z.array(z.string()),
+      updated_at: z.string(),
+    })
+    .openapi("ScoreB"),
+  publicScore: z
+    .object({ sid: z.string(), score: z.number().int(), confidence, recommendation, updated_at: z.string() })
+    .openapi("PublicScoreB"),
+  report: z
+    .object({
+      sid: z.string(),
+      name: z.string(),
+      score: z.number().int(),
+      confidence,
+      recommendation,
+      dimensions,
+      reasons: z.array(z.string()),
+      operator: z.object({ score: z.number(), history: z.string(), agents_operated: z.number().int() }).nullable(),
+      config: z.object({ model: z.string(), version: z.string(), last_change: z.string() }),
+      score_history: z.array(
+        z.object({ score: z.number().int(), timestamp: z.string(), reason: z.enum(["transaction_update", "config_change_decay"]) }),
+      ),
+      created_at: z.string(),
+      updated_at: z.string(),
+    })
+    .openapi("ReportB"),
+};
+
+type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
+
+const unitScale = (s: ScoreView) =>
+  Object.fromEntries(Object.entries(s.dimensions).map(([d, v]) => [d, v / 1000])) as Record<Dimension, number>;
+
+const DAY = 86_400_000;
+/** A coarse, human duration ("3 days", "4 months", "2 years"), as Form B's operator history shows. */
+export function durationLabel(fromIso: string, toIso: string): string {
+  const days = Math.max(0, Math.floor((Date.parse(toIso) - Date.parse(fromIso)) / DAY));
+  const [n, unitName] = days < 30 ? [days, "day"] : days < 365 ? [Math.floor(days / 30), "month"] : [Math.floor(days / 365), "year"];
+  if (n === 0) return "less than a day";
+  return `${n} ${unitName}${n === 1 ? "" : "s"}`;
+}
+
+export const formB = {
+  ...formA,
+
+  error: (e: ApiError): Out<"error"> => ({ error: { code: e.code, message: e.message } }),
+
+  registration: (r: Registration): Out<"registration"> => ({
+    sid: r.sid,
+    name: r.name,
+    created_at: r.createdAt,
+    status: r.status,
+    initial_score: 500,
+    ...(r.claimToken ? { claim_token: r.claimToken } : {}),
+  }),
+
+  score: (a: AgentScore): Out<"score"> => ({
+    sid: a.sid,
+    score: a.score.composite,
+    confidence: a.score.confidence,
+    recommendation: a.score.recommendation,
+    dimensions: unitScale(a.score),
+    reasons: a.score.reasons,
+    updated_at: a.lastUpdated,
+  }),
+
+  publicScore: (a: AgentScore): Out<"publicScore"> => ({
+    sid: a.sid,
+    score: a.score.composite,
+    confidence: a.score.confidence,
+    recommendation: a.score.recommendation,
+    updated_at: a.lastUpdated,
+  }),
+
+  report: (r: AgentReport): Out<"report"> => ({
+    sid: r.sid,
+    name: r.name,
+    score: r.score.composite,
+    confidence: r.score.confidence,
+    recommendation: r.score.recommendation,
+    dimensions: unitScale(r.score),
+    reasons: r.score.reasons,
+    operator: r.operatorProfile && {
+      score: r.operatorProfile.score,
+      history: durationLabel(r.operatorProfile.since, r.asOf),
+      agents_operated: r.operatorProfile.agentsOperated,
+    },
+    config: { model: r.config.modelName, version: String(r.config.version), last_change: r.config.lastChange },
+    score_history: r.scoreHistory.map((e) => ({
+      score: e.composite,
+      timestamp: e.timestamp,
+      reason: e.eventType.startsWith("config_change:") ? ("config_change_decay" as const) : ("transaction_update" as const),
+    })),
+    created_at: r.createdAt,
+    updated_at: r.lastUpdated,
+  }),
+};

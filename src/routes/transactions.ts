@@ -1,0 +1,94 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { agentGate } from "../db/agents";
+import type { Refusal } from "../durable/agent-scorer";
+import { ApiError, errors } from "../domain/errors";
+import { SID_PATTERN } from "../domain/identifiers";
+import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/scoring";
+import type { TransactionRecorded } from "../domain/views";
+import type { AppEnv } from "../env";
+import { authOf, requireKey } from "../http/auth";
+import { idempotencyOf, recorded } from "../http/idempotency";
+import { MISSING } from "../http/request";
+import { formA, transactionSchema } from "../http/wire/form-a";
+import { bearer, errorResponses, json, jsonBody, jsonObject, requiredString } from "./common";
+
+const isAbsent = (input: unknown) => input === undefined || input === null;
+
+const signal = (field: string) => {
+  const message = `${field} must be a number between 0 and 1000`;
+  return z.number({ error: message }).min(0, message).max(1000, message).nullish();
+};
+
+const transactionBody = z
+  .object({
+    sid: z
+      .string({ error: (iss) => (isAbsent(iss.input) ? MISSING : "Invalid SID format. Expected: SID-0x[16 hex chars]") })
+      .min(1, MISSING)
+      .regex(SID_PATTERN, "Invalid SID format. Expected: SID-0x[16 hex chars]"),
+    transactionType: requiredString("transactionType", 100),
+    outcome: z.enum(OUTCOMES, {
+      error: (iss) => (isAbsent(iss.input) ? MISSING : `Invalid outcome. Expected one of: ${OUTCOMES.join(", ")}`),
+    }),
+    reliabilitySignal: signal("reliabilitySignal"),
+    qualitySignal: signal("qualitySignal"),
+    financialSignal: signal("financialSignal"),
+    securitySignal: signal("securitySignal"),
+    metadata: jsonObject("metadata", 8192).nullish(),
+  })
+  .openapi("TransactionRequest");
+
+const report = createRoute({
+  method: "post",
+  path: "/transactions",
+  tags: ["Transactions"],
+  summary: "Report a transaction outcome; the agent's scores update from it",
+  security: bearer,
+  middleware: [requireKey("transactions:write")],
+  request: {
+    headers: z.object({ "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" } }) }),
+    body: jsonBody(transactionBody),
+  },
+  responses: { 201: json(transactionSchema, "Recorded"), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
+});
+
+/** What the scorer's refusals mean to a client. */
+export function scorerRefusal(refusal: Refusal): ApiError {
+  if (refusal === "not_found") return errors.agentNotFound();
+  // A concurrent request with the same key won, but its record is not readable yet: retryable.
+  return new ApiError("unavailable", "A request with this Idempotency-Key is in progress; retry");
+}
+
+export function registerTransactions(app: OpenAPIHono<AppEnv>) {
+  app.openapi(report, async (c) => {
+    const body = c.req.valid("json");
+    const auth = authOf(c);
+    const idempotency = await idempotencyOf(c, body);
+    const replay = await recorded<TransactionRecorded>(c, auth.operatorId, idempotency);
+    if (replay) return c.json(formA.transaction(replay.result), 201);
+
+    const gate = await agentGate(c.env.DB, body.sid);
+    if (!gate) throw errors.agentNotFound();
+    if (gate.status === "suspended") throw new ApiError("conflict", "Agent is suspended and accepts no transactions");
+
+    const signals: Partial<Record<SignalDimension, number>> = {};
+    for (const d of SIGNAL_DIMENSIONS) {
+      const value = body[`${d}Signal`];
+      if (value !== null && value !== undefined) signals[d] = value;
+    }
+    const out = await c.env.AGENT_SCORER.getByName(body.sid).reportTransaction(body.sid, {
+      callerId: auth.operatorId,
+      reporterVerified: auth.verified,
+      now: c.get("deps").now(),
+      identityLevel: gate.identityLevel,
+      idempotency,
+      transactionType: body.transactionType,
+      outcome: body.outcome,
+      signals,
+      metadata: body.metadata ?? null,
+    });
+    if (out.ok) return c.json(formA.transaction(out.result), 201);
+    const raced = out.refusal === "idempotency_conflict" && (await recorded<TransactionRecorded>(c, auth.operatorId, idempotency));
+    if (raced) return c.json(formA.transaction(raced.result), 201);
+    throw scorerRefusal(out.refusal);
+  });
+}

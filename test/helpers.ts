@@ -1,0 +1,53 @@
+import { exports } from "cloudflare:workers";
+
+export const ADMIN = { authorization: "Bearer test-admin-token" };
+let ipCounter = 0;
+/** A fresh client address, so public per-IP limits of one test never touch another's. */
+export const freshIp = () => `198.51.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
+
+export function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+  const headers: Record<string, string> = { "cf-connecting-ip": "203.0.113.7", ...init.headers };
+  let body: string | undefined;
+  if (init.body !== undefined) {
+    body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+    headers["content-type"] ??= "application/json";
+  }
+  return exports.default.fetch(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+}
+
+export const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
+
+let operatorCounter = 0;
+/** Applies, approves through the admin API, and returns the operator's id and first key. */
+export async function createOperator(options: { verified?: boolean; name?: string } = {}) {
+  const n = ++operatorCounter;
+  const email = `op${n}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const applied = await call("/apply", { body: { name: options.name ?? `Operator ${n}`, email }, headers: { "cf-connecting-ip": freshIp() } });
+  if (applied.status !== 201) throw new Error(`apply failed: ${applied.status} ${await applied.text()}`);
+  const list = (await (await call("/admin/applications?status=pending", { headers: ADMIN })).json()) as {
+    applications: { id: number; email: string }[];
+  };
+  const app = list.applications.find((a) => a.email === email)!;
+  const approved = (await (await call(`/admin/applications/${app.id}/approve`, { method: "POST", headers: ADMIN })).json()) as {
+    operator: { id: number };
+    api_key: string;
+  };
+  if (options.verified) {
+    await call(`/admin/operators/${approved.operator.id}`, { headers: ADMIN, body: { verified: true } });
+  }
+  return { id: approved.operator.id, key: approved.api_key, email };
+}
+
+export const agentConfig = {
+  modelProvider: "anthropic",
+  modelName: "claude-sonnet",
+  systemPromptHash: "a".repeat(64),
+  tools: ["search", "email"],
+  memoryConfig: { type: "vector", size: 10 },
+};
+
+export async function registerAgent(key: string, overrides: Record<string, unknown> = {}) {
+  const res = await call("/register", { headers: bearer(key), body: { name: "Agent", ...agentConfig, ...overrides } });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { sid: string; fingerprint: string };
+}
