@@ -11,6 +11,7 @@ import { registerApplications } from "./routes/applications";
 import { registerMe } from "./routes/me";
 import { registerScores } from "./routes/scores";
 import { registerTransactions } from "./routes/transactions";
+import { registerVerification } from "./routes/verification";
 
 const DEFAULT_DOH = "https://cloudflare-dns.com/dns-query";
 
@@ -39,6 +40,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerAgents(app);
   registerScores(app);
   registerTransactions(app);
+  registerVerification(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

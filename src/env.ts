@@ -17,7 +17,7 @@ export interface Env {
 
 // Validated once per isolate: a misconfigured deployment fails loudly instead of half working.
 const varsSchema = z.object({
-  ADMIN_TOKEN: z.string().min(16).optional(),
+  ADMIN_TOKEN: z.string().min(12).optional(),
   DOH_ENDPOINT: z.url({ protocol: /^https$/ }).optional(),
   EMAIL_FROM: z.email().optional(),
 });

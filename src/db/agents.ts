@@ -71,12 +71,13 @@ export function independentReporters(reportersJson: string, ownerId: number | nu
   ).length;
 }
 
+// Aliased: in a D1 batch rows come back keyed by column name, and agents has `name` too.
 const operatorColumns = {
-  name: operators.name,
-  verified: operators.verified,
-  createdAt: operators.createdAt,
-  agentEvidence: operators.agentEvidence,
-  agentWeightedComposite: operators.agentWeightedComposite,
+  name: sql<string>`${operators.name}`.as("operator_name"),
+  verified: sql<boolean>`${operators.verified}`.mapWith(operators.verified).as("operator_verified"),
+  createdAt: sql<string>`${operators.createdAt}`.as("operator_created_at"),
+  agentEvidence: sql<number>`${operators.agentEvidence}`.as("operator_agent_evidence"),
+  agentWeightedComposite: sql<number>`${operators.agentWeightedComposite}`.as("operator_agent_weighted"),
 };
 
 /** One indexed read: the agent by primary key with its owner. */
@@ -110,7 +111,7 @@ export function toAgentScore(row: { agent: AgentRow; operator: OperatorColumns |
     score,
     identityLevel: agent.identityLevel,
     fingerprint: agent.fingerprint,
-    operator: operator && { name: operator.name, score: operatorScoreOf(operator), verified: operator.verified },
+    operator: agent.operatorId !== null && operator ? { name: operator.name, score: operatorScoreOf(operator), verified: operator.verified } : null,
   };
 }
 
@@ -163,11 +164,11 @@ export async function readAgentReport(d1: D1Database | D1DatabaseSession, sid: s
     ),
     transactions: { total: Object.values(outcomes).reduce((a, b) => a + b, 0), outcomes },
     config: { modelName: row.agent.modelName, version: row.agent.configVersion, lastChange: row.agent.lastConfigChangeAt },
-    operatorProfile: row.operator && {
+    operatorProfile: row.agent.operatorId !== null && row.operator ? {
       score: operatorScoreOf(row.operator),
       since: row.operator.createdAt,
       agentsOperated: counted[0]?.n ?? 0,
-    },
+    } : null,
     asOf: new Date(now).toISOString(),
   };
 }

@@ -49,7 +49,7 @@ export interface ConfigInput extends Common {
   fingerprint: string;
 }
 
-export type Refusal = "not_found" | "idempotency_conflict" | "already_claimed" | "invalid_claim_token";
+export type Refusal = "not_found" | "idempotency_conflict" | "already_claimed" | "invalid_claim_token" | "write_failed";
 export type Outcome_<T> = { ok: true; result: T } | { ok: false; refusal: Refusal };
 
 interface Loaded {
@@ -162,7 +162,7 @@ export class AgentScorer extends DurableObject<Env> {
       ),
     ];
     const results = await this.commit(statements);
-    if (!results) return { ok: false, refusal: "idempotency_conflict" };
+    if (!Array.isArray(results)) return { ok: false, refusal: results };
 
     const transactionId = (results[0].results[0] as { id: number }).id;
     this.loaded = {
@@ -186,7 +186,8 @@ export class AgentScorer extends DurableObject<Env> {
       const score = this.scoreAt(state.evidence, state.reporters, row.operatorId, input);
       const result: ConfigUpdated = { changeDetected: false, changeType: null, fingerprint: row.fingerprint, score };
       if (input.idempotency) {
-        if (!(await this.commit(this.idempotencyRecord(input, 200, result)))) return { ok: false, refusal: "idempotency_conflict" };
+        const written = await this.commit(this.idempotencyRecord(input, 200, result));
+        if (!Array.isArray(written)) return { ok: false, refusal: written };
       }
       return { ok: true, result };
     }
@@ -210,7 +211,8 @@ export class AgentScorer extends DurableObject<Env> {
            VALUES (?, ?, ?, ?, ?, ?)`,
       ).bind(sid, input.fingerprint, c.modelProvider, c.modelName, changeType, nowIso),
     ];
-    if (!(await this.commit(statements))) return { ok: false, refusal: "idempotency_conflict" };
+    const written = await this.commit(statements);
+    if (!Array.isArray(written)) return { ok: false, refusal: written };
     this.loaded = {
       ...state,
       row: {
@@ -239,13 +241,14 @@ export class AgentScorer extends DurableObject<Env> {
     if (row.operatorId !== null) return { ok: false, refusal: "already_claimed" };
     if (!row.claimTokenHash || row.claimTokenHash !== input.claimTokenHash) return { ok: false, refusal: "invalid_claim_token" };
     const DB = this.env.DB;
-    await this.commit([
+    const written = await this.commit([
       DB.prepare("UPDATE agents SET operator_id = ?, claim_token_hash = NULL WHERE sid = ? AND operator_id IS NULL").bind(input.operatorId, sid),
       // The agent brings the evidence it gathered while unclaimed into its new owner's score.
       DB.prepare(
         "UPDATE operators SET agent_evidence = agent_evidence + ?, agent_weighted_composite = agent_weighted_composite + ? WHERE id = ?",
       ).bind(row.evidenceTotal, row.evidenceTotal * row.composite, input.operatorId),
     ]);
+    if (!Array.isArray(written)) return { ok: false, refusal: written };
     this.loaded = { ...state, row: { ...row, operatorId: input.operatorId, claimTokenHash: null } };
     return { ok: true, result: { sid } };
   }
@@ -311,17 +314,20 @@ export class AgentScorer extends DurableObject<Env> {
     ];
   }
 
-  /** Runs the batch; on failure drops the cache. Returns null when an idempotency key collided. */
-  private async commit(statements: D1PreparedStatement[]): Promise<D1Result[] | null> {
+  /**
+   * Runs the batch (one SQL transaction). On failure the cache is dropped, so the next update starts
+   * again from what D1 holds, and the refusal says whether an idempotency key collided.
+   */
+  private async commit(statements: D1PreparedStatement[]): Promise<D1Result[] | Refusal> {
     try {
       return await this.env.DB.batch(statements);
     } catch (err) {
       this.loaded = null;
       this.recent.clear();
-      if (isUniqueViolation(err) && /idempotency_records/.test(String((err as Error).message) + String((err as { cause?: unknown }).cause))) {
-        return null;
-      }
-      throw err;
+      const text = String((err as Error).message) + String((err as { cause?: unknown }).cause);
+      if (isUniqueViolation(err) && text.includes("idempotency_records")) return "idempotency_conflict";
+      console.error("agent score write failed", err);
+      return "write_failed";
     }
   }
 }

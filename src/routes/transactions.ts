@@ -54,6 +54,7 @@ const report = createRoute({
 /** What the scorer's refusals mean to a client. */
 export function scorerRefusal(refusal: Refusal): ApiError {
   if (refusal === "not_found") return errors.agentNotFound();
+  if (refusal === "write_failed") return new ApiError("unavailable", "The score update could not be saved; nothing was changed. Retry the request.");
   // A concurrent request with the same key won, but its record is not readable yet: retryable.
   return new ApiError("unavailable", "A request with this Idempotency-Key is in progress; retry");
 }

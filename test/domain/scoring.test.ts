@@ -73,7 +73,7 @@ describe("constants", () => {
     expect(SCORING.dampingWindowMs).toBe(DAY);
     expect(SCORING.halfLifeMs).toBe(90 * DAY);
     expect(SCORING.compositeWeights).toEqual({ reliability: 0.3, quality: 0.25, security: 0.2, financial: 0.15, stability: 0.1 });
-    expect(Object.values(SCORING.compositeWeights).reduce((a, b) => a + b)).toBeCloseTo(1, 12);
+    expect(Object.values(SCORING.compositeWeights).reduce((a: number, b) => a + b, 0)).toBeCloseTo(1, 12);
     expect(SCORING.confidence.high).toEqual({ evidence: 100, reporters: 5 });
     expect(SCORING.confidence.medium).toEqual({ evidence: 20, reporters: 2 });
     expect(SCORING.changeKept).toEqual({
@@ -619,5 +619,35 @@ describe("operatorScore", () => {
     const score = operatorScore(agents);
     expect(Number.isInteger(score)).toBe(true);
     expect(operatorScoreFromSums(20, 713 * 12.3 + 455 * 7.7)).toBe(score);
+  });
+});
+
+describe("the worked example in docs/scoring.md", () => {
+  it("gives the documented numbers", () => {
+    const start = Date.UTC(2026, 2, 2, 10, 0, 0);
+    const H = 3_600_000;
+    const row = (s: EvidenceState, now: number, R: number) => {
+      const v = scoreOf(s, { now, identityLevel: 1, independentReporters: R });
+      return [...DIMENSIONS.map((d) => v.dimensions[d]), v.composite, Number(v.evidence.toFixed(3)), v.confidence, v.recommendation, v.reasons];
+    };
+    const verified = reporterWeight({ isOwner: false, reporterVerified: true, earlierReportsInWindow: 0 });
+    const owner = reporterWeight({ isOwner: true, reporterVerified: true, earlierReportsInWindow: 0 });
+    let s = initialEvidence(start);
+    s = applyTransaction(s, { outcome: "success", signals: { reliability: 920, quality: 850, security: 900 } }, verified, start + H);
+    expect(row(s, start + H, 1)).toEqual([560, 550, 500, 557, 571, 558, 4, "low", "review", ["INSUFFICIENT_EVIDENCE", "FEW_INDEPENDENT_REPORTERS"]]);
+    s = applyTransaction(s, { outcome: "success", signals: { reliability: 880, quality: 800, financial: 950, security: 870 } }, verified, start + 2 * H);
+    expect(row(s, start + 2 * H, 2)).toEqual([600, 581, 564, 596, 625, 592, 8.999, "low", "review", ["INSUFFICIENT_EVIDENCE"]]);
+    s = applyTransaction(s, { outcome: "partial", signals: { reliability: 700, quality: 750 } }, verified, start + 3 * H);
+    expect(row(s, start + 3 * H, 3)).toEqual([611, 600, 564, 596, 611, 598, 11.996, "low", "review", ["INSUFFICIENT_EVIDENCE"]]);
+    s = applyTransaction(s, { outcome: "success", signals: allSignals(1000) }, owner, start + 4 * H);
+    expect(row(s, start + 4 * H, 3)).toEqual([622, 611, 579, 608, 622, 610, 13.242, "low", "review", ["INSUFFICIENT_EVIDENCE"]]);
+    const before: AgentConfiguration = { modelProvider: "openai", modelName: "gpt-4o", systemPromptHash: "9f2c", tools: ["search"], memoryConfig: null };
+    const change = classifyChange(before, { ...before, modelName: "gpt-4.1" });
+    expect(change).toEqual({ changes: ["model_swap"], changeType: "model_swap" });
+    const swapAt = start + 26 * H;
+    s = applyConfigChange(s, change.changes, swapAt);
+    expect(row(s, swapAt, 3)).toEqual([573, 567, 543, 562, 573, 565, 6.574, "low", "review", ["RECENT_CONFIG_CHANGE", "INSUFFICIENT_EVIDENCE"]]);
+    expect(operatorScore([{ composite: 565, evidence: scoreOf(s, ctx({ now: swapAt })).evidence }])).toBe(508);
+    expect(row(s, swapAt + 90 * DAY, 3)).toEqual([541, 537, 523, 534, 541, 536, 3.287, "low", "review", ["INSUFFICIENT_EVIDENCE"]]);
   });
 });

@@ -1,0 +1,28 @@
+// `npm start [-- --port N]`: local development with workerd, local D1 and Durable Objects.
+// Creates .dev.vars from the example when missing, applies D1 migrations locally, then runs
+// `wrangler dev` on 127.0.0.1 (port 8787 unless --port is given). Extra arguments go to wrangler.
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const wrangler = join(root, "node_modules", ".bin", process.platform === "win32" ? "wrangler.cmd" : "wrangler");
+// wrangler dev would otherwise fetch Request.cf data from the internet at start-up.
+const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+
+if (!existsSync(join(root, ".dev.vars"))) {
+  copyFileSync(join(root, ".dev.vars.example"), join(root, ".dev.vars"));
+  console.log("Created .dev.vars from .dev.vars.example");
+}
+
+const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local"], { cwd: root, env, stdio: "inherit" });
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+const args = process.argv.slice(2);
+const defaults = [];
+if (!args.includes("--port")) defaults.push("--port", "8787");
+if (!args.includes("--ip")) defaults.push("--ip", "127.0.0.1");
+const dev = spawn(wrangler, ["dev", ...defaults, ...args], { cwd: root, env, stdio: "inherit" });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
+dev.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,113 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { confirmChallenge, insertChallenge, invalidateChallenge } from "../db/challenges";
+import { ApiError, errors } from "../domain/errors";
+import { newToken, sha256Hex, TOKEN_PATTERN } from "../domain/identifiers";
+import type { AppEnv } from "../env";
+import { requireKey } from "../http/auth";
+import { consume, LIMITS } from "../http/rate-limit";
+import { checkCallbackUrl } from "../net/callback-guard";
+import { deliverChallenge } from "../net/delivery";
+import { ownedAgent } from "./agents";
+// import { purgeBadge } from "./badges";
+const purgeBadge = async (_sid: string) => {};
+import { bearer, errorResponses, json, jsonBody, sidParam } from "./common";
+
+export const CHALLENGE_TTL_SECONDS = 600;
+export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Verified"] as const;
+
+/**
+ * Runs before the body is even parsed: the owner check, then the attempt is counted (3 per hour per
+ * agent, every request of the owner whatever its outcome), so the 4th is refused before any check
+ * or outbound request.
+ */
+const countAttempt: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const sid = c.req.param("sid") ?? "";
+  if (!/^SID-0x[0-9a-f]{16}$/.test(sid)) throw errors.invalidSid();
+  await ownedAgent(c, sid);
+  const decision = await consume(c, `verify:${sid}`, [LIMITS.verify]);
+  if (!decision.allowed) {
+    throw new ApiError("rate_limited", "Too many verification attempts", { "Retry-After": String(decision.retryAfter) });
+  }
+  await next();
+};
+
+const verify = createRoute({
+  method: "post",
+  path: "/agents/{sid}/verify",
+  tags: ["Verification"],
+  summary: "Send a challenge token to the agent's HTTPS callback (owner, 3 attempts per hour)",
+  security: bearer,
+  middleware: [requireKey("verify:write"), countAttempt],
+  request: {
+    params: sidParam,
+    body: jsonBody(
+      z.object({
+        callbackUrl: z
+          .string({ error: "callbackUrl is required" })
+          .optional()
+          .openapi({ example: "https://agent.example.com/trust-callback", description: "https, port 443, public address only" }),
+      }),
+    ),
+  },
+  responses: {
+    202: json(z.object({ message: z.string(), expires_in: z.number() }), "Challenge delivered"),
+    ...errorResponses(400, 401, 403, 404, 429, 502),
+  },
+});
+
+const confirm = createRoute({
+  method: "post",
+  path: "/agents/{sid}/verify/confirm",
+  tags: ["Verification"],
+  summary: "Return the delivered challenge token; raises the agent to identity level 1 (owner)",
+  security: bearer,
+  middleware: [requireKey("verify:write")],
+  request: {
+    params: sidParam,
+    body: jsonBody(
+      z.object({
+        challenge_token: z
+          .string({ error: (iss) => (iss.input === undefined || iss.input === null ? "challenge_token is required" : "Invalid or expired challenge token") })
+          .min(1, "challenge_token is required"),
+      }),
+    ),
+  },
+  responses: {
+    200: json(z.object({ message: z.string(), identity_level: z.number(), identity_label: z.string() }), "Verified"),
+    ...errorResponses(400, 401, 403, 404, 429),
+  },
+});
+
+export function registerVerification(app: OpenAPIHono<AppEnv>) {
+  app.openapi(verify, async (c) => {
+    const { sid } = c.req.valid("param");
+    const deps = c.get("deps");
+    if (!deps.resolve) throw new ApiError("internal_error", "No resolver configured");
+    const check = await checkCallbackUrl(c.req.valid("json").callbackUrl, deps.resolve);
+    if (!check.ok) throw errors.invalid(check.message);
+
+    const token = newToken();
+    const tokenHash = await sha256Hex(token);
+    const now = deps.now();
+    // Stored before delivery, so a receiver that confirms at once finds its token.
+    await insertChallenge(c.env.DB, { sid, tokenHash, now, ttlSeconds: CHALLENGE_TTL_SECONDS });
+    const delivered = await deliverChallenge(check.url, { challenge_token: token, sid }, deps.fetchCallback);
+    if (!delivered) {
+      // The token may have reached someone before the failure: it must not stay usable.
+      await invalidateChallenge(c.env.DB, tokenHash, now);
+      throw new ApiError("callback_failed", "Callback delivery failed");
+    }
+    return c.json({ message: "Challenge token sent to callbackUrl. Confirm it within 10 minutes.", expires_in: CHALLENGE_TTL_SECONDS }, 202);
+  });
+
+  app.openapi(confirm, async (c) => {
+    const { sid } = c.req.valid("param");
+    await ownedAgent(c, sid);
+    const token = c.req.valid("json").challenge_token;
+    const confirmed = TOKEN_PATTERN.test(token) && (await confirmChallenge(c.env.DB, sid, await sha256Hex(token), c.get("deps").now()));
+    if (!confirmed) throw errors.invalid("Invalid or expired challenge token");
+    c.executionCtx.waitUntil(purgeBadge(sid));
+    return c.json({ message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] }, 200);
+  });
+}

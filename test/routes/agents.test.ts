@@ -1,0 +1,298 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent } from "../helpers";
+
+const SID_ERROR = { error: "Invalid SID format. Expected: SID-0x[16 hex chars]" };
+
+describe("POST /register", () => {
+  it("registers with 201 and the Form A fields; the service picks the sid", async () => {
+    const { key } = await createOperator();
+    const res = await call("/register", {
+      headers: bearer(key),
+      body: { ...agentConfig, name: "Helper", description: "helps", sid: "SID-0x0000000000000000", composite_score: 999, status: "x", identity_level: 2 },
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      sid: expect.stringMatching(/^SID-0x[0-9a-f]{16}$/),
+      name: "Helper",
+      composite_score: 500,
+      confidence: "low",
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      message: expect.any(String),
+    });
+    expect(body.sid).not.toBe("SID-0x0000000000000000");
+    const score = (await (await call(`/score/${body.sid}`, { headers: bearer(key) })).json()) as Record<string, unknown>;
+    expect(score).toMatchObject({ composite_score: 500, identity_level: 0, config_fingerprint: body.fingerprint });
+  });
+
+  it("lists only the missing required fields, in the spec's order", async () => {
+    const { key } = await createOperator();
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, "Missing required fields: name, modelProvider, modelName"],
+      [{ name: "A" }, "Missing required fields: modelProvider, modelName"],
+      [{ modelProvider: "x" }, "Missing required fields: name, modelName"],
+      [{ name: "A", modelProvider: "x" }, "Missing required fields: modelName"],
+      [{ name: "", modelProvider: "x", modelName: "y" }, "Missing required fields: name"],
+    ];
+    for (const [body, error] of cases) {
+      const res = await call("/register", { headers: bearer(key), body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error });
+    }
+  });
+
+  it("enforces the size limits with a 400 and stores nothing", async () => {
+    const { key, id } = await createOperator();
+    const bad = [
+      { name: "x".repeat(201) },
+      { description: "d".repeat(2001) },
+      { tools: Array.from({ length: 101 }, (_, i) => `t${i}`) },
+      { tools: ["x".repeat(201)] },
+      { tools: "search" },
+      { memoryConfig: { blob: "m".repeat(9000) } },
+      { memoryConfig: [1, 2] },
+    ];
+    for (const overrides of bad) {
+      const res = await call("/register", { headers: bearer(key), body: { name: "A", ...agentConfig, ...overrides } });
+      expect(res.status, JSON.stringify(overrides).slice(0, 60)).toBe(400);
+    }
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE operator_id = ?").bind(id).first<{ n: number }>();
+    expect(count?.n).toBe(0);
+  });
+
+  it("records the initial configuration with change_type null", async () => {
+    const { key } = await createOperator();
+    const { sid, fingerprint } = await registerAgent(key);
+    const report = (await (await call(`/report/${sid}`, { headers: bearer(key) })).json()) as { config_history: unknown[] };
+    expect(report.config_history).toEqual([
+      { fingerprint, model_provider: "anthropic", model_name: "claude-sonnet", change_type: null, timestamp: expect.any(String) },
+    ]);
+  });
+});
+
+describe("GET /score/{sid}", () => {
+  it("returns every Form A field with the operator", async () => {
+    const { key } = await createOperator({ name: "Scorer Inc" });
+    const { sid } = await registerAgent(key, { name: "Scored" });
+    const res = await call(`/score/${sid}`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      sid,
+      agent_name: "Scored",
+      composite_score: 500,
+      reliability: 500,
+      quality: 500,
+      financial: 500,
+      security: 500,
+      stability: 500,
+      confidence: "low",
+      recommendation: "review",
+      reasons: expect.arrayContaining(["INSUFFICIENT_EVIDENCE", "IDENTITY_UNVERIFIED"]),
+      operator: { name: "Scorer Inc", score: 500, verified: false },
+      config_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      identity_level: 0,
+      last_updated: expect.any(String),
+    });
+  });
+
+  it("answers 400 for a malformed sid and 404 for an unknown one", async () => {
+    const { key } = await createOperator();
+    for (const bad of ["SID-0x123", "SID-0xZZZZZZZZZZZZZZZZ", "sid-0x0123456789abcdef", "SID-0x0123456789ABCDEF"]) {
+      const res = await call(`/score/${bad}`, { headers: bearer(key) });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual(SID_ERROR);
+    }
+    const res = await call("/score/SID-0x0123456789abcdef", { headers: bearer(key) });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: "Agent not found" });
+  });
+});
+
+describe("GET /score/{sid}/public", () => {
+  it("returns exactly the reduced Form A field set without a key", async () => {
+    const { key } = await createOperator({ name: "Public Op" });
+    const { sid } = await registerAgent(key, { name: "Shown" });
+    const res = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      sid,
+      agent_name: "Shown",
+      composite_score: 500,
+      confidence: "low",
+      recommendation: "review",
+      identity_level: 0,
+      operator_name: "Public Op",
+    });
+  });
+
+  it("limits 5 per hour per IP", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const ip = freshIp();
+    for (let i = 0; i < 5; i++) expect((await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).status).toBe(200);
+    const sixth = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } });
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers.get("retry-after")).toBeTruthy();
+  });
+});
+
+describe("self-registration and claim", () => {
+  it("creates an unowned agent with a one-time claim token; owner routes answer 403 until claimed", async () => {
+    const res = await call("/register/self", { body: { name: "Wild", ...agentConfig }, headers: { "cf-connecting-ip": freshIp() } });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { sid: string; claim_token: string; composite_score: number };
+    expect(body.claim_token).toMatch(/^[0-9a-f]{64}$/);
+    expect(body.composite_score).toBe(500);
+
+    const { key } = await createOperator({ name: "Claimer" });
+    const before = await call(`/agents/${body.sid}/config`, { headers: bearer(key), body: agentConfig });
+    expect(before.status).toBe(403);
+    expect(await before.json()).toEqual({ error: "Forbidden: you do not own this agent" });
+
+    const wrong = await call(`/agents/${body.sid}/claim`, { headers: bearer(key), body: { claim_token: "0".repeat(64) } });
+    expect(wrong.status).toBe(400);
+    const claimed = await call(`/agents/${body.sid}/claim`, { headers: bearer(key), body: { claim_token: body.claim_token } });
+    expect(claimed.status).toBe(200);
+    const again = await call(`/agents/${body.sid}/claim`, { headers: bearer(key), body: { claim_token: body.claim_token } });
+    expect(again.status).toBe(409);
+
+    const after = await call(`/agents/${body.sid}/config`, { headers: bearer(key), body: agentConfig });
+    expect(after.status).toBe(200);
+    const me = (await (await call("/me", { headers: bearer(key) })).json()) as { agents: { sid: string }[] };
+    expect(me.agents.map((a) => a.sid)).toEqual([body.sid]);
+    const score = (await (await call(`/score/${body.sid}`, { headers: bearer(key) })).json()) as { operator: unknown };
+    expect(score.operator).toEqual({ name: "Claimer", score: 500, verified: false });
+  });
+
+  it("shows an unclaimed agent with a null operator", async () => {
+    const res = await call("/register/self", { body: { name: "Loose", ...agentConfig }, headers: { "cf-connecting-ip": freshIp() } });
+    const { sid } = (await res.json()) as { sid: string };
+    const { key } = await createOperator();
+    const score = (await (await call(`/score/${sid}`, { headers: bearer(key) })).json()) as { operator: unknown };
+    expect(score.operator).toBeNull();
+    const pub = (await (await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } })).json()) as { operator_name: unknown };
+    expect(pub.operator_name).toBeNull();
+  });
+
+  it("limits self-registration to 5 per hour per IP", async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 5; i++) await call("/register/self", { body: {}, headers: { "cf-connecting-ip": ip } });
+    expect((await call("/register/self", { body: { name: "x", ...agentConfig }, headers: { "cf-connecting-ip": ip } })).status).toBe(429);
+  });
+});
+
+describe("ownership", () => {
+  it("another operator never sees owner-only data nor another's agents", async () => {
+    const alice = await createOperator({ name: "Alice" });
+    const bob = await createOperator({ name: "Bob" });
+    const { sid } = await registerAgent(alice.key, { name: "Alice's" });
+    const config = await call(`/agents/${sid}/config`, { headers: bearer(bob.key), body: { ...agentConfig, modelName: "other" } });
+    expect(config.status).toBe(403);
+    const verify = await call(`/agents/${sid}/verify`, { headers: bearer(bob.key), body: { callbackUrl: "https://example.com/cb" } });
+    expect(verify.status).toBe(403);
+    const confirm = await call(`/agents/${sid}/verify/confirm`, { headers: bearer(bob.key), body: { challenge_token: "a".repeat(64) } });
+    expect(confirm.status).toBe(403);
+    const bobMe = (await (await call("/me", { headers: bearer(bob.key) })).json()) as { agents: unknown[] };
+    expect(bobMe.agents).toEqual([]);
+    const aliceMe = (await (await call("/me", { headers: bearer(alice.key) })).json()) as { agents: Record<string, unknown>[] };
+    expect(aliceMe.agents).toEqual([
+      {
+        sid,
+        name: "Alice's",
+        description: null,
+        composite_score: 500,
+        confidence: "low",
+        recommendation: "review",
+        status: "active",
+        created_at: expect.any(String),
+      },
+    ]);
+  });
+});
+
+describe("GET /report/{sid}", () => {
+  it("returns every Form A field", async () => {
+    const { key } = await createOperator({ name: "Reporter" });
+    const { sid } = await registerAgent(key, { name: "Reported", description: "desc" });
+    const res = await call(`/report/${sid}`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      sid,
+      agent_name: "Reported",
+      description: "desc",
+      status: "active",
+      current_score: { composite: 500, reliability: 500, quality: 500, financial: 500, security: 500, stability: 500, confidence: "low", recommendation: "review" },
+      operator: { name: "Reporter", score: 500, verified: false },
+      score_history: [],
+      transaction_summary: { total: 0, outcomes: {} },
+      last_updated: expect.any(String),
+    });
+    expect(body.config_history).toHaveLength(1);
+  });
+
+  it("shows suspended status set by an admin", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+    const report = (await (await call(`/report/${sid}`, { headers: bearer(key) })).json()) as { status: string };
+    expect(report.status).toBe("suspended");
+  });
+});
+
+describe("reads are indexed and bounded", () => {
+  const plan = async (query: string, ...args: unknown[]) => {
+    const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query}`).bind(...args).all<{ detail: string }>();
+    return rows.results.map((r) => r.detail).join(" | ");
+  };
+
+  it("score, report and /me read by index, and history reads are bounded by LIMIT", async () => {
+    const sid = "SID-0x0123456789abcdef";
+    expect(await plan("SELECT * FROM agents LEFT JOIN operators ON operators.id = agents.operator_id WHERE agents.sid = ?", sid)).toMatch(
+      /SEARCH agents USING INDEX sqlite_autoindex_agents_1 \(sid=\?\).*SEARCH operators USING INTEGER PRIMARY KEY/,
+    );
+    expect(await plan("SELECT * FROM score_events WHERE sid = ? ORDER BY id DESC LIMIT 50", sid)).toMatch(
+      /SEARCH score_events USING INDEX score_events_sid \(sid=\?\)/,
+    );
+    expect(await plan("SELECT * FROM score_events WHERE sid = ? ORDER BY id DESC LIMIT 50", sid)).not.toMatch(/TEMP B-TREE/);
+    expect(await plan("SELECT * FROM config_history WHERE sid = ? ORDER BY id DESC LIMIT 20", sid)).toMatch(
+      /SEARCH config_history USING INDEX config_history_sid \(sid=\?\)/,
+    );
+    expect(await plan("SELECT * FROM config_history WHERE sid = ? ORDER BY id DESC LIMIT 20", sid)).not.toMatch(/TEMP B-TREE/);
+    expect(await plan("SELECT * FROM agents WHERE operator_id = ? ORDER BY created_at", 1)).toMatch(
+      /SEARCH agents USING INDEX agents_operator \(operator_id=\?\)/,
+    );
+    expect(await plan("SELECT * FROM api_keys WHERE key_hash = ?", "x")).toMatch(/SEARCH api_keys USING INDEX api_keys_hash/);
+  });
+
+  it("the report returns at most 50 events and 20 configurations, newest first, whatever the history size", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const inserts = [];
+    for (let i = 0; i < 80; i++) {
+      inserts.push(
+        env.DB.prepare(
+          "INSERT INTO score_events (sid, event_type, composite, reliability, quality, financial, security, stability, created_at) VALUES (?, 'transaction:success', ?, 500, 500, 500, 500, 500, ?)",
+        ).bind(sid, 400 + i, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()),
+      );
+    }
+    for (let i = 0; i < 30; i++) {
+      inserts.push(
+        env.DB.prepare(
+          "INSERT INTO config_history (sid, fingerprint, model_provider, model_name, change_type, created_at) VALUES (?, ?, 'p', ?, 'model_swap', ?)",
+        ).bind(sid, `f${i}`, `m${i}`, new Date(Date.UTC(2026, 0, 2, 0, i)).toISOString()),
+      );
+    }
+    await env.DB.batch(inserts);
+    const report = (await (await call(`/report/${sid}`, { headers: bearer(key) })).json()) as {
+      score_history: { composite: number }[];
+      config_history: { model_name: string }[];
+    };
+    expect(report.score_history).toHaveLength(50);
+    expect(report.score_history[0].composite).toBe(479);
+    expect(report.score_history[49].composite).toBe(430);
+    expect(report.config_history).toHaveLength(20);
+    expect(report.config_history[0].model_name).toBe("m29");
+  });
+});

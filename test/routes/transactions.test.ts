@@ -1,0 +1,288 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { applyTransaction, initialEvidence, reporterWeight, scoreOf, type EvidenceState, type Outcome } from "../../src/domain/scoring";
+import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent } from "../helpers";
+
+type Recorded = {
+  success: boolean;
+  transaction_id: number;
+  updated_scores: { composite_score: number; dimensions: Record<string, number>; confidence: string; recommendation: string };
+  message: string;
+};
+
+const report = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  call("/transactions", { headers: bearer(key, headers), body: { transactionType: "task_completion", outcome: "success", ...body } });
+
+async function unlimited(id: number) {
+  await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: 100000, rate_limit_per_day: 1000000 } });
+}
+
+describe("POST /transactions", () => {
+  it("records with 201 and the Form A response", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const res = await report(reporter.key, { sid, qualitySignal: 900, metadata: { order: 1 } });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Recorded;
+    expect(body).toEqual({
+      success: true,
+      transaction_id: expect.any(Number),
+      updated_scores: {
+        composite_score: expect.any(Number),
+        dimensions: { reliability: 500, quality: expect.any(Number), financial: 500, security: 500, stability: expect.any(Number) },
+        confidence: "low",
+        recommendation: "review",
+      },
+      message: expect.any(String),
+    });
+    expect(body.updated_scores.dimensions.quality).toBeGreaterThan(500);
+    expect(body.updated_scores.dimensions.stability).toBeGreaterThan(500);
+    const row = await env.DB.prepare("SELECT reporter_operator_id, metadata FROM transactions WHERE id = ?").bind(body.transaction_id).first();
+    expect(row).toEqual({ reporter_operator_id: reporter.id, metadata: '{"order":1}' });
+    const rep = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as {
+      score_history: { event_type: string }[];
+      transaction_summary: unknown;
+    };
+    expect(rep.score_history[0].event_type).toBe("transaction:success");
+    expect(rep.transaction_summary).toEqual({ total: 1, outcomes: { success: 1 } });
+  });
+
+  it.each([
+    [{}, "Missing required fields: sid, transactionType, outcome"],
+    [{ sid: "SID-0x0123456789abcdef" }, "Missing required fields: transactionType, outcome"],
+    [{ sid: "SID-0x0123456789abcdef", transactionType: "t" }, "Missing required fields: outcome"],
+    [{ transactionType: "t", outcome: "success" }, "Missing required fields: sid"],
+    [{ sid: "SID-0x0123456789abcdef", transactionType: "t", outcome: "great" }, "Invalid outcome. Expected one of: success, partial, failure, timeout, error"],
+    [{ sid: "bad", transactionType: "t", outcome: "success" }, "Invalid SID format. Expected: SID-0x[16 hex chars]"],
+    [{ sid: "SID-0x0123456789abcdef", transactionType: "t", outcome: "success", qualitySignal: 1001 }, "qualitySignal must be a number between 0 and 1000"],
+    [{ sid: "SID-0x0123456789abcdef", transactionType: "t", outcome: "success", reliabilitySignal: -1 }, "reliabilitySignal must be a number between 0 and 1000"],
+    [{ sid: "SID-0x0123456789abcdef", transactionType: "t", outcome: "success", securitySignal: "high" }, "securitySignal must be a number between 0 and 1000"],
+    [{ sid: "SID-0x0123456789abcdef", transactionType: "t", outcome: "success", metadata: { x: "y".repeat(9000) } }, "metadata must be at most 8 KiB of JSON"],
+    [{ sid: "SID-0x0123456789abcdef", transactionType: "x".repeat(101), outcome: "success" }, "transactionType must be at most 100 characters"],
+  ])("refuses %j with 400", async (body, error) => {
+    const { key } = await createOperator();
+    const res = await call("/transactions", { headers: bearer(key), body });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error });
+  });
+
+  it("answers 404 for an unknown agent and 409 for a suspended one", async () => {
+    const { key } = await createOperator();
+    const missing = await report(key, { sid: "SID-0x0123456789abcdef" });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: "Agent not found" });
+    const { sid } = await registerAgent(key);
+    await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } });
+    const suspended = await report(key, { sid });
+    expect(suspended.status).toBe(409);
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first<{ n: number }>();
+    expect(count?.n).toBe(0);
+  });
+
+  it("a self-report moves a score less than an independent report", async () => {
+    const owner = await createOperator();
+    const independent = await createOperator({ verified: true });
+    const a = await registerAgent(owner.key);
+    const b = await registerAgent(owner.key);
+    const self = (await (await report(owner.key, { sid: a.sid, qualitySignal: 1000 })).json()) as Recorded;
+    const other = (await (await report(independent.key, { sid: b.sid, qualitySignal: 1000 })).json()) as Recorded;
+    expect(self.updated_scores.dimensions.quality - 500).toBeGreaterThan(0);
+    expect(other.updated_scores.dimensions.quality - 500).toBeGreaterThan(2 * (self.updated_scores.dimensions.quality - 500));
+  });
+
+  it("damps repeated reports from one operator", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const rows: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await report(reporter.key, { sid, qualitySignal: 1000 });
+      const r = await env.DB.prepare("SELECT weight FROM transactions WHERE sid = ? ORDER BY id DESC LIMIT 1").bind(sid).first<{ weight: number }>();
+      rows.push(r!.weight);
+    }
+    expect(rows).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2].map((w) => expect.closeTo(w, 9)));
+  });
+});
+
+describe("POST /agents/{sid}/config", () => {
+  it("detects nothing when only the order of tools differs", async () => {
+    const { key } = await createOperator();
+    const { sid, fingerprint } = await registerAgent(key);
+    const res = await call(`/agents/${sid}/config`, { headers: bearer(key), body: { ...agentConfig, tools: ["email", "search"] } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      change_detected: false,
+      change_type: null,
+      updated_scores: { composite_score: 500, dimensions: expect.any(Object), confidence: "low", recommendation: "review" },
+      fingerprint_hash: fingerprint,
+      message: expect.any(String),
+    });
+  });
+
+  it("a model swap pulls every dimension toward 500 without crossing it", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    await unlimited(reporter.id);
+    const { sid, fingerprint } = await registerAgent(owner.key);
+    for (let i = 0; i < 6; i++) await report(reporter.key, { sid, qualitySignal: 950, reliabilitySignal: 100, securitySignal: 900 });
+    const before = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as Record<string, number>;
+    const res = await call(`/agents/${sid}/config`, { headers: bearer(owner.key), body: { ...agentConfig, modelName: "claude-opus" } });
+    const body = (await res.json()) as { change_detected: boolean; change_type: string; fingerprint_hash: string; updated_scores: { dimensions: Record<string, number> } };
+    expect(body.change_detected).toBe(true);
+    expect(body.change_type).toBe("model_swap");
+    expect(body.fingerprint_hash).not.toBe(fingerprint);
+    for (const d of ["reliability", "quality", "financial", "security", "stability"]) {
+      const was = before[d] - 500;
+      const now = body.updated_scores.dimensions[d] - 500;
+      expect(Math.abs(now)).toBeLessThanOrEqual(Math.abs(was));
+      expect(Math.sign(now) === Math.sign(was) || now === 0).toBe(true);
+      if (Math.abs(was) > 10) expect(Math.abs(now)).toBeLessThan(Math.abs(was));
+    }
+    const rep = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as {
+      score_history: { event_type: string }[];
+      config_history: { change_type: string | null; model_name: string }[];
+    };
+    expect(rep.score_history[0].event_type).toBe("config_change:model_swap");
+    expect(rep.config_history.map((c) => c.change_type)).toEqual(["model_swap", null]);
+    expect(rep.config_history[0].model_name).toBe("claude-opus");
+    const again = (await (await call(`/agents/${sid}/config`, { headers: bearer(owner.key), body: { ...agentConfig, modelName: "claude-opus" } })).json()) as {
+      change_detected: boolean;
+    };
+    expect(again.change_detected).toBe(false);
+  });
+
+  it("answers 404 for an unknown agent, 400 for missing fields", async () => {
+    const { key } = await createOperator();
+    const missing = await call("/agents/SID-0x0123456789abcdef/config", { headers: bearer(key), body: agentConfig });
+    expect(missing.status).toBe(404);
+    const { sid } = await registerAgent(key);
+    const bad = await call(`/agents/${sid}/config`, { headers: bearer(key), body: { tools: [] } });
+    expect(await bad.json()).toEqual({ error: "Missing required fields: modelProvider, modelName" });
+  });
+});
+
+describe("idempotency", () => {
+  it("replays the first response for the same key and body, and changes nothing", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const headers = { "idempotency-key": "order-42" };
+    const first = await report(owner.key, { sid, qualitySignal: 800 }, headers);
+    const second = await report(owner.key, { sid, qualitySignal: 800 }, headers);
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(await second.json()).toEqual(await first.json());
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first<{ n: number }>();
+    expect(count?.n).toBe(1);
+    const different = await report(owner.key, { sid, qualitySignal: 100 }, headers);
+    expect(different.status).toBe(422);
+    // Keys are scoped per operator: another operator's same key is a new request.
+    const other = await createOperator();
+    expect((await report(other.key, { sid, qualitySignal: 800 }, headers)).status).toBe(201);
+  });
+
+  it("replays configuration updates too, and concurrent duplicates apply once", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const body = { ...agentConfig, modelProvider: "openai" };
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => call(`/agents/${sid}/config`, { headers: bearer(key, { "idempotency-key": "cfg-1" }), body })),
+    );
+    const bodies = await Promise.all(results.map((r) => r.json()));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const b of bodies) expect(b).toEqual(bodies[0]);
+    expect((bodies[0] as { change_type: string }).change_type).toBe("provider_change");
+    const history = await env.DB.prepare("SELECT count(*) AS n FROM config_history WHERE sid = ?").bind(sid).first<{ n: number }>();
+    expect(history?.n).toBe(2);
+    expect((await call(`/agents/${sid}/config`, { headers: bearer(key, { "idempotency-key": "cfg-1" }), body: agentConfig })).status).toBe(422);
+  });
+});
+
+describe("concurrency", () => {
+  it("50+ concurrent reports on one agent are neither lost nor doubled", async () => {
+    const owner = await createOperator();
+    const reporters = await Promise.all([createOperator({ verified: true }), createOperator(), createOperator({ verified: true })]);
+    for (const r of [owner, ...reporters]) await unlimited(r.id);
+    const { sid } = await registerAgent(owner.key);
+    const outcomes: Outcome[] = ["success", "partial", "failure", "timeout", "error"];
+    const plan = Array.from({ length: 60 }, (_, i) => ({
+      key: [owner, ...reporters][i % 4].key,
+      outcome: outcomes[i % 5],
+      qualitySignal: (i * 37) % 1001,
+    }));
+    const responses = await Promise.all(plan.map((p) => report(p.key, { sid, outcome: p.outcome, qualitySignal: p.qualitySignal })));
+    expect(responses.map((r) => r.status).every((s) => s === 201)).toBe(true);
+    const ids = (await Promise.all(responses.map((r) => r.json() as Promise<Recorded>))).map((b) => b.transaction_id);
+    expect(new Set(ids).size).toBe(60);
+
+    const rep = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as {
+      transaction_summary: { total: number; outcomes: Record<string, number> };
+      score_history: unknown[];
+    };
+    expect(rep.transaction_summary).toEqual({ total: 60, outcomes: { success: 12, partial: 12, failure: 12, timeout: 12, error: 12 } });
+    const events = await env.DB.prepare("SELECT count(*) AS n FROM score_events WHERE sid = ?").bind(sid).first<{ n: number }>();
+    expect(events?.n).toBe(60);
+
+    // Replaying the stored transactions one by one, in the order they were committed, gives the
+    // same evidence the scorer stored.
+    const { results } = await env.DB.prepare(
+      "SELECT outcome, quality_signal, weight, created_at FROM transactions WHERE sid = ? ORDER BY id",
+    ).bind(sid).all<{ outcome: Outcome; quality_signal: number; weight: number; created_at: string }>();
+    const agentRow = await env.DB.prepare("SELECT evidence FROM agents WHERE sid = ?").bind(sid).first<{ evidence: string }>();
+    const stored = JSON.parse(agentRow!.evidence) as EvidenceState;
+    let expected = initialEvidence(Date.parse(results[0].created_at) - 1);
+    for (const t of results) {
+      expected = applyTransaction(expected, { outcome: t.outcome, signals: { quality: t.quality_signal } }, t.weight, Date.parse(t.created_at));
+    }
+    for (const d of ["reliability", "quality", "financial", "security", "stability"] as const) {
+      expect(stored.dims[d].alpha).toBeCloseTo(expected.dims[d].alpha, 6);
+      expect(stored.dims[d].beta).toBeCloseTo(expected.dims[d].beta, 6);
+    }
+    // And the weights follow the damping rule per reporter, in commit order.
+    expect(reporterWeight({ isOwner: false, reporterVerified: true, earlierReportsInWindow: 0 })).toBe(1);
+    const view = scoreOf(stored, { now: Date.now(), identityLevel: 0, independentReporters: 3 });
+    expect(view.composite).toBeGreaterThan(0);
+  });
+
+  it("reports on different agents do not wait on each other", async () => {
+    const owner = await createOperator();
+    await unlimited(owner.id);
+    const agents = await Promise.all(Array.from({ length: 10 }, () => registerAgent(owner.key)));
+    // Queue a chain of reports on one agent's scorer; a report on another agent completes while
+    // most of that chain is still waiting.
+    let slowFinished = 0;
+    const slow = Array.from({ length: 30 }, () => report(owner.key, { sid: agents[0].sid }).then((r) => (slowFinished++, r)));
+    const fast = await report(owner.key, { sid: agents[1].sid });
+    const finishedWhenFastWasDone = slowFinished;
+    expect(fast.status).toBe(201);
+    const slowResults = await Promise.all(slow);
+    expect(slowResults.every((r) => r.status === 201)).toBe(true);
+    expect(finishedWhenFastWasDone).toBeLessThan(30);
+    const others = await Promise.all(agents.slice(2).map((a) => report(owner.key, { sid: a.sid })));
+    expect(others.every((r) => r.status === 201)).toBe(true);
+  });
+});
+
+describe("atomic writes", () => {
+  it("a batch that fails midway writes nothing, answers 5xx, and the next report works", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    await report(owner.key, { sid, qualitySignal: 900 });
+    const before = await env.DB.prepare("SELECT evidence, outcome_counts, updated_at FROM agents WHERE sid = ?").bind(sid).first();
+    await env.DB.exec("CREATE TRIGGER fail_events BEFORE INSERT ON score_events BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    try {
+      const failed = await report(owner.key, { sid, qualitySignal: 100 });
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await env.DB.exec("DROP TRIGGER fail_events");
+    }
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first<{ n: number }>();
+    expect(count?.n).toBe(1);
+    expect(await env.DB.prepare("SELECT evidence, outcome_counts, updated_at FROM agents WHERE sid = ?").bind(sid).first()).toEqual(before);
+
+    const next = await report(owner.key, { sid, qualitySignal: 100 });
+    expect(next.status).toBe(201);
+    const rep = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as { transaction_summary: { total: number } };
+    expect(rep.transaction_summary.total).toBe(2);
+  });
+});
