@@ -12,6 +12,8 @@ import { registerMe } from "./routes/me";
 import { registerScores } from "./routes/scores";
 import { registerTransactions } from "./routes/transactions";
 import { registerVerification } from "./routes/verification";
+import { registerKeys } from "./routes/keys";
+import { registerWaitlist } from "./routes/waitlist";
 
 const DEFAULT_DOH = "https://cloudflare-dns.com/dns-query";
 
@@ -41,6 +43,8 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerScores(app);
   registerTransactions(app);
   registerVerification(app);
+  registerKeys(app);
+  registerWaitlist(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

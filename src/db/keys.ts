@@ -1,0 +1,65 @@
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Scope } from "../http/auth";
+import { db } from "./client";
+import { apiKeys } from "./schema";
+
+export type KeyRow = typeof apiKeys.$inferSelect;
+
+export async function insertKey(d1: D1Database, k: { operatorId: number; hash: string; prefix: string; scopes: readonly Scope[]; now: string }) {
+  return db(d1)
+    .insert(apiKeys)
+    .values({ operatorId: k.operatorId, keyHash: k.hash, prefix: k.prefix, scopes: k.scopes.join(" "), createdAt: k.now })
+    .returning()
+    .get();
+}
+
+/**
+ * Rotation in one batch: the new key is created and the calling key gets its end of grace (kept if
+ * it already had an earlier one, so rotating twice never extends an old key's life).
+ */
+export async function rotateKey(
+  d1: D1Database,
+  current: { keyId: number; operatorId: number },
+  next: { hash: string; prefix: string; scopes: readonly Scope[] },
+  now: string,
+  graceEnds: string,
+) {
+  const d = db(d1);
+  const [[created], [old]] = await d.batch([
+    d.insert(apiKeys)
+      .values({ operatorId: current.operatorId, keyHash: next.hash, prefix: next.prefix, scopes: next.scopes.join(" "), createdAt: now })
+      .returning(),
+    d.update(apiKeys)
+      .set({ expiresAt: sql`coalesce(min(${apiKeys.expiresAt}, ${graceEnds}), ${graceEnds})` })
+      .where(eq(apiKeys.id, current.keyId))
+      .returning(),
+  ]);
+  return { created, old };
+}
+
+export const listKeys = (d1: D1Database, operatorId: number) =>
+  db(d1).select().from(apiKeys).where(eq(apiKeys.operatorId, operatorId)).orderBy(asc(apiKeys.id)).all();
+
+/**
+ * Revokes one of the operator's keys at once, unless it would leave the operator without a key
+ * that lasts (valid, not revoked, not in a rotation grace period): checked in the same statement.
+ */
+export async function revokeKey(d1: D1Database, operatorId: number, keyId: number, now: string) {
+  return db(d1)
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        eq(apiKeys.id, keyId),
+        eq(apiKeys.operatorId, operatorId),
+        isNull(apiKeys.revokedAt),
+        sql`exists (select 1 from ${apiKeys} k where k.operator_id = ${operatorId} and k.id != ${keyId}
+              and k.revoked_at is null and k.expires_at is null)`,
+      ),
+    )
+    .returning()
+    .get();
+}
+
+export const getKey = (d1: D1Database, operatorId: number, keyId: number) =>
+  db(d1).select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.operatorId, operatorId))).get();

@@ -1,0 +1,147 @@
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { ADMIN, agentConfig, bearer, call, createOperator } from "../helpers";
+
+const T0 = Date.parse("2026-11-21T10:00:30Z");
+
+function clocked() {
+  const clock = { now: T0 };
+  const app = createApp({ now: () => clock.now });
+  const request = (path: string, key: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+    app.fetch(
+      new Request(`http://trust.test${path}`, {
+        method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+        headers: { "content-type": "application/json", ...bearer(key), ...init.headers },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      }),
+      env,
+      createExecutionContext(),
+    );
+  return { clock, request };
+}
+
+type Issued = { key: { id: number; api_key: string; prefix: string; scopes: string[]; status: string; expires_at: string | null } };
+
+describe("key rotation", () => {
+  it("keeps the old key valid for 24 hours, then 401 in both forms", async () => {
+    const h = clocked();
+    const { key: oldKey } = await createOperator();
+    const res = await h.request("/keys/rotate", oldKey, { method: "POST" });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Issued & { previous_key: { status: string; expires_at: string } };
+    const newKey = body.key.api_key;
+    expect(newKey).toMatch(/^sk_svc_[0-9a-f]{64}$/);
+    expect(body.key.scopes).toEqual(["agents:read", "agents:write", "transactions:write", "verify:write"]);
+    expect(body.previous_key).toMatchObject({ status: "expiring", expires_at: new Date(T0 + 86_400_000).toISOString() });
+
+    h.clock.now = T0 + 86_400_000 - 1;
+    expect((await h.request("/me", oldKey)).status).toBe(200);
+    expect((await h.request("/me", newKey)).status).toBe(200);
+
+    h.clock.now = T0 + 86_400_000;
+    const a = await h.request("/me", oldKey);
+    expect(a.status).toBe(401);
+    expect(await a.json()).toEqual({ error: "Invalid API key" });
+    const b = await h.request("/me", oldKey, { headers: { "api-version": "B" } });
+    expect(b.status).toBe(401);
+    expect(((await b.json()) as { error: { code: string } }).error.code).toBe("revoked_api_key");
+    expect((await h.request("/me", newKey)).status).toBe(200);
+  });
+
+  it("rotating twice never extends the first key's grace", async () => {
+    const h = clocked();
+    const { key } = await createOperator();
+    await h.request("/keys/rotate", key, { method: "POST" });
+    h.clock.now = T0 + 3_600_000;
+    const again = (await (await h.request("/keys/rotate", key, { method: "POST" })).json()) as { previous_key: { expires_at: string } };
+    expect(again.previous_key.expires_at).toBe(new Date(T0 + 86_400_000).toISOString());
+  });
+});
+
+describe("scopes and revocation", () => {
+  it("creates narrower keys, enforces scopes per route, lists by prefix, revokes at once", async () => {
+    const { key } = await createOperator();
+    const readOnly = (await (await call("/keys", { headers: bearer(key), body: { scopes: ["agents:read"] } })).json()) as Issued;
+    expect(readOnly.key.scopes).toEqual(["agents:read"]);
+    const rk = readOnly.key.api_key;
+
+    const register = await call("/register", { headers: bearer(rk), body: { name: "x", ...agentConfig } });
+    expect(register.status).toBe(403);
+    expect(await register.json()).toEqual({ error: "Forbidden: this API key lacks the agents:write scope" });
+    const tx = await call("/transactions", { headers: bearer(rk, { "api-version": "B" }), body: {} });
+    expect(tx.status).toBe(403);
+    expect(((await tx.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
+    const verify = await call("/agents/SID-0x0123456789abcdef/verify", { headers: bearer(rk), body: {} });
+    expect(verify.status).toBe(403);
+    expect((await call("/me", { headers: bearer(rk) })).status).toBe(200);
+    expect((await call("/score/SID-0x0123456789abcdef", { headers: bearer(rk) })).status).toBe(404);
+
+    // A key cannot mint a key with more than it has.
+    const escalate = await call("/keys", { headers: bearer(rk), body: { scopes: ["agents:write"] } });
+    expect(escalate.status).toBe(403);
+    const badScope = await call("/keys", { headers: bearer(key), body: { scopes: ["admin"] } });
+    expect(badScope.status).toBe(400);
+
+    const listed = (await (await call("/keys", { headers: bearer(key) })).json()) as { keys: { id: number; prefix: string; status: string }[] };
+    expect(listed.keys.map((k) => k.prefix)).toEqual([key.slice(7, 15), rk.slice(7, 15)]);
+    expect(JSON.stringify(listed)).not.toContain(rk);
+
+    const revoked = await call(`/keys/${readOnly.key.id}`, { method: "DELETE", headers: bearer(key) });
+    expect(revoked.status).toBe(200);
+    expect(((await revoked.json()) as { key: { status: string } }).key.status).toBe("revoked");
+    const after = await call("/me", { headers: bearer(rk) });
+    expect(after.status).toBe(401);
+    expect(await after.json()).toEqual({ error: "Invalid API key" });
+  });
+
+  it("refuses to revoke the operator's last valid key, and another operator's key", async () => {
+    const { key } = await createOperator();
+    const other = await createOperator();
+    const mine = (await (await call("/keys", { headers: bearer(key) })).json()) as { keys: { id: number }[] };
+    const last = await call(`/keys/${mine.keys[0].id}`, { method: "DELETE", headers: bearer(key) });
+    expect(last.status).toBe(409);
+    expect((await call("/me", { headers: bearer(key) })).status).toBe(200);
+    const foreign = await call(`/keys/${mine.keys[0].id}`, { method: "DELETE", headers: bearer(other.key) });
+    expect(foreign.status).toBe(404);
+  });
+});
+
+describe("tier limits", () => {
+  it("100 parallel requests on a 60/min operator get exactly 60 successes and headers count down", async () => {
+    const h = clocked();
+    const { key } = await createOperator();
+    const responses = await Promise.all(Array.from({ length: 100 }, () => h.request("/me", key)));
+    const ok = responses.filter((r) => r.status === 200);
+    const limited = responses.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(60);
+    expect(limited).toHaveLength(40);
+    const remaining = ok.map((r) => Number(r.headers.get("x-ratelimit-remaining"))).sort((x, y) => y - x);
+    expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
+    const reset = Math.ceil((Math.floor(T0 / 60_000) * 60_000 + 60_000) / 1000);
+    for (const r of responses) {
+      expect(r.headers.get("x-ratelimit-limit")).toBe("60");
+      expect(r.headers.get("x-ratelimit-reset")).toBe(String(reset));
+    }
+    for (const r of limited) {
+      expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(Number(r.headers.get("retry-after"))).toBe(reset - Math.floor(T0 / 1000));
+      expect(await r.json()).toEqual({ error: "Too many requests. Please try again later." });
+    }
+    h.clock.now = T0 + 60_000;
+    expect((await h.request("/me", key)).status).toBe(200);
+  });
+
+  it("enforces the daily limit and custom limits set by an admin", async () => {
+    const h = clocked();
+    const { key, id } = await createOperator();
+    await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: 1000, rate_limit_per_day: 3 } });
+    for (let i = 0; i < 3; i++) expect((await h.request("/me", key)).status).toBe(200);
+    h.clock.now = T0 + 120_000;
+    const refused = await h.request("/me", key);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("1000");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(60);
+  });
+});
