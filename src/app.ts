@@ -4,10 +4,12 @@ import { createDohResolver } from "./net/resolver";
 import { errors } from "./domain/errors";
 import { validateEnv, type AppEnv, type Deps } from "./env";
 import { fromFramework, readBody, selectForm, validationHook } from "./http/request";
+import { d1Session } from "./http/session";
 import { renderError, toApiError } from "./http/wire";
 import { registerAdmin } from "./routes/admin";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
+import { registerBadges } from "./routes/badges";
 import { registerMe } from "./routes/me";
 import { registerScores } from "./routes/scores";
 import { registerTransactions } from "./routes/transactions";
@@ -35,12 +37,14 @@ export function createApp(deps: Partial<Deps> = {}) {
   });
   app.use("*", selectForm);
   app.use("*", readBody);
+  app.use("*", d1Session);
 
   registerApplications(app);
   registerAdmin(app);
   registerMe(app);
   registerAgents(app);
   registerScores(app);
+  registerBadges(app);
   registerTransactions(app);
   registerVerification(app);
   registerKeys(app);

@@ -46,6 +46,10 @@ export type AppEnv = {
     form: Form;
     auth: AuthContext;
     deps: Deps;
+    /** This request's D1 session: reads may be served by a replica, at least as new as its bookmark. */
+    db: D1DatabaseSession;
+    /** The newest D1 bookmark this request wrote (from the agent's scorer), for X-D1-Bookmark. */
+    bookmark: string | null;
     /** A request body validated by the form-aware validator (routes whose payload differs by form). */
     input: unknown;
   };

@@ -1,3 +1,4 @@
+import type { Database } from "./client";
 import { desc, eq, sql } from "drizzle-orm";
 import type { AgentConfiguration } from "../domain/configuration";
 import { operatorScoreFromSums, scoreOf, type EvidenceState } from "../domain/scoring";
@@ -24,7 +25,7 @@ export interface NewAgent {
 }
 
 /** The agent and its initial configuration entry (change_type null), in one batch. */
-export async function insertAgent(d1: D1Database, a: NewAgent) {
+export async function insertAgent(d1: Database, a: NewAgent) {
   const d = db(d1);
   await d.batch([
     d.insert(agents).values({
@@ -81,7 +82,7 @@ const operatorColumns = {
 };
 
 /** One indexed read: the agent by primary key with its owner. */
-export function agentWithOperator(d1: D1Database | D1DatabaseSession, sid: string) {
+export function agentWithOperator(d1: Database, sid: string) {
   return db(d1)
     .select({ agent: agents, operator: operatorColumns })
     .from(agents)
@@ -115,7 +116,7 @@ export function toAgentScore(row: { agent: AgentRow; operator: OperatorColumns |
   };
 }
 
-export async function readAgentScore(d1: D1Database | D1DatabaseSession, sid: string, now: number) {
+export async function readAgentScore(d1: Database, sid: string, now: number) {
   const row = await agentWithOperator(d1, sid).get();
   return row ? toAgentScore(row, now) : null;
 }
@@ -124,7 +125,7 @@ export async function readAgentScore(d1: D1Database | D1DatabaseSession, sid: st
  * The report in one round trip: agent + owner, the newest 50 score events and 20 configuration
  * entries (each by index, bounded by LIMIT whatever the history size), and the owner's agent count.
  */
-export async function readAgentReport(d1: D1Database | D1DatabaseSession, sid: string, now: number): Promise<AgentReport | null> {
+export async function readAgentReport(d1: Database, sid: string, now: number): Promise<AgentReport | null> {
   const d = db(d1);
   const [rows, events, configs, counted] = await d.batch([
     agentWithOperator(d1, sid),
@@ -173,17 +174,17 @@ export async function readAgentReport(d1: D1Database | D1DatabaseSession, sid: s
   };
 }
 
-export function listOperatorAgents(d1: D1Database | D1DatabaseSession, operatorId: number) {
+export function listOperatorAgents(d1: Database, operatorId: number) {
   return db(d1).select().from(agents).where(eq(agents.operatorId, operatorId)).orderBy(agents.createdAt).all();
 }
 
-export async function setAgentStatus(d1: D1Database, sid: string, status: "active" | "suspended") {
+export async function setAgentStatus(d1: Database, sid: string, status: "active" | "suspended") {
   const row = await db(d1).update(agents).set({ status }).where(eq(agents.sid, sid)).returning({ sid: agents.sid }).get();
   return row !== undefined;
 }
 
 /** The facts a route checks before it asks the agent's scorer for a change. */
-export const agentGate = (d1: D1Database, sid: string) =>
+export const agentGate = (d1: Database, sid: string) =>
   db(d1)
     .select({ operatorId: agents.operatorId, status: agents.status, identityLevel: agents.identityLevel })
     .from(agents)

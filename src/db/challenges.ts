@@ -1,8 +1,9 @@
+import type { Database } from "./client";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { db } from "./client";
 import { agents, challenges } from "./schema";
 
-export async function insertChallenge(d1: D1Database, c: { sid: string; tokenHash: string; now: number; ttlSeconds: number }) {
+export async function insertChallenge(d1: Database, c: { sid: string; tokenHash: string; now: number; ttlSeconds: number }) {
   await db(d1)
     .insert(challenges)
     .values({
@@ -13,7 +14,7 @@ export async function insertChallenge(d1: D1Database, c: { sid: string; tokenHas
     });
 }
 
-export async function invalidateChallenge(d1: D1Database, tokenHash: string, now: number) {
+export async function invalidateChallenge(d1: Database, tokenHash: string, now: number) {
   await db(d1).update(challenges).set({ usedAt: new Date(now).toISOString() }).where(eq(challenges.tokenHash, tokenHash));
 }
 
@@ -22,7 +23,7 @@ export async function invalidateChallenge(d1: D1Database, tokenHash: string, now
  * the level rises only if this very statement consumed the token, so a token works once even when
  * two confirmations race.
  */
-export async function confirmChallenge(d1: D1Database, sid: string, tokenHash: string, now: number): Promise<boolean> {
+export async function confirmChallenge(d1: Database, sid: string, tokenHash: string, now: number): Promise<boolean> {
   const d = db(d1);
   const nowIso = new Date(now).toISOString();
   const [consumed] = await d.batch([

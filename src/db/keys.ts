@@ -1,3 +1,4 @@
+import type { Database } from "./client";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Scope } from "../http/auth";
 import { db } from "./client";
@@ -5,7 +6,7 @@ import { apiKeys } from "./schema";
 
 export type KeyRow = typeof apiKeys.$inferSelect;
 
-export async function insertKey(d1: D1Database, k: { operatorId: number; hash: string; prefix: string; scopes: readonly Scope[]; now: string }) {
+export async function insertKey(d1: Database, k: { operatorId: number; hash: string; prefix: string; scopes: readonly Scope[]; now: string }) {
   return db(d1)
     .insert(apiKeys)
     .values({ operatorId: k.operatorId, keyHash: k.hash, prefix: k.prefix, scopes: k.scopes.join(" "), createdAt: k.now })
@@ -18,7 +19,7 @@ export async function insertKey(d1: D1Database, k: { operatorId: number; hash: s
  * it already had an earlier one, so rotating twice never extends an old key's life).
  */
 export async function rotateKey(
-  d1: D1Database,
+  d1: Database,
   current: { keyId: number; operatorId: number },
   next: { hash: string; prefix: string; scopes: readonly Scope[] },
   now: string,
@@ -37,14 +38,14 @@ export async function rotateKey(
   return { created, old };
 }
 
-export const listKeys = (d1: D1Database, operatorId: number) =>
+export const listKeys = (d1: Database, operatorId: number) =>
   db(d1).select().from(apiKeys).where(eq(apiKeys.operatorId, operatorId)).orderBy(asc(apiKeys.id)).all();
 
 /**
  * Revokes one of the operator's keys at once, unless it would leave the operator without a key
  * that lasts (valid, not revoked, not in a rotation grace period): checked in the same statement.
  */
-export async function revokeKey(d1: D1Database, operatorId: number, keyId: number, now: string) {
+export async function revokeKey(d1: Database, operatorId: number, keyId: number, now: string) {
   return db(d1)
     .update(apiKeys)
     .set({ revokedAt: now })
@@ -61,5 +62,5 @@ export async function revokeKey(d1: D1Database, operatorId: number, keyId: numbe
     .get();
 }
 
-export const getKey = (d1: D1Database, operatorId: number, keyId: number) =>
+export const getKey = (d1: Database, operatorId: number, keyId: number) =>
   db(d1).select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.operatorId, operatorId))).get();

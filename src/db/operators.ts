@@ -1,10 +1,11 @@
+import type { Database } from "./client";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Scope } from "../http/auth";
 import type { Tier } from "../http/rate-limit";
 import { db } from "./client";
 import { apiKeys, applications, operators } from "./schema";
 
-export async function findKey(d1: D1Database, keyHash: string) {
+export async function findKey(d1: Database, keyHash: string) {
   return db(d1)
     .select({
       keyId: apiKeys.id,
@@ -26,18 +27,18 @@ export async function findKey(d1: D1Database, keyHash: string) {
 }
 
 export async function insertApplication(
-  d1: D1Database,
+  d1: Database,
   app: { name: string; email: string; company: string | null; reason: string | null; createdAt: string },
 ) {
   return db(d1).insert(applications).values(app).returning({ id: applications.id }).get();
 }
 
-export async function listApplications(d1: D1Database, status?: "pending" | "approved" | "rejected") {
+export async function listApplications(d1: Database, status?: "pending" | "approved" | "rejected") {
   const q = db(d1).select().from(applications);
   return (status ? q.where(eq(applications.status, status)) : q).orderBy(asc(applications.id)).all();
 }
 
-export const getApplication = (d1: D1Database, id: number) =>
+export const getApplication = (d1: Database, id: number) =>
   db(d1).select().from(applications).where(eq(applications.id, id)).get();
 
 /**
@@ -46,7 +47,7 @@ export const getApplication = (d1: D1Database, id: number) =>
  * fail as a whole.
  */
 export async function approveApplication(
-  d1: D1Database,
+  d1: Database,
   app: { id: number; name: string; email: string },
   key: { hash: string; prefix: string; scopes: readonly Scope[] },
   now: string,
@@ -68,7 +69,7 @@ export async function approveApplication(
   return operator;
 }
 
-export async function rejectApplication(d1: D1Database, id: number, now: string) {
+export async function rejectApplication(d1: Database, id: number, now: string) {
   return db(d1)
     .update(applications)
     .set({ status: "rejected", decidedAt: now })
@@ -78,7 +79,7 @@ export async function rejectApplication(d1: D1Database, id: number, now: string)
 }
 
 export async function updateOperator(
-  d1: D1Database,
+  d1: Database,
   id: number,
   changes: Partial<{ tier: Tier; verified: boolean; rateLimitPerMinute: number | null; rateLimitPerDay: number | null }>,
 ) {
@@ -87,5 +88,5 @@ export async function updateOperator(
   return db(d1).update(operators).set(set).where(eq(operators.id, id)).returning().get();
 }
 
-export const getOperator = (d1: D1Database, id: number) =>
+export const getOperator = (d1: Database, id: number) =>
   db(d1).select().from(operators).where(eq(operators.id, id)).get();

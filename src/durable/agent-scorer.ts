@@ -50,7 +50,8 @@ export interface ConfigInput extends Common {
 }
 
 export type Refusal = "not_found" | "idempotency_conflict" | "already_claimed" | "invalid_claim_token" | "write_failed";
-export type Outcome_<T> = { ok: true; result: T } | { ok: false; refusal: Refusal };
+/** `bookmark`: the D1 bookmark after this update, so the client can read its own write from a replica. */
+export type Outcome_<T> = { ok: true; result: T; bookmark: string | null } | { ok: false; refusal: Refusal };
 
 interface Loaded {
   row: AgentRow;
@@ -68,6 +69,7 @@ interface Loaded {
  */
 export class AgentScorer extends DurableObject<Env> {
   private tail: Promise<unknown> = Promise.resolve();
+  private db!: D1DatabaseSession;
   private loaded: Loaded | null = null;
   /** Report times (ms) of each reporter on this agent within the damping window. */
   private recent = new Map<number, number[]>();
@@ -85,14 +87,19 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work, work);
+    const step = () => {
+      // Each update reads and writes through a session on the primary: it must see the last write.
+      this.db = this.env.DB.withSession("first-primary");
+      return work();
+    };
+    const run = this.tail.then(step, step);
     this.tail = run.catch(() => undefined);
     return run;
   }
 
   private async load(sid: string): Promise<Loaded | null> {
     if (this.loaded) return this.loaded;
-    const row = await db(this.env.DB).select().from(agents).where(eq(agents.sid, sid)).get();
+    const row = await db(this.db).select().from(agents).where(eq(agents.sid, sid)).get();
     if (!row) return null;
     this.loaded = {
       row,
@@ -107,7 +114,7 @@ export class AgentScorer extends DurableObject<Env> {
     const since = now - SCORING.dampingWindowMs;
     let times = this.recent.get(reporterId);
     if (!times) {
-      const { results } = await this.env.DB.prepare(
+      const { results } = await this.db.prepare(
         "SELECT created_at FROM transactions WHERE sid = ? AND reporter_operator_id = ? AND created_at > ?",
       )
         .bind(sid, reporterId, new Date(since).toISOString())
@@ -134,7 +141,7 @@ export class AgentScorer extends DurableObject<Env> {
     const outcomes = { ...state.outcomes, [input.outcome]: (state.outcomes[input.outcome] ?? 0) + 1 };
     const score = this.scoreAt(evidence, reporters, row.operatorId, input);
 
-    const DB = this.env.DB;
+    const DB = this.db;
     const statements = [
       DB.prepare(
         `INSERT INTO transactions (sid, reporter_operator_id, transaction_type, outcome, reliability_signal, quality_signal,
@@ -172,7 +179,7 @@ export class AgentScorer extends DurableObject<Env> {
       outcomes,
     };
     this.recent.set(input.callerId, [...earlier, now]);
-    return { ok: true, result: { transactionId, score } };
+    return { ok: true, result: { transactionId, score }, bookmark: this.db.getBookmark() };
   }
 
   private async config(sid: string, input: ConfigInput): Promise<Outcome_<ConfigUpdated>> {
@@ -189,14 +196,14 @@ export class AgentScorer extends DurableObject<Env> {
         const written = await this.commit(this.idempotencyRecord(input, 200, result));
         if (!Array.isArray(written)) return { ok: false, refusal: written };
       }
-      return { ok: true, result };
+      return { ok: true, result, bookmark: this.db.getBookmark() };
     }
 
     const evidence = applyConfigChange(state.evidence, changes, input.now);
     const score = this.scoreAt(evidence, state.reporters, row.operatorId, input);
     const result: ConfigUpdated = { changeDetected: true, changeType, fingerprint: input.fingerprint, score };
     const c = input.config;
-    const DB = this.env.DB;
+    const DB = this.db;
     const tools = JSON.stringify(c.tools);
     const memory = c.memoryConfig === null ? null : JSON.stringify(c.memoryConfig);
     const statements = [
@@ -231,7 +238,7 @@ export class AgentScorer extends DurableObject<Env> {
       },
       evidence,
     };
-    return { ok: true, result };
+    return { ok: true, result, bookmark: this.db.getBookmark() };
   }
 
   private async claimAgent(sid: string, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Outcome_<{ sid: string }>> {
@@ -240,7 +247,7 @@ export class AgentScorer extends DurableObject<Env> {
     const { row } = state;
     if (row.operatorId !== null) return { ok: false, refusal: "already_claimed" };
     if (!row.claimTokenHash || row.claimTokenHash !== input.claimTokenHash) return { ok: false, refusal: "invalid_claim_token" };
-    const DB = this.env.DB;
+    const DB = this.db;
     const written = await this.commit([
       DB.prepare("UPDATE agents SET operator_id = ?, claim_token_hash = NULL WHERE sid = ? AND operator_id IS NULL").bind(input.operatorId, sid),
       // The agent brings the evidence it gathered while unclaimed into its new owner's score.
@@ -250,7 +257,7 @@ export class AgentScorer extends DurableObject<Env> {
     ]);
     if (!Array.isArray(written)) return { ok: false, refusal: written };
     this.loaded = { ...state, row: { ...row, operatorId: input.operatorId, claimTokenHash: null } };
-    return { ok: true, result: { sid } };
+    return { ok: true, result: { sid }, bookmark: this.db.getBookmark() };
   }
 
   private scoreAt(evidence: EvidenceState, reporters: Record<string, string>, ownerId: number | null, input: Common): ScoreView {
@@ -263,7 +270,7 @@ export class AgentScorer extends DurableObject<Env> {
 
   /** The new evidence, its projections on the agent and its owner, and the history event. */
   private scoreWrites(sid: string, state: Loaded, evidence: EvidenceState, score: ScoreView, eventType: string, nowIso: string) {
-    const DB = this.env.DB;
+    const DB = this.db;
     const { row } = state;
     const d = score.dimensions;
     const statements = [
@@ -298,7 +305,7 @@ export class AgentScorer extends DurableObject<Env> {
     const idem = input.idempotency;
     const operatorId = input.callerId;
     if (!idem) return [];
-    const DB = this.env.DB;
+    const DB = this.db;
     const nowIso = new Date(input.now).toISOString();
     const body = JSON.stringify(result);
     return [
@@ -320,7 +327,7 @@ export class AgentScorer extends DurableObject<Env> {
    */
   private async commit(statements: D1PreparedStatement[]): Promise<D1Result[] | Refusal> {
     try {
-      return await this.env.DB.batch(statements);
+      return await this.db.batch(statements);
     } catch (err) {
       this.loaded = null;
       this.recent.clear();

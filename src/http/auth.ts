@@ -29,7 +29,7 @@ export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
     const key = match[1];
     if (!key.startsWith(KEY_PREFIX)) throw errors.badKeyFormat();
     const now = c.get("deps").now();
-    const found = await findKey(c.env.DB, await sha256Hex(key));
+    const found = await findKey(c.get("db"), await sha256Hex(key));
     if (!found) throw errors.unknownKey();
     if (found.revokedAt || (found.expiresAt && Date.parse(found.expiresAt) <= now)) throw errors.revokedKey();
 

@@ -24,7 +24,7 @@ export async function idempotencyOf(c: Context<AppEnv>, input: unknown): Promise
 export async function recorded<T>(c: Context<AppEnv>, operatorId: number, idem: Idempotency | undefined) {
   if (!idem) return null;
   const since = new Date(c.get("deps").now() - TTL_MS).toISOString();
-  const row = await db(c.env.DB)
+  const row = await db(c.get("db"))
     .select()
     .from(idempotencyRecords)
     .where(and(eq(idempotencyRecords.operatorId, operatorId), eq(idempotencyRecords.key, idem.key), gt(idempotencyRecords.createdAt, since)))

@@ -151,17 +151,17 @@ async function emailKey(env: Env, to: string, name: string, key: string): Promis
 
 export function registerAdmin(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) => {
-    const rows = await listApplications(c.env.DB, c.req.valid("query").status);
+    const rows = await listApplications(c.get("db"), c.req.valid("query").status);
     return c.json({ applications: rows.map(application) }, 200);
   });
 
   app.openapi(approve, async (c) => {
-    const found = await getApplication(c.env.DB, c.req.valid("param").id);
+    const found = await getApplication(c.get("db"), c.req.valid("param").id);
     if (!found) throw errors.notFound("Application not found");
     if (found.status !== "pending") throw new ApiError("conflict", `Application is already ${found.status}`);
     const key = await newApiKey();
     const now = new Date(c.get("deps").now()).toISOString();
-    const created = await approveApplication(c.env.DB, found, { ...key, scopes: SCOPES }, now).catch(() => {
+    const created = await approveApplication(c.get("db"), found, { ...key, scopes: SCOPES }, now).catch(() => {
       throw new ApiError("conflict", "Application was approved concurrently");
     });
     let emailed = false;
@@ -181,16 +181,16 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(reject, async (c) => {
     const id = c.req.valid("param").id;
-    const rejected = await rejectApplication(c.env.DB, id, new Date(c.get("deps").now()).toISOString());
+    const rejected = await rejectApplication(c.get("db"), id, new Date(c.get("deps").now()).toISOString());
     if (rejected) return c.json({ application: application(rejected) }, 200);
-    const found = await getApplication(c.env.DB, id);
+    const found = await getApplication(c.get("db"), id);
     if (!found) throw errors.notFound("Application not found");
     throw new ApiError("conflict", `Application is already ${found.status}`);
   });
 
   app.openapi(setOperator, async (c) => {
     const body = c.req.valid("json");
-    const updated = await updateOperator(c.env.DB, c.req.valid("param").id, {
+    const updated = await updateOperator(c.get("db"), c.req.valid("param").id, {
       tier: body.tier,
       verified: body.verified,
       rateLimitPerMinute: body.rate_limit_per_minute,
@@ -203,7 +203,7 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
   app.openapi(setAgent, async (c) => {
     const { sid } = c.req.valid("param");
     const { status } = c.req.valid("json");
-    if (!(await setAgentStatus(c.env.DB, sid, status))) throw errors.agentNotFound();
+    if (!(await setAgentStatus(c.get("db"), sid, status))) throw errors.agentNotFound();
     return c.json({ sid, status }, 200);
   });
 }

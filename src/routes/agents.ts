@@ -12,6 +12,7 @@ import { idempotencyOf, recorded } from "../http/idempotency";
 import { publicLimit } from "../http/rate-limit";
 import { formBody } from "../http/request";
 import { wire } from "../http/wire";
+import { noteBookmark } from "../http/session";
 import { configSchema, formA, schemas as a } from "../http/wire/form-a";
 import { schemas as b } from "../http/wire/form-b";
 import type { ConfigUpdated } from "../domain/views";
@@ -134,7 +135,7 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
   const evidence = initialEvidence(now);
   const sid = newSid();
   const print = await fingerprint(input.config);
-  await insertAgent(c.env.DB, {
+  await insertAgent(c.get("db"), {
     sid,
     operatorId,
     name: input.name,
@@ -159,7 +160,7 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
 
 /** The owner check of every owner-only route: 404 for no agent, 403 for anyone but its owner. */
 export async function ownedAgent(c: Context<AppEnv>, sid: string) {
-  const gate = await agentGate(c.env.DB, sid);
+  const gate = await agentGate(c.get("db"), sid);
   if (!gate) throw errors.agentNotFound();
   if (gate.operatorId !== authOf(c).operatorId) throw errors.notOwner();
   return gate;
@@ -195,6 +196,7 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
       if (out.refusal === "invalid_claim_token") throw errors.invalid("Invalid claim token");
       throw scorerRefusal(out.refusal);
     }
+    noteBookmark(c, out.bookmark);
     return c.json({ sid, message: "Agent claimed: you are now its operator" }, 200);
   });
 
@@ -215,7 +217,10 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
       config,
       fingerprint: await fingerprint(config),
     });
-    if (out.ok) return c.json(formA.config(out.result), 200);
+    if (out.ok) {
+      noteBookmark(c, out.bookmark);
+      return c.json(formA.config(out.result), 200);
+    }
     const raced = out.refusal === "idempotency_conflict" && (await recorded<ConfigUpdated>(c, auth.operatorId, idempotency));
     if (raced) return c.json(formA.config(raced.result), 200);
     throw scorerRefusal(out.refusal);

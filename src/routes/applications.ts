@@ -41,7 +41,7 @@ export function registerApplications(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     try {
-      await insertApplication(c.env.DB, { ...body, createdAt: new Date(c.get("deps").now()).toISOString() });
+      await insertApplication(c.get("db"), { ...body, createdAt: new Date(c.get("deps").now()).toISOString() });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ApiError("conflict", "An application with this email already exists.");
       throw err;

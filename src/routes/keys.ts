@@ -103,7 +103,7 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     const now = c.get("deps").now();
     const next = await newApiKey();
     const { created, old } = await rotateKey(
-      c.env.DB,
+      c.get("db"),
       auth,
       { ...next, scopes: auth.scopes },
       new Date(now).toISOString(),
@@ -119,13 +119,13 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     if (beyond) throw errors.insufficientScope(beyond);
     const now = c.get("deps").now();
     const next = await newApiKey();
-    const created = await insertKey(c.env.DB, { operatorId: auth.operatorId, ...next, scopes, now: new Date(now).toISOString() });
+    const created = await insertKey(c.get("db"), { operatorId: auth.operatorId, ...next, scopes, now: new Date(now).toISOString() });
     return c.json({ key: { ...keyView(created, now), api_key: next.key } }, 201);
   });
 
   app.openapi(list, async (c) => {
     const now = c.get("deps").now();
-    const keys = await listKeys(c.env.DB, authOf(c).operatorId);
+    const keys = await listKeys(c.get("db"), authOf(c).operatorId);
     return c.json({ keys: keys.map((k) => keyView(k, now)) }, 200);
   });
 
@@ -133,9 +133,9 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     const auth = authOf(c);
     const id = c.req.valid("param").id;
     const now = c.get("deps").now();
-    const revoked = await revokeKey(c.env.DB, auth.operatorId, id, new Date(now).toISOString());
+    const revoked = await revokeKey(c.get("db"), auth.operatorId, id, new Date(now).toISOString());
     if (revoked) return c.json({ key: keyView(revoked, now) }, 200);
-    const found = await getKey(c.env.DB, auth.operatorId, id);
+    const found = await getKey(c.get("db"), auth.operatorId, id);
     if (!found) throw errors.notFound("API key not found");
     if (found.revokedAt) throw new ApiError("conflict", "API key is already revoked");
     throw new ApiError("conflict", "Cannot revoke the operator's last valid API key; create or rotate a key first");

@@ -47,7 +47,7 @@ export function registerMe(app: OpenAPIHono<AppEnv>) {
   app.openapi(me, async (c) => {
     const auth = authOf(c);
     const now = c.get("deps").now();
-    const [operator, agents] = await Promise.all([getOperator(c.env.DB, auth.operatorId), listOperatorAgents(c.env.DB, auth.operatorId)]);
+    const [operator, agents] = await Promise.all([getOperator(c.get("db"), auth.operatorId), listOperatorAgents(c.get("db"), auth.operatorId)]);
     if (!operator) throw errors.unknownKey();
     return c.json(
       {

@@ -43,19 +43,19 @@ const report = createRoute({
 
 export function registerScores(app: OpenAPIHono<AppEnv>) {
   app.openapi(score, async (c) => {
-    const found = await readAgentScore(c.env.DB, c.req.valid("param").sid, c.get("deps").now());
+    const found = await readAgentScore(c.get("db"), c.req.valid("param").sid, c.get("deps").now());
     if (!found) throw errors.agentNotFound();
     return c.json(wire(c).score(found), 200);
   });
 
   app.openapi(publicScore, async (c) => {
-    const found = await readAgentScore(c.env.DB, c.req.valid("param").sid, c.get("deps").now());
+    const found = await readAgentScore(c.get("db"), c.req.valid("param").sid, c.get("deps").now());
     if (!found) throw errors.agentNotFound();
     return c.json(wire(c).publicScore(found), 200);
   });
 
   app.openapi(report, async (c) => {
-    const found = await readAgentReport(c.env.DB, c.req.valid("param").sid, c.get("deps").now());
+    const found = await readAgentReport(c.get("db"), c.req.valid("param").sid, c.get("deps").now());
     if (!found) throw errors.agentNotFound();
     return c.json(wire(c).report(found), 200);
   });

@@ -9,6 +9,7 @@ import type { AppEnv } from "../env";
 import { authOf, requireKey } from "../http/auth";
 import { idempotencyOf, recorded } from "../http/idempotency";
 import { MISSING } from "../http/request";
+import { noteBookmark } from "../http/session";
 import { formA, transactionSchema } from "../http/wire/form-a";
 import { bearer, errorResponses, json, jsonBody, jsonObject, requiredString } from "./common";
 
@@ -67,7 +68,7 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
     const replay = await recorded<TransactionRecorded>(c, auth.operatorId, idempotency);
     if (replay) return c.json(formA.transaction(replay.result), 201);
 
-    const gate = await agentGate(c.env.DB, body.sid);
+    const gate = await agentGate(c.get("db"), body.sid);
     if (!gate) throw errors.agentNotFound();
     if (gate.status === "suspended") throw new ApiError("conflict", "Agent is suspended and accepts no transactions");
 
@@ -87,7 +88,10 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
       signals,
       metadata: body.metadata ?? null,
     });
-    if (out.ok) return c.json(formA.transaction(out.result), 201);
+    if (out.ok) {
+      noteBookmark(c, out.bookmark);
+      return c.json(formA.transaction(out.result), 201);
+    }
     const raced = out.refusal === "idempotency_conflict" && (await recorded<TransactionRecorded>(c, auth.operatorId, idempotency));
     if (raced) return c.json(formA.transaction(raced.result), 201);
     throw scorerRefusal(out.refusal);

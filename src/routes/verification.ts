@@ -91,11 +91,11 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const tokenHash = await sha256Hex(token);
     const now = deps.now();
     // Stored before delivery, so a receiver that confirms at once finds its token.
-    await insertChallenge(c.env.DB, { sid, tokenHash, now, ttlSeconds: CHALLENGE_TTL_SECONDS });
+    await insertChallenge(c.get("db"), { sid, tokenHash, now, ttlSeconds: CHALLENGE_TTL_SECONDS });
     const delivered = await deliverChallenge(check.url, { challenge_token: token, sid }, deps.fetchCallback);
     if (!delivered) {
       // The token may have reached someone before the failure: it must not stay usable.
-      await invalidateChallenge(c.env.DB, tokenHash, now);
+      await invalidateChallenge(c.get("db"), tokenHash, now);
       throw new ApiError("callback_failed", "Callback delivery failed");
     }
     return c.json({ message: "Challenge token sent to callbackUrl. Confirm it within 10 minutes.", expires_in: CHALLENGE_TTL_SECONDS }, 202);
@@ -105,7 +105,7 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const { sid } = c.req.valid("param");
     await ownedAgent(c, sid);
     const token = c.req.valid("json").challenge_token;
-    const confirmed = TOKEN_PATTERN.test(token) && (await confirmChallenge(c.env.DB, sid, await sha256Hex(token), c.get("deps").now()));
+    const confirmed = TOKEN_PATTERN.test(token) && (await confirmChallenge(c.get("db"), sid, await sha256Hex(token), c.get("deps").now()));
     if (!confirmed) throw errors.invalid("Invalid or expired challenge token");
     c.executionCtx.waitUntil(purgeBadge(sid));
     return c.json({ message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] }, 200);

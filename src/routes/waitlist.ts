@@ -30,7 +30,7 @@ export function registerWaitlist(app: OpenAPIHono<AppEnv>) {
     const { email, role } = c.req.valid("json");
     // A repeated address is stored once and answered the same way: the reply never tells whether
     // an address was already on the list.
-    await db(c.env.DB)
+    await db(c.get("db"))
       .insert(waitlist)
       .values({ email, role: role ?? null, createdAt: new Date(c.get("deps").now()).toISOString() })
       .onConflictDoNothing();

@@ -1,0 +1,112 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { newSid } from "../../src/domain/identifiers";
+import { initialEvidence } from "../../src/domain/scoring";
+import { purgeBadge } from "../../src/routes/badges";
+import { call, createOperator, freshIp, registerAgent } from "../helpers";
+
+const CACHE_CONTROL = "public, max-age=300, s-maxage=300";
+
+/** The cache write runs in waitUntil: wait until it has landed before relying on a hit. */
+async function cached(sid: string, format: "svg" | "json") {
+  for (let i = 0; i < 100; i++) {
+    if (await caches.default.match(`https://badge.cache/${sid}.${format}`)) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`badge ${sid}.${format} never reached the cache`);
+}
+
+/** Requests counted so far in the per-IP badge bucket (the limiter's one-minute window). */
+const counted = (ip: string) =>
+  runInDurableObject(env.RATE_LIMITER.getByName(`ip:badge:${ip}`), async (_object, state) => {
+    return state.storage.kv.get<{ count: number }>("w60")?.count ?? 0;
+  });
+
+describe("GET /badge/{sid}.svg", () => {
+  it("answers 200 with an SVG in the flat style, the cache headers, the score and recommendation", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const res = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/svg+xml");
+    expect(res.headers.get("cache-control")).toBe(CACHE_CONTROL);
+    const svg = await res.text();
+    expect(svg).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(svg).toContain("<title>trust: 500 · review</title>");
+    expect(svg).toContain('fill="#dfb317"'); // yellow: review
+  });
+
+  it("gives a grey unknown badge with 404 for an unknown or malformed SID", async () => {
+    for (const sid of [newSid(), "SID-0xNOTHEX", "nope"]) {
+      const res = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toBe("image/svg+xml");
+      const svg = await res.text();
+      expect(svg).toContain("<title>trust: unknown</title>");
+      expect(svg).toContain('fill="#9f9f9f"'); // lightgrey
+    }
+  });
+
+  it("serves the JSON twin in the shields.io endpoint format", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const res = await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": freshIp() } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(res.headers.get("cache-control")).toBe(CACHE_CONTROL);
+    expect(await res.json()).toEqual({ schemaVersion: 1, label: "trust", message: "500 · review", color: "yellow" });
+
+    const unknown = await call(`/badge/${newSid()}.json`, { headers: { "cf-connecting-ip": freshIp() } });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ schemaVersion: 1, label: "trust", message: "unknown", color: "lightgrey" });
+  });
+
+  it("serves a repeat from the edge cache, without D1 or the limiter, until purgeBadge", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const ip = freshIp();
+    const first = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": ip } });
+    expect(await first.text()).toContain("500 · review");
+    await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": ip } });
+    await cached(sid, "svg");
+    await cached(sid, "json");
+    expect(await counted(ip)).toBe(2);
+
+    // Change the score behind the cache's back: very poor stability gives `caution`.
+    const evidence = initialEvidence(Date.now());
+    evidence.dims.stability = { alpha: 3, beta: 200 };
+    await env.DB.prepare("UPDATE agents SET evidence = ? WHERE sid = ?").bind(JSON.stringify(evidence), sid).run();
+
+    // The host name the client used does not matter: the cache key is synthetic.
+    const again = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": ip, host: "other.example" } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("cache-control")).toBe(CACHE_CONTROL);
+    expect(await again.text()).toContain("500 · review");
+    const againJson = await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": ip } });
+    expect(((await againJson.json()) as { message: string }).message).toBe("500 · review");
+    expect(await counted(ip)).toBe(2); // hits are not counted
+
+    await purgeBadge(sid);
+    const fresh = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": ip } });
+    const svg = await fresh.text();
+    expect(svg).toMatch(/<title>trust: \d+ · caution<\/title>/);
+    expect(svg).toContain('fill="#e05d44"'); // red: caution
+    const freshJson = await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": ip } });
+    expect(await freshJson.json()).toMatchObject({ message: expect.stringMatching(/^\d+ · caution$/), color: "red" });
+    expect(await counted(ip)).toBe(4);
+  });
+
+  it("limits uncached requests to 120 per minute per IP", async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 120; i++) {
+      const res = await call(`/badge/${newSid()}.svg`, { headers: { "cf-connecting-ip": ip } });
+      expect(res.status).toBe(404);
+    }
+    const refused = await call(`/badge/${newSid()}.svg`, { headers: { "cf-connecting-ip": ip } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const other = await call(`/badge/${newSid()}.svg`, { headers: { "cf-connecting-ip": freshIp() } });
+    expect(other.status).toBe(404);
+  });
+});
