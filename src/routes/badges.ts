@@ -26,7 +26,7 @@ const CACHE_ORIGIN = "https://badge.cache";
 const FORMATS = ["svg", "json"] as const;
 type Format = (typeof FORMATS)[number];
 
-// shields.io named colours (badge-maker renders green #97ca00, yellow #dfb317, red #e05d44, lightgrey #9f9f9f).
+// shields.io named colours (badge-maker 6 palette: green #67ac09, yellow #d8b800, red #dd4343, lightgrey #939393).
 const COLOURS: Record<Recommendation, string> = { clear: "green", review: "yellow", caution: "red" };
 const UNKNOWN = { message: "unknown", color: "lightgrey" };
 

@@ -34,7 +34,7 @@ describe("GET /badge/{sid}.svg", () => {
     const svg = await res.text();
     expect(svg).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(svg).toContain("<title>trust: 500 · review</title>");
-    expect(svg).toContain('fill="#dfb317"'); // yellow: review
+    expect(svg).toContain('fill="#d8b800"'); // yellow: review
   });
 
   it("gives a grey unknown badge with 404 for an unknown or malformed SID", async () => {
@@ -44,7 +44,7 @@ describe("GET /badge/{sid}.svg", () => {
       expect(res.headers.get("content-type")).toBe("image/svg+xml");
       const svg = await res.text();
       expect(svg).toContain("<title>trust: unknown</title>");
-      expect(svg).toContain('fill="#9f9f9f"'); // lightgrey
+      expect(svg).toContain('fill="#939393"'); // lightgrey
     }
   });
 
@@ -91,7 +91,7 @@ describe("GET /badge/{sid}.svg", () => {
     const fresh = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": ip } });
     const svg = await fresh.text();
     expect(svg).toMatch(/<title>trust: \d+ · caution<\/title>/);
-    expect(svg).toContain('fill="#e05d44"'); // red: caution
+    expect(svg).toContain('fill="#dd4343"'); // red: caution
     const freshJson = await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": ip } });
     expect(await freshJson.json()).toMatchObject({ message: expect.stringMatching(/^\d+ · caution$/), color: "red" });
     expect(await counted(ip)).toBe(4);
