@@ -71,6 +71,7 @@ export function createApp(deps: Partial<Deps> = {}) {
     },
   });
   app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+  app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: "/openapi.json" }));
 
   app.notFound((c) => renderError(c, errors.notFound()));
   app.onError((err, c) => renderError(c, fromFramework(err) ?? toApiError(err)));

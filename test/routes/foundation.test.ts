@@ -210,6 +210,7 @@ describe("OpenAPI", () => {
     for (const path of ["/apply", "/me", "/register", "/score/{sid}", "/admin/applications/{id}/approve"]) {
       expect(doc.paths).toHaveProperty([path]);
     }
+    expect(await (await call("/")).json()).toMatchObject({ docs: "/docs", openapi: "/openapi.json" });
     const docs = await call("/docs");
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("openapi.json");
