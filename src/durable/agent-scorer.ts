@@ -18,6 +18,7 @@ import {
 } from "../domain/scoring";
 import type { ConfigUpdated, TransactionRecorded } from "../domain/views";
 import type { Env } from "../env";
+import { purgeBadge } from "../routes/badges";
 
 const INDEPENDENT_WINDOW_MS = SCORING.independentReporterWindowMs;
 const IDEMPOTENCY_TTL_MS = 86_400_000;
@@ -179,6 +180,7 @@ export class AgentScorer extends DurableObject<Env> {
       outcomes,
     };
     this.recent.set(input.callerId, [...earlier, now]);
+    this.ctx.waitUntil(purgeBadge(sid));
     return { ok: true, result: { transactionId, score }, bookmark: this.db.getBookmark() };
   }
 
@@ -238,6 +240,7 @@ export class AgentScorer extends DurableObject<Env> {
       },
       evidence,
     };
+    this.ctx.waitUntil(purgeBadge(sid));
     return { ok: true, result, bookmark: this.db.getBookmark() };
   }
 

@@ -9,8 +9,7 @@ import { consume, LIMITS } from "../http/rate-limit";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverChallenge } from "../net/delivery";
 import { ownedAgent } from "./agents";
-// import { purgeBadge } from "./badges";
-const purgeBadge = async (_sid: string) => {};
+import { purgeBadge } from "./badges";
 import { bearer, errorResponses, json, jsonBody, sidParam } from "./common";
 
 export const CHALLENGE_TTL_SECONDS = 600;

@@ -216,3 +216,36 @@ describe("OpenAPI", () => {
     expect(await docs.text()).toContain("openapi.json");
   });
 });
+
+describe("approval e-mail", () => {
+  it("e-mails the key once through the send_email binding and leaves it out of the response", async () => {
+    const { createApp } = await import("../../src/app");
+    const { createExecutionContext } = await import("cloudflare:test");
+    const sent: { to: unknown; from: unknown; subject: string; text?: string }[] = [];
+    const mailEnv = {
+      DB: env.DB,
+      RATE_LIMITER: env.RATE_LIMITER,
+      AGENT_SCORER: env.AGENT_SCORER,
+      ADMIN_TOKEN: "test-admin-token",
+      EMAIL_FROM: "keys@trust.example",
+      EMAIL: { send: async (message: (typeof sent)[number]) => (sent.push(message), { messageId: "m1" }) },
+    };
+    const app = createApp();
+    const ask = (path: string, init: RequestInit) => app.fetch(new Request(`http://trust.test${path}`, init), mailEnv, createExecutionContext());
+    await ask("/apply", { method: "POST", headers: { "cf-connecting-ip": freshIp() }, body: JSON.stringify({ name: "Mailed", email: "mailed@example.com" }) });
+    const { applications } = (await (await ask("/admin/applications?status=pending", { headers: ADMIN })).json()) as {
+      applications: { id: number; email: string }[];
+    };
+    const app1 = applications.find((a) => a.email === "mailed@example.com")!;
+    const res = await ask(`/admin/applications/${app1.id}/approve`, { method: "POST", headers: ADMIN });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { delivery: string; api_key?: string };
+    expect(body.delivery).toBe("email");
+    expect(body.api_key).toBeUndefined();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ to: "mailed@example.com", from: "keys@trust.example" });
+    const key = /sk_svc_[0-9a-f]{64}/.exec(sent[0].text ?? "")?.[0];
+    expect(key).toBeDefined();
+    expect((await call("/me", { headers: bearer(key!) })).status).toBe(200);
+  });
+});
