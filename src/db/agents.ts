@@ -1,14 +1,13 @@
 import type { Database } from "./client";
 import { desc, eq, sql } from "drizzle-orm";
 import type { AgentConfiguration } from "../domain/configuration";
-import { operatorScoreFromSums, scoreOf, type EvidenceState } from "../domain/scoring";
+import { operatorScoreFromSums, scoreOf, SCORING, type EvidenceState } from "../domain/scoring";
 import type { AgentReport, AgentScore, ConfigChange, ScoreEvent } from "../domain/views";
 import { db } from "./client";
 import { agents, configHistory, operators, scoreEvents } from "./schema";
 
 export const SCORE_HISTORY_LIMIT = 50;
 export const CONFIG_HISTORY_LIMIT = 20;
-const INDEPENDENT_WINDOW_MS = 90 * 86_400_000;
 
 export type AgentRow = typeof agents.$inferSelect;
 
@@ -65,10 +64,9 @@ export const configurationOf = (row: AgentRow): AgentConfiguration => ({
 });
 
 /** Reporters other than the owner within the last 90 days. */
-export function independentReporters(reportersJson: string, ownerId: number | null, now: number): number {
-  const reporters = JSON.parse(reportersJson) as Record<string, string>;
+export function independentReporters(reporters: Record<string, string>, ownerId: number | null, now: number): number {
   return Object.entries(reporters).filter(
-    ([id, at]) => Number(id) !== ownerId && now - Date.parse(at) <= INDEPENDENT_WINDOW_MS,
+    ([id, at]) => Number(id) !== ownerId && now - Date.parse(at) <= SCORING.independentReporterWindowMs,
   ).length;
 }
 
@@ -95,13 +93,17 @@ type OperatorColumns = { name: string; verified: boolean; createdAt: string; age
 export const operatorScoreOf = (o: Pick<OperatorColumns, "agentEvidence" | "agentWeightedComposite">) =>
   operatorScoreFromSums(o.agentEvidence, o.agentWeightedComposite);
 
-export function toAgentScore(row: { agent: AgentRow; operator: OperatorColumns | null }, now: number): AgentScore {
-  const { agent, operator } = row;
-  const score = scoreOf(JSON.parse(agent.evidence) as EvidenceState, {
+/** The agent's score now, from its stored evidence (forgetting applies at read time). */
+export const scoreOfRow = (agent: AgentRow, now: number) =>
+  scoreOf(JSON.parse(agent.evidence) as EvidenceState, {
     now,
     identityLevel: agent.identityLevel,
-    independentReporters: independentReporters(agent.reporters, agent.operatorId, now),
+    independentReporters: independentReporters(JSON.parse(agent.reporters) as Record<string, string>, agent.operatorId, now),
   });
+
+export function toAgentScore(row: { agent: AgentRow; operator: OperatorColumns | null }, now: number): AgentScore {
+  const { agent, operator } = row;
+  const score = scoreOfRow(agent, now);
   return {
     sid: agent.sid,
     name: agent.name,

@@ -267,7 +267,7 @@ export class AgentScorer extends DurableObject<Env> {
     return scoreOf(evidence, {
       now: input.now,
       identityLevel: input.identityLevel,
-      independentReporters: independentReporters(JSON.stringify(reporters), ownerId, input.now),
+      independentReporters: independentReporters(reporters, ownerId, input.now),
     });
   }
 

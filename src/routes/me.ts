@@ -1,8 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { independentReporters, listOperatorAgents, operatorScoreOf } from "../db/agents";
+import { listOperatorAgents, operatorScoreOf, scoreOfRow } from "../db/agents";
 import { getOperator } from "../db/operators";
 import { errors } from "../domain/errors";
-import { scoreOf, type EvidenceState } from "../domain/scoring";
 import type { AppEnv } from "../env";
 import { authOf, requireKey } from "../http/auth";
 import { bearer, errorResponses, json } from "./common";
@@ -61,11 +60,7 @@ export function registerMe(app: OpenAPIHono<AppEnv>) {
           created_at: operator.createdAt,
         },
         agents: agents.map((a) => {
-          const s = scoreOf(JSON.parse(a.evidence) as EvidenceState, {
-            now,
-            identityLevel: a.identityLevel,
-            independentReporters: independentReporters(a.reporters, a.operatorId, now),
-          });
+          const s = scoreOfRow(a, now);
           return {
             sid: a.sid,
             name: a.name,
