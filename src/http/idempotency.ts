@@ -21,10 +21,17 @@ export async function idempotencyOf(c: Context<AppEnv>, input: unknown): Promise
  * The first response recorded under this key within 24 hours, to replay; a different request under
  * the same key is refused with 422.
  */
-export async function recorded<T>(c: Context<AppEnv>, operatorId: number, idem: Idempotency | undefined) {
+export async function recorded<T>(
+  c: Context<AppEnv>,
+  operatorId: number,
+  idem: Idempotency | undefined,
+  // After losing a race, the winner's record was just written: read it from the primary.
+  from: "session" | "primary" = "session",
+) {
   if (!idem) return null;
   const since = new Date(c.get("deps").now() - TTL_MS).toISOString();
-  const row = await db(c.get("db"))
+  const database = from === "primary" ? c.env.DB.withSession("first-primary") : c.get("db");
+  const row = await db(database)
     .select()
     .from(idempotencyRecords)
     .where(and(eq(idempotencyRecords.operatorId, operatorId), eq(idempotencyRecords.key, idem.key), gt(idempotencyRecords.createdAt, since)))

@@ -221,7 +221,7 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
       noteBookmark(c, out.bookmark);
       return c.json(formA.config(out.result), 200);
     }
-    const raced = out.refusal === "idempotency_conflict" && (await recorded<ConfigUpdated>(c, auth.operatorId, idempotency));
+    const raced = out.refusal === "idempotency_conflict" && (await recorded<ConfigUpdated>(c, auth.operatorId, idempotency, "primary"));
     if (raced) return c.json(formA.config(raced.result), 200);
     throw scorerRefusal(out.refusal);
   });

@@ -92,7 +92,7 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
       noteBookmark(c, out.bookmark);
       return c.json(formA.transaction(out.result), 201);
     }
-    const raced = out.refusal === "idempotency_conflict" && (await recorded<TransactionRecorded>(c, auth.operatorId, idempotency));
+    const raced = out.refusal === "idempotency_conflict" && (await recorded<TransactionRecorded>(c, auth.operatorId, idempotency, "primary"));
     if (raced) return c.json(formA.transaction(raced.result), 201);
     throw scorerRefusal(out.refusal);
   });

@@ -3,6 +3,8 @@
 //   GET  /read/:id       one D1 point read by primary key (GET /score's floor)
 //   POST /write/:id      a Durable Object (one per id) that writes a D1 batch of an INSERT and an
 //                        UPDATE, queued one at a time like the agent scorer (POST /transactions' floor)
+//   POST /write-direct/:id  the same D1 batch straight from the Worker, no object: the write
+//                        ceiling of one D1 database (it runs one write transaction at a time)
 import { DurableObject } from "cloudflare:workers";
 import { Hono } from "hono";
 
@@ -25,17 +27,22 @@ export class Writer extends DurableObject<Env> {
     return run;
   }
 
-  private async commit(id: string) {
-    const now = new Date().toISOString();
-    const [inserted, updated] = await this.env.DB.batch([
-      this.env.DB.prepare("INSERT INTO events (item_id, kind, value, created_at) VALUES (?, 'write', ?, ?) RETURNING id").bind(id, Math.random(), now),
-      this.env.DB.prepare("UPDATE items SET counter = counter + 1, updated_at = ? WHERE id = ? RETURNING counter").bind(now, id),
-    ]);
-    return {
-      id: (inserted.results[0] as { id: number }).id,
-      counter: (updated.results[0] as { counter: number } | undefined)?.counter ?? 0,
-    };
+  private commit(id: string) {
+    return writeBatch(this.env.DB, id);
   }
+}
+
+/** One D1 batch (one SQL transaction): an INSERT and an UPDATE, like the scorer's write. */
+async function writeBatch(DB: D1Database, id: string) {
+  const now = new Date().toISOString();
+  const [inserted, updated] = await DB.batch([
+    DB.prepare("INSERT INTO events (item_id, kind, value, created_at) VALUES (?, 'write', ?, ?) RETURNING id").bind(id, Math.random(), now),
+    DB.prepare("UPDATE items SET counter = counter + 1, updated_at = ? WHERE id = ? RETURNING counter").bind(now, id),
+  ]);
+  return {
+    id: (inserted.results[0] as { id: number }).id,
+    counter: (updated.results[0] as { counter: number } | undefined)?.counter ?? 0,
+  };
 }
 
 const app = new Hono<{ Bindings: Env }>();
@@ -52,6 +59,11 @@ app.post("/write/:id", async (c) => {
   await c.req.json(); // the service parses a JSON body of the same size
   const result = await c.env.WRITER.getByName(id).write(id);
   return c.json(result, 201);
+});
+
+app.post("/write-direct/:id", async (c) => {
+  await c.req.json();
+  return c.json(await writeBatch(c.env.DB, c.req.param("id")), 201);
 });
 
 export default app;
