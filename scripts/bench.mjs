@@ -12,16 +12,22 @@
 //      plus the single-D1 write ceiling (the same D1 batch straight from the Worker, no object);
 //   3. stops the service, adds 100x the agents and history with one SQL file, restarts it and
 //      measures GET /score again (large vs small read latency);
-//   4. prints a table and writes bench/results/<timestamp>.json.
+//   4. a hot-path breakdown: the service's requests cut short at each stage (no key, unknown key,
+//      invalid body after auth and the rate limiter, unknown agent after the agent read), so the
+//      differences show what each stage costs;
+//   5. prints a table and writes bench/results/<timestamp>.json.
+//
+// Options: --duration <s> (8), --warmup <s> (1), --connections <n> (10), --no-breakdown, --profile,
+// --only <list> (see ONLY below).
 //
 // It ends by itself (hard deadline below), kills every process it started on exit and on error,
 // and only talks to 127.0.0.1. docs/performance.md explains the numbers.
 import autocannon from "autocannon";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -40,6 +46,16 @@ const option = (name, fallback) => {
 const DURATION = option("duration", 8); // seconds per measurement
 const WARMUP = option("warmup", 1); // seconds of unrecorded load before each measurement
 const CONNECTIONS = option("connections", 10);
+const flag = (name) => argv.includes(`--${name}`);
+// --no-breakdown skips the hot-path breakdown (the service's requests cut short at each stage).
+const BREAKDOWN = !flag("no-breakdown");
+// --profile attaches V8's sampling profiler (through wrangler's inspector port) to the service during
+// its measurements and prints where each request's CPU time goes. It slows the service: ratios from
+// a profiled run are not comparable with the targets.
+const PROFILE = flag("profile");
+// --only score,badge,txOne,txMany,ceiling,breakdown,large runs just those (large implies score).
+const ONLY = argv.includes("--only") ? new Set(String(argv[argv.indexOf("--only") + 1] ?? "").split(",")) : null;
+const want = (key) => !ONLY || ONLY.has(key) || (key === "score" && ONLY.has("large"));
 const AGENTS = 100;
 const TX_PER_AGENT = 5;
 const SCALE = 100; // the large data set: 100x the agents and their history
@@ -58,6 +74,7 @@ const TARGETS = {
 const tempDirs = [];
 const children = new Set();
 const started = Date.now();
+const startLoad = loadavg();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)}s`;
 const log = (...args) => console.error(`[bench ${elapsed()}]`, ...args);
 
@@ -220,7 +237,7 @@ const txBody = (sid) => ({ sid, transactionType: "task_completion", outcome: pic
  * One autocannon run. `next()` gives each request's path (and body), so requests spread over the
  * agents or objects. A progress line shows the seconds done and the last second's rate.
  */
-async function load(label, base, { method = "GET", headers = {}, next, seconds = DURATION, quiet = false }) {
+async function load(label, base, { method = "GET", headers = {}, next, seconds = DURATION, quiet = false, expect = null }) {
   const instance = autocannon({
     url: base,
     connections: CONNECTIONS,
@@ -240,15 +257,16 @@ async function load(label, base, { method = "GET", headers = {}, next, seconds =
   const tty = process.stderr.isTTY;
   instance.on("tick", ({ counter }) => {
     second += 1;
-    if (quiet) return;
+    if (quiet || second > seconds) return;
     const line = `  ${label.padEnd(44)} ${String(second).padStart(2)}/${seconds}s  ${String(counter).padStart(6)} req/s`;
     if (tty) process.stderr.write(`\r${line}`);
     else if (second % 4 === 0 || second === seconds) process.stderr.write(`${line}\n`);
   });
   const result = await instance;
   if (tty && !quiet) process.stderr.write("\r\x1b[K");
-  const ok = result["2xx"];
-  const total = ok + result.non2xx;
+  // Counted as served: 2xx, or for a stage that is cut short on purpose, its expected status.
+  const total = result["2xx"] + result.non2xx;
+  const ok = expect === null ? result["2xx"] : (result.statusCodeStats?.[expect]?.count ?? 0);
   return {
     label,
     rps: Math.round((ok / result.duration) * 10) / 10,
@@ -257,7 +275,7 @@ async function load(label, base, { method = "GET", headers = {}, next, seconds =
     mean: result.latency.average,
     requests: total,
     ok,
-    non2xx: result.non2xx,
+    unexpected: total - ok,
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes: result.statusCodeStats,
@@ -265,10 +283,12 @@ async function load(label, base, { method = "GET", headers = {}, next, seconds =
   };
 }
 
-async function measure(label, base, spec) {
+async function measure(label, base, spec, profiler = null) {
   if (WARMUP > 0) await load(`${label} (warm-up)`, base, { ...spec, seconds: WARMUP, quiet: true });
+  if (profiler) await profiler.start();
   const r = await load(label, base, spec);
-  const bad = r.non2xx + r.errors + r.timeouts;
+  if (profiler) r.profile = await profiler.stop(r.requests, label);
+  const bad = r.unexpected + r.errors + r.timeouts;
   const flag = bad > 0 ? `  !! ${bad} failed (${JSON.stringify(r.statusCodes)})` : "";
   log(`${label}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${flag}`);
   return r;
@@ -295,6 +315,8 @@ async function main() {
   const base = `http://${HOST}:${basePort}`;
   log(`starting the service on ${svc} and the baseline on ${base}`);
   await Promise.all([waitReady(service, svc, "/score/SID-0x0000000000000000"), waitReady(baseline, base, "/plain")]);
+  const profiler = PROFILE ? await attachProfiler(svcInspector) : null;
+  const sp = profiler; // service measurements only
 
   // Seed: an owner and an independent (verified) reporter, both with custom huge limits.
   log(`seeding ${AGENTS} agents x ${TX_PER_AGENT} transactions`);
@@ -318,74 +340,114 @@ async function main() {
   };
   const owner = await operator(1, false);
   const reporter = await operator(2, true);
-  const sids = await pool(Array.from({ length: AGENTS }, (_, i) => i), CONNECTIONS, async (i) => {
+  // One more agent than measured: the template the large data set copies, never under load, so its
+  // history is exactly what seeding gave it.
+  const seeded = await pool(Array.from({ length: AGENTS + 1 }, (_, i) => i), CONNECTIONS, async (i) => {
     const body = { name: `Bench agent ${i}`, modelProvider: "anthropic", modelName: "claude-sonnet", tools: ["search"] };
     return (await expectStatus(api(svc, "/register", { method: "POST", headers: owner.auth, body }), 201, "register")).sid;
   });
-  await pool(sids.flatMap((sid) => Array(TX_PER_AGENT).fill(sid)), CONNECTIONS, (sid) =>
+  await pool(seeded.flatMap((sid) => Array(TX_PER_AGENT).fill(sid)), CONNECTIONS, (sid) =>
     expectStatus(api(svc, "/transactions", { method: "POST", headers: reporter.auth, body: txBody(sid) }), 201, "transaction"),
   );
+  const template = seeded.pop();
+  const sids = seeded;
   const items = Array.from({ length: AGENTS }, (_, i) => `item-${i}`);
 
   // Measurements, each next to its baseline.
   const m = {};
-  m.score = await measure("service  GET /score/{sid} (100 agents)", svc, { headers: reporter.auth, next: () => ({ path: `/score/${pick(sids)}` }) });
-  m.read = await measure("baseline D1 point read by primary key", base, { next: () => ({ path: `/read/${pick(items)}` }) });
-
-  // Every badge into the edge cache first (100 misses, under the 120/min per-IP limit).
-  const warmed = await pool(sids, CONNECTIONS, (sid) => api(svc, `/badge/${sid}.svg`, { headers: { "cf-connecting-ip": "192.0.2.20" } }));
-  const badgeStatus = warmed.find((r) => r.status !== 200)?.status;
-  if (badgeStatus === undefined) {
-    m.badge = await measure("service  GET /badge/{sid}.svg (cached)", svc, { next: () => ({ path: `/badge/${pick(sids)}.svg` }) });
-  } else {
-    log(`skipping the badge measurement: GET /badge/{sid}.svg answered ${badgeStatus} (is registerBadges(app) in src/app.ts?)`);
+  if (want("score")) {
+    m.score = await measure("service  GET /score/{sid} (100 agents)", svc, { headers: reporter.auth, next: () => ({ path: `/score/${pick(sids)}` }) }, sp);
+    m.read = await measure("baseline D1 point read by primary key", base, { next: () => ({ path: `/read/${pick(items)}` }) });
   }
-  m.plain = await measure("baseline plain Hono route", base, { next: () => ({ path: "/plain" }) });
 
-  const one = sids[0];
-  m.txOne = await measure("service  POST /transactions (1 agent)", svc, {
-    method: "POST",
-    headers: reporter.auth,
-    next: () => ({ path: "/transactions", body: txBody(one) }),
-  });
-  m.writeOne = await measure("baseline DO + D1 batch write (1 object)", base, {
-    method: "POST",
-    next: () => ({ path: `/write/${items[0]}`, body: txBody(items[0]) }),
-  });
-  m.txMany = await measure("service  POST /transactions (100 agents)", svc, {
-    method: "POST",
-    headers: reporter.auth,
-    next: () => ({ path: "/transactions", body: txBody(pick(sids)) }),
-  });
-  m.writeMany = await measure("baseline DO + D1 batch write (100 objects)", base, {
-    method: "POST",
-    next: () => {
-      const item = pick(items);
-      return { path: `/write/${item}`, body: txBody(item) };
-    },
-  });
-  m.writeDirect = await measure("baseline D1 batch write, no DO (D1 ceiling)", base, {
-    method: "POST",
-    next: () => {
-      const item = pick(items);
-      return { path: `/write-direct/${item}`, body: txBody(item) };
-    },
-  });
+  if (want("badge")) {
+    // Every badge into the edge cache first (100 misses, under the 120/min per-IP limit).
+    const warmed = await pool(sids, CONNECTIONS, (sid) => api(svc, `/badge/${sid}.svg`, { headers: { "cf-connecting-ip": "192.0.2.20" } }));
+    const badgeStatus = warmed.find((r) => r.status !== 200)?.status;
+    if (badgeStatus === undefined) {
+      m.badge = await measure("service  GET /badge/{sid}.svg (cached)", svc, { next: () => ({ path: `/badge/${pick(sids)}.svg` }) }, sp);
+    } else {
+      log(`skipping the badge measurement: GET /badge/{sid}.svg answered ${badgeStatus} (is registerBadges(app) in src/app.ts?)`);
+    }
+    m.plain = await measure("baseline plain Hono route", base, { next: () => ({ path: "/plain" }) });
+  }
+
+  if (want("txOne")) {
+    const one = sids[0];
+    m.txOne = await measure("service  POST /transactions (1 agent)", svc, {
+      method: "POST",
+      headers: reporter.auth,
+      next: () => ({ path: "/transactions", body: txBody(one) }),
+    }, sp);
+    m.writeOne = await measure("baseline DO + D1 batch write (1 object)", base, {
+      method: "POST",
+      next: () => ({ path: `/write/${items[0]}`, body: txBody(items[0]) }),
+    });
+  }
+  if (want("txMany")) {
+    m.txMany = await measure("service  POST /transactions (100 agents)", svc, {
+      method: "POST",
+      headers: reporter.auth,
+      next: () => ({ path: "/transactions", body: txBody(pick(sids)) }),
+    }, sp);
+    m.writeMany = await measure("baseline DO + D1 batch write (100 objects)", base, {
+      method: "POST",
+      next: () => {
+        const item = pick(items);
+        return { path: `/write/${item}`, body: txBody(item) };
+      },
+    });
+  }
+  if (want("ceiling")) {
+    m.writeDirect = await measure("baseline D1 batch write, no DO (D1 ceiling)", base, {
+      method: "POST",
+      next: () => {
+        const item = pick(items);
+        return { path: `/write-direct/${item}`, body: txBody(item) };
+      },
+    });
+  }
+
+  // The hot path cut short at each stage: differences between these show what each stage costs.
+  if (BREAKDOWN && want("breakdown")) {
+    const stage = (label, spec) => measure(`service  ${label}`, svc, spec, sp);
+    const unknownKey = { authorization: `Bearer sk_svc_${"0".repeat(64)}` };
+    m.breakdown = {
+      noKey: await stage("GET /score, no key (401)", { expect: 401, next: () => ({ path: `/score/${pick(sids)}` }) }),
+      unknownKey: await stage("GET /score, unknown key (401)", { expect: 401, headers: unknownKey, next: () => ({ path: `/score/${pick(sids)}` }) }),
+      txInvalid: await stage("POST /transactions, bad outcome (400)", {
+        expect: 400,
+        method: "POST",
+        headers: reporter.auth,
+        next: () => ({ path: "/transactions", body: { ...txBody(pick(sids)), outcome: "unknown" } }),
+      }),
+      txUnknownAgent: await stage("POST /transactions, unknown agent (404)", {
+        expect: 404,
+        method: "POST",
+        headers: reporter.auth,
+        next: () => ({ path: "/transactions", body: txBody("SID-0x0000000000000001") }),
+      }),
+    };
+  }
+  profiler?.close();
 
   // 100x the agents and their history, written straight into the stopped service's local D1.
-  log(`stopping the service; adding ${SCALE}x agents and history`);
-  await stopWorker(service);
-  const counts = seedLarge(svcState, sids[1]);
-  log(`now ${counts.agents} agents, ${counts.transactions} transactions, ${counts.score_events} score events`);
-  const [port2, inspector2] = await Promise.all([freePort(), freePort()]);
-  service = startWorker("service (large)", root, port2, svcState, svcArgs(inspector2));
-  svc = `http://${HOST}:${port2}`;
-  await waitReady(service, svc, "/score/SID-0x0000000000000000");
-  const allSids = [...sids, ...Array.from({ length: AGENTS * (SCALE - 1) }, (_, i) => largeSid(i + 1))];
-  m.scoreLarge = await measure(`service  GET /score/{sid} (${allSids.length} agents)`, svc, {
-    headers: reporter.auth,
-    next: () => ({ path: `/score/${pick(allSids)}` }),
-  });
+  let counts = null;
+  if (want("large")) {
+    log(`stopping the service; adding ${SCALE}x agents and history`);
+    await stopWorker(service);
+    counts = seedLarge(svcState, template);
+    log(`now ${counts.agents} agents, ${counts.transactions} transactions, ${counts.score_events} score events`);
+    const [port2, inspector2] = await Promise.all([freePort(), freePort()]);
+    service = startWorker("service (large)", root, port2, svcState, svcArgs(inspector2));
+    svc = `http://${HOST}:${port2}`;
+    await waitReady(service, svc, "/score/SID-0x0000000000000000");
+    const allSids = [...sids, ...Array.from({ length: AGENTS * SCALE - AGENTS }, (_, i) => largeSid(i + 1))];
+    m.scoreLarge = await measure(`service  GET /score/{sid} (${allSids.length} agents)`, svc, {
+      headers: reporter.auth,
+      next: () => ({ path: `/score/${pick(allSids)}` }),
+    });
+  }
   await Promise.all([stopWorker(service), stopWorker(baseline)]);
 
   report(m, counts, wranglerVersion);
@@ -405,7 +467,7 @@ function seedLarge(persistTo, templateSid) {
   ]);
   for (const { tbl, col } of results) (columns[tbl] ??= []).push(col);
 
-  const n = AGENTS * (SCALE - 1);
+  const n = AGENTS * SCALE - AGENTS;
   const newSid = "'SID-0xbe' || printf('%014x', n.i)";
   const statements = tables.map((table) => {
     const cols = columns[table].filter((c) => c !== "id"); // AUTOINCREMENT ids are assigned anew
@@ -423,6 +485,107 @@ INSERT INTO ${table} (${cols.join(", ")}) SELECT ${exprs.join(", ")} FROM n, (SE
   return counted[0];
 }
 
+// --- profiler (--profile) ----------------------------------------------------------------------
+/**
+ * V8's sampling profiler on the service's isolate, through wrangler's inspector proxy. Each
+ * measurement's samples are summed per package (node_modules/<pkg>) or source file (src/...), using
+ * the section comments esbuild leaves in wrangler's bundle, and reported as CPU time per request.
+ */
+async function attachProfiler(inspectorPort) {
+  const ws = new WebSocket(`ws://${HOST}:${inspectorPort}/ws`, { headers: { Origin: "http://localhost" } });
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve);
+    ws.addEventListener("error", () => reject(new Error("cannot attach the profiler to the inspector port")));
+  });
+  let nextId = 0;
+  const pending = new Map();
+  ws.addEventListener("message", (e) => {
+    const msg = JSON.parse(String(e.data));
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve) => {
+      const id = ++nextId;
+      pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: 200 });
+  const outDir = mkdtempSync(join(tmpdir(), "bench-profiles-"));
+  log(`profiling the service; .cpuprofile files (open in Chrome DevTools) go to ${outDir}`);
+
+  const moduleMap = () => {
+    // The newest wrangler dev bundle of this project: section comments name each module.
+    const dirs = readdirSync(join(root, ".wrangler", "tmp"))
+      .filter((d) => d.startsWith("dev-"))
+      .map((d) => join(root, ".wrangler", "tmp", d, "index.js"))
+      .filter((f) => existsSync(f))
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+    const sections = [];
+    if (dirs[0]) {
+      readFileSync(dirs[0], "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          const match = /^\/\/ (\S+\.(?:ts|js|mjs|cjs))$/.exec(line);
+          if (match) sections.push([i, match[1]]);
+        });
+    }
+    return (line) => {
+      let lo = 0;
+      let hi = sections.length - 1;
+      let found = "index.js";
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (sections[mid][0] <= line) {
+          found = sections[mid][1];
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(found);
+      return pkg ? pkg[1] : found;
+    };
+  };
+
+  return {
+    start: () => send("Profiler.start"),
+    async stop(requests, label) {
+      const { result } = await send("Profiler.stop");
+      const profile = result.profile;
+      writeFileSync(join(outDir, `${label.trim().replace(/[^a-z0-9]+/gi, "-")}.cpuprofile`), JSON.stringify(profile));
+      const moduleOf = moduleMap();
+      const nodes = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+      const msPerSample = (profile.endTime - profile.startTime) / profile.samples.length / 1000;
+      const byModule = new Map();
+      let busy = 0;
+      for (const id of profile.samples) {
+        const frame = nodes.get(id);
+        if (frame.functionName === "(idle)") continue;
+        busy += 1;
+        const where = !frame.url
+          ? frame.functionName.startsWith("(") ? frame.functionName : "(runtime: fetch, RPC, cache, crypto...)"
+          : frame.url === "index.js" || frame.url.endsWith("/index.js") ? moduleOf(frame.lineNumber) : frame.url;
+        byModule.set(where, (byModule.get(where) ?? 0) + 1);
+      }
+      const perRequest = (samples) => (samples * msPerSample * 1000) / Math.max(1, requests);
+      const top = [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 10);
+      const cpu = Object.fromEntries(top.map(([k, v]) => [k, Math.round(perRequest(v))]));
+      return {
+        busyPercent: Math.round((100 * busy) / profile.samples.length),
+        cpuMicrosPerRequest: Math.round(perRequest(busy)),
+        topMicrosPerRequest: cpu,
+        lines: [
+          `CPU profile: ${label.trim()}: isolate busy ${Math.round((100 * busy) / profile.samples.length)}%, ${Math.round(perRequest(busy))} µs/request`,
+          ...top.map(([k, v]) => `  ${String(Math.round(perRequest(v))).padStart(6)} µs  ${k}`),
+        ],
+      };
+    },
+    close: () => ws.close(),
+  };
+}
+
 // --- report -------------------------------------------------------------------------------------
 function report(m, counts, wranglerVersion) {
   const ratio = (a, b) => (a && b && b.rps > 0 ? Math.round((a.rps / b.rps) * 100) / 100 : null);
@@ -434,7 +597,7 @@ function report(m, counts, wranglerVersion) {
     { key: "txMany", what: "POST /transactions, 100 agents", service: m.txMany, baseline: m.writeMany, baselineWhat: "DO+D1 write, 100 objects", ratio: ratio(m.txMany, m.writeMany) },
     {
       key: "large",
-      what: `GET /score/{sid}, ${counts.agents} agents`,
+      what: `GET /score/{sid}, ${counts?.agents ?? SCALE * AGENTS} agents`,
       service: m.scoreLarge,
       baseline: m.score,
       baselineWhat: `same, ${AGENTS} agents`,
@@ -447,7 +610,7 @@ function report(m, counts, wranglerVersion) {
     const t = TARGETS[c.key];
     c.target = t.text;
     c.met = c.ratio === null ? null : t.min !== undefined ? c.ratio >= t.min : c.ratio <= t.max;
-    c.failedRequests = c.service ? c.service.non2xx + c.service.errors + c.service.timeouts : null;
+    c.failedRequests = c.service ? c.service.unexpected + c.service.errors + c.service.timeouts : null;
   }
 
   const cell = (r) => (r ? `${String(r.rps).padStart(8)} ${String(r.p50).padStart(6)} ${String(r.p99).padStart(6)}` : `${"n/a".padStart(8)} ${"".padStart(6)} ${"".padStart(6)}`);
@@ -461,12 +624,38 @@ function report(m, counts, wranglerVersion) {
     const met = c.met === null ? "-" : c.met ? "yes" : "NO";
     lines.push(`${c.what.padEnd(34)} ${cell(c.service)} | ${c.baselineWhat.padEnd(26)}${cell(c.baseline)} | ${ratioText.padEnd(6)} ${c.target.padEnd(20)}${met}`);
   }
+  lines.push("");
+  if (m.writeDirect) {
+    lines.push(`D1 write ceiling (batch of INSERT + UPDATE straight from the Worker, 100 rows): ${m.writeDirect.rps} req/s, p50 ${m.writeDirect.p50} ms, p99 ${m.writeDirect.p99} ms`);
+  }
+  if (m.scoreLarge) lines.push(`Large vs small GET /score latency: p50 ${comparisons[4].ratio}x, p99 ${comparisons[4].p99Ratio}x`);
   lines.push(
-    "",
-    `D1 write ceiling (batch of INSERT + UPDATE straight from the Worker, 100 rows): ${m.writeDirect.rps} req/s, p50 ${m.writeDirect.p50} ms, p99 ${m.writeDirect.p99} ms`,
-    `Large vs small GET /score latency: p50 ${comparisons[4].ratio}x, p99 ${comparisons[4].p99Ratio}x (ratios for writes and reads are req/s service / baseline)`,
+    "Ratios: req/s of the service over req/s of its baseline; for the large data set, p50 latency large over small.",
+    ...(PROFILE ? ["PROFILED RUN: the profiler slows the service, so these ratios are not comparable with the targets."] : []),
     `${CONNECTIONS} connections, ${DURATION}s per measurement after ${WARMUP}s warm-up; ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), Node ${process.version}, ${wranglerVersion}`,
   );
+  if (m.breakdown) {
+    const b = m.breakdown;
+    const ms = (r) => (r && r.rps > 0 ? 1000 / r.rps : null);
+    const row = (what, r, prev, note) => {
+      const cost = ms(r) !== null && prev !== undefined && ms(prev) !== null ? `+${(ms(r) - ms(prev)).toFixed(2)}` : "";
+      return `  ${what.padEnd(44)} ${String(r?.rps ?? "n/a").padStart(8)} ${(ms(r)?.toFixed(2) ?? "").padStart(9)} ${cost.padStart(8)}  ${note}`;
+    };
+    lines.push(
+      "",
+      "Hot-path breakdown (service only; ms/req = 1000 / req/s: the server's time per request at this load)",
+      `  ${"stage".padEnd(44)} ${"req/s".padStart(8)} ${"ms/req".padStart(9)} ${"+ms".padStart(8)}  what the step adds`,
+      row("GET /score, no key (401)", b.noKey, undefined, "app, middleware, routing, error rendering"),
+      row("GET /score, unknown key (401)", b.unknownKey, b.noKey, "sha256 + API key read (D1)"),
+      row("GET /score (200)", m.score, b.unknownKey, "rate-limit object + agent read (D1) + scoring + JSON"),
+      row("POST /transactions, bad outcome (400)", b.txInvalid, b.unknownKey, "rate-limit object + body parse + zod"),
+      row("POST /transactions, unknown agent (404)", b.txUnknownAgent, b.txInvalid, "agent gate read (D1)"),
+      row("POST /transactions, 100 agents (201)", m.txMany, b.txUnknownAgent, "scorer object + 5-statement D1 batch + badge purge"),
+    );
+  }
+  for (const r of Object.values(m).flatMap((v) => (v && v.label ? [v] : Object.values(v ?? {})))) {
+    if (r?.profile) lines.push("", ...r.profile.lines);
+  }
   console.log(lines.join("\n"));
 
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -474,8 +663,9 @@ function report(m, counts, wranglerVersion) {
   const out = {
     startedAt: new Date(started).toISOString(),
     durationSeconds: Math.round((Date.now() - started) / 1000),
+    loadAverage: { start: startLoad, end: loadavg() },
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, wrangler: wranglerVersion, platform: process.platform },
-    settings: { connections: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, agents: AGENTS, transactionsPerAgent: TX_PER_AGENT, scale: SCALE },
+    settings: { profiled: PROFILE, connections: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, agents: AGENTS, transactionsPerAgent: TX_PER_AGENT, scale: SCALE },
     largeDataset: counts,
     measurements: m,
     comparisons: comparisons.map(({ service, baseline, ...c }) => ({ ...c, service: service?.label ?? null, baseline: baseline?.label ?? null })),

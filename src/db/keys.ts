@@ -2,7 +2,7 @@ import type { Database } from "./client";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Scope } from "../http/auth";
 import { db } from "./client";
-import { apiKeys } from "./schema";
+import { apiKeys, operators } from "./schema";
 
 export type KeyRow = typeof apiKeys.$inferSelect;
 
@@ -26,7 +26,7 @@ export async function rotateKey(
   graceEnds: string,
 ) {
   const d = db(d1);
-  const [[created], [old]] = await d.batch([
+  const [[created], [old], [operator]] = await d.batch([
     d.insert(apiKeys)
       .values({ operatorId: current.operatorId, keyHash: next.hash, prefix: next.prefix, scopes: next.scopes.join(" "), createdAt: now })
       .returning(),
@@ -34,8 +34,9 @@ export async function rotateKey(
       .set({ expiresAt: sql`coalesce(min(${apiKeys.expiresAt}, ${graceEnds}), ${graceEnds})` })
       .where(eq(apiKeys.id, current.keyId))
       .returning(),
+    bumpEpoch(d1, current.operatorId),
   ]);
-  return { created, old };
+  return { created, old, epoch: operator.authEpoch };
 }
 
 export const listKeys = (d1: Database, operatorId: number) =>
@@ -46,6 +47,20 @@ export const listKeys = (d1: Database, operatorId: number) =>
  * that lasts (valid, not revoked, not in a rotation grace period): checked in the same statement.
  */
 export async function revokeKey(d1: Database, operatorId: number, keyId: number, now: string) {
+  const d = db(d1);
+  const [[revoked], [operator]] = await d.batch([revokeStatement(d1, operatorId, keyId, now), bumpEpoch(d1, operatorId)]);
+  return { revoked, epoch: operator.authEpoch };
+}
+
+/** Marks cached facts about the operator's keys stale (see src/http/key-cache.ts). */
+const bumpEpoch = (d1: Database, operatorId: number) =>
+  db(d1)
+    .update(operators)
+    .set({ authEpoch: sql`${operators.authEpoch} + 1` })
+    .where(eq(operators.id, operatorId))
+    .returning({ authEpoch: operators.authEpoch });
+
+function revokeStatement(d1: Database, operatorId: number, keyId: number, now: string) {
   return db(d1)
     .update(apiKeys)
     .set({ revokedAt: now })
@@ -58,8 +73,7 @@ export async function revokeKey(d1: Database, operatorId: number, keyId: number,
               and k.revoked_at is null and k.expires_at is null)`,
       ),
     )
-    .returning()
-    .get();
+    .returning();
 }
 
 export const getKey = (d1: Database, operatorId: number, keyId: number) =>

@@ -19,6 +19,7 @@ export async function findKey(d1: Database, keyHash: string) {
       tier: operators.tier,
       rateLimitPerMinute: operators.rateLimitPerMinute,
       rateLimitPerDay: operators.rateLimitPerDay,
+      authEpoch: operators.authEpoch,
     })
     .from(apiKeys)
     .innerJoin(operators, eq(operators.id, apiKeys.operatorId))
@@ -85,7 +86,12 @@ export async function updateOperator(
 ) {
   const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   if (Object.keys(set).length === 0) return getOperator(d1, id);
-  return db(d1).update(operators).set(set).where(eq(operators.id, id)).returning().get();
+  return db(d1)
+    .update(operators)
+    .set({ ...set, authEpoch: sql`${operators.authEpoch} + 1` })
+    .where(eq(operators.id, id))
+    .returning()
+    .get();
 }
 
 export const getOperator = (d1: Database, id: number) =>

@@ -28,6 +28,9 @@ export const operators = sqliteTable("operators", {
   // other): sums over the operator's agents of evidence and evidence x composite, as of each agent's
   // last score update. The operator score is derived from them without reading every agent.
   agentEvidence: real("agent_evidence").notNull().default(0),
+  // Bumped with every change to facts that isolates cache about the operator's keys (revocation,
+  // rotation, tier, verification); see src/http/key-cache.ts.
+  authEpoch: integer("auth_epoch").notNull().default(0),
   agentWeightedComposite: real("agent_weighted_composite").notNull().default(0),
   createdAt: text("created_at").notNull(),
 }, (t) => [uniqueIndex("operators_email").on(t.email)]);

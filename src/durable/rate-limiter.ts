@@ -15,6 +15,13 @@ export interface RateDecision {
   reset: number;
   /** Seconds to wait before a refused request can pass; 0 when allowed. */
   retryAfter: number;
+  /** The caller's facts are older than `epoch`: nothing was counted. */
+  stale: boolean;
+  /**
+   * The newest version announced for the bucket owner's facts (an operator's auth_epoch, raised on
+   * revocation, rotation and admin changes). A caller holding facts of an older epoch reloads them.
+   */
+  epoch: number;
 }
 
 interface WindowState {
@@ -29,7 +36,17 @@ interface WindowState {
  * Time comes from the caller (the Worker's injected clock), never from this object.
  */
 export class RateLimiter extends DurableObject {
-  hit(windows: RateWindow[], now: number): RateDecision {
+  private cleanupAt = 0;
+
+  /**
+   * Counts one request, unless the caller's facts are older than the owner's epoch (`knownEpoch`):
+   * then nothing is counted and the answer is `stale`, so the caller reloads and asks again.
+   */
+  hit(windows: RateWindow[], now: number, knownEpoch?: number): RateDecision {
+    const epoch = this.ctx.storage.kv.get<number>("epoch") ?? 0;
+    if (knownEpoch !== undefined && knownEpoch < epoch) {
+      return { allowed: false, stale: true, limit: windows[0].limit, remaining: 0, reset: 0, retryAfter: 0, epoch };
+    }
     const states = windows.map((w) => this.current(w, now));
     const refused = states.findIndex((s, i) => s.count >= windows[i].limit);
     const allowed = refused === -1;
@@ -42,19 +59,40 @@ export class RateLimiter extends DurableObject {
     const binding = allowed ? tightest(windows, states) : refused;
     const resetMs = states[binding].start + windows[binding].seconds * 1000;
     const remaining = Math.min(...states.map((s, i) => Math.max(0, windows[i].limit - s.count)));
-    // Forget the bucket once its longest window has passed without hits (real time: alarms are real).
-    void this.ctx.storage.setAlarm(Date.now() + Math.max(...windows.map((w) => w.seconds)) * 1000);
+    this.scheduleCleanup(Math.max(...windows.map((w) => w.seconds)) * 1000);
     return {
       allowed,
       limit: windows[0].limit,
       remaining,
       reset: Math.ceil(resetMs / 1000),
       retryAfter: allowed ? 0 : Math.max(1, Math.ceil((resetMs - now) / 1000)),
+      stale: false,
+      epoch,
     };
   }
 
+  /** Announces that the owner's facts changed up to `epoch` (never lowers it). */
+  raiseEpoch(epoch: number): void {
+    if (epoch > (this.ctx.storage.kv.get<number>("epoch") ?? 0)) this.ctx.storage.kv.put("epoch", epoch);
+  }
+
   override async alarm(): Promise<void> {
+    // Idle for a whole window: the counts are over. The epoch stays, so caches never go backwards.
+    const epoch = this.ctx.storage.kv.get<number>("epoch");
     await this.ctx.storage.deleteAll();
+    if (epoch !== undefined) this.ctx.storage.kv.put("epoch", epoch);
+    this.cleanupAt = 0;
+  }
+
+  /**
+   * Forgets the bucket once its longest window has passed without hits (real time: alarms are
+   * real). The alarm is moved at most once per window, not written on every hit.
+   */
+  private scheduleCleanup(windowMs: number): void {
+    const due = Date.now() + windowMs;
+    if (due - this.cleanupAt < windowMs / 2) return;
+    this.cleanupAt = due;
+    void this.ctx.storage.setAlarm(due);
   }
 
   private current(window: RateWindow, now: number): WindowState {

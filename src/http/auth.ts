@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, errors, KEY_PREFIX } from "../domain/errors";
 import { sha256Hex } from "../domain/identifiers";
-import { findKey } from "../db/operators";
 import type { AppEnv } from "../env";
+import { lookupKey, reloadKey, type KeyFacts } from "./key-cache";
 import { consume, rateHeaders, TIERS } from "./rate-limit";
 
 export const SCOPES = ["agents:read", "agents:write", "transactions:write", "verify:write"] as const;
@@ -29,15 +29,20 @@ export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
     const key = match[1];
     if (!key.startsWith(KEY_PREFIX)) throw errors.badKeyFormat();
     const now = c.get("deps").now();
-    const found = await findKey(c.get("db"), await sha256Hex(key));
-    if (!found) throw errors.unknownKey();
+
+    let entry = await lookupKey(c.get("db"), key);
+    if (!entry) throw errors.unknownKey();
+    let decision = await consume(c, `operator:${entry.facts.operatorId}`, windowsOf(entry.facts), entry.epoch);
+    if (decision.stale) {
+      // The operator's keys or limits changed since these facts were read: read them again from the
+      // primary (a revocation takes effect at once everywhere), then count with the new limits.
+      entry = await reloadKey(c.env.DB.withSession("first-primary"), key);
+      if (!entry) throw errors.unknownKey();
+      decision = await consume(c, `operator:${entry.facts.operatorId}`, windowsOf(entry.facts));
+    }
+    const found = entry.facts;
     if (found.revokedAt || (found.expiresAt && Date.parse(found.expiresAt) <= now)) throw errors.revokedKey();
 
-    const tier = TIERS[found.tier];
-    const decision = await consume(c, `operator:${found.operatorId}`, [
-      { limit: found.rateLimitPerMinute ?? tier.perMinute, seconds: 60 },
-      { limit: found.rateLimitPerDay ?? tier.perDay, seconds: 86_400 },
-    ]);
     const headers = rateHeaders(decision);
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
     if (!decision.allowed) throw errors.rateLimited(decision.retryAfter, headers);
@@ -54,6 +59,19 @@ export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
     });
     await next();
   };
+}
+
+function windowsOf(facts: KeyFacts) {
+  const tier = TIERS[facts.tier];
+  return [
+    { limit: facts.rateLimitPerMinute ?? tier.perMinute, seconds: 60 },
+    { limit: facts.rateLimitPerDay ?? tier.perDay, seconds: 86_400 },
+  ];
+}
+
+/** Tells every isolate that cached facts about this operator's keys are older than `epoch`. */
+export async function announceEpoch(c: Context<AppEnv>, operatorId: number, epoch: number): Promise<void> {
+  await c.env.RATE_LIMITER.getByName(`operator:${operatorId}`).raiseEpoch(epoch);
 }
 
 /** Admin routes: the ADMIN_TOKEN secret, compared in constant time; nothing else is accepted. */

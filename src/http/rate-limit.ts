@@ -23,8 +23,8 @@ export const TIERS = {
 export type Tier = keyof typeof TIERS;
 
 /** Counts one request in a bucket; every bucket is its own RateLimiter object. */
-export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[]): Promise<RateDecision> {
-  return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now());
+export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number): Promise<RateDecision> {
+  return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now(), knownEpoch);
 }
 
 /** The client address: CF-Connecting-IP only; X-Forwarded-For is client-controlled and never trusted. */

@@ -4,7 +4,7 @@ import { setAgentStatus } from "../db/agents";
 import { ApiError, errors } from "../domain/errors";
 import { newApiKey } from "../domain/identifiers";
 import type { AppEnv, Env } from "../env";
-import { requireAdmin, SCOPES } from "../http/auth";
+import { announceEpoch, requireAdmin, SCOPES } from "../http/auth";
 import { TIERS } from "../http/rate-limit";
 import { errorResponses, json, jsonBody, sidParam } from "./common";
 
@@ -197,6 +197,7 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
       rateLimitPerDay: body.rate_limit_per_day,
     });
     if (!updated) throw errors.notFound("Operator not found");
+    await announceEpoch(c, updated.id, updated.authEpoch);
     return c.json({ operator: operator(updated) }, 200);
   });
 

@@ -133,7 +133,12 @@ const jsonRoute = createRoute({
 export function registerBadges(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerPath(svgRoute);
   app.openAPIRegistry.registerPath(jsonRoute);
-  // `[^/]+` keeps the parameter inside one path segment.
-  app.get("/badge/:file{[^/]+\\.svg}", (c) => badge(c, c.req.param("file").slice(0, -".svg".length), "svg"));
-  app.get("/badge/:file{[^/]+\\.json}", (c) => badge(c, c.req.param("file").slice(0, -".json".length), "json"));
+  // One Hono route for both formats: two routes with the same parameter under different patterns
+  // make Hono's RegExpRouter give up, and SmartRouter would then use the slower TrieRouter for
+  // every route of the app. `[^/]+` keeps the parameter inside one path segment.
+  app.get("/badge/:file{[^/]+\\.(?:svg|json)}", (c) => {
+    const file = c.req.param("file");
+    const format: Format = file.endsWith(".svg") ? "svg" : "json";
+    return badge(c, file.slice(0, file.length - format.length - 1), format);
+  });
 }

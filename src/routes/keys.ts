@@ -3,7 +3,7 @@ import { getKey, insertKey, listKeys, revokeKey, rotateKey, type KeyRow } from "
 import { ApiError, errors } from "../domain/errors";
 import { newApiKey } from "../domain/identifiers";
 import type { AppEnv } from "../env";
-import { authOf, requireKey, SCOPES, type Scope } from "../http/auth";
+import { announceEpoch, authOf, requireKey, SCOPES, type Scope } from "../http/auth";
 import { bearer, errorResponses, json, jsonBody } from "./common";
 
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
@@ -102,13 +102,14 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     const auth = authOf(c);
     const now = c.get("deps").now();
     const next = await newApiKey();
-    const { created, old } = await rotateKey(
+    const { created, old, epoch } = await rotateKey(
       c.get("db"),
       auth,
       { ...next, scopes: auth.scopes },
       new Date(now).toISOString(),
       new Date(now + ROTATION_GRACE_MS).toISOString(),
     );
+    await announceEpoch(c, auth.operatorId, epoch);
     return c.json({ key: { ...keyView(created, now), api_key: next.key }, previous_key: keyView(old, now) }, 201);
   });
 
@@ -133,8 +134,11 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     const auth = authOf(c);
     const id = c.req.valid("param").id;
     const now = c.get("deps").now();
-    const revoked = await revokeKey(c.get("db"), auth.operatorId, id, new Date(now).toISOString());
-    if (revoked) return c.json({ key: keyView(revoked, now) }, 200);
+    const { revoked, epoch } = await revokeKey(c.get("db"), auth.operatorId, id, new Date(now).toISOString());
+    if (revoked) {
+      await announceEpoch(c, auth.operatorId, epoch);
+      return c.json({ key: keyView(revoked, now) }, 200);
+    }
     const found = await getKey(c.get("db"), auth.operatorId, id);
     if (!found) throw errors.notFound("API key not found");
     if (found.revokedAt) throw new ApiError("conflict", "API key is already revoked");

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newSid } from "../../src/domain/identifiers";
+import { createApp } from "../../src/app";
 import { initialEvidence } from "../../src/domain/scoring";
 import { purgeBadge } from "../../src/routes/badges";
 import { call, createOperator, freshIp, registerAgent } from "../helpers";
@@ -108,5 +109,11 @@ describe("GET /badge/{sid}.svg", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     const other = await call(`/badge/${newSid()}.svg`, { headers: { "cf-connecting-ip": freshIp() } });
     expect(other.status).toBe(404);
+  });
+
+  it("keeps the app on Hono's RegExpRouter (a route it cannot compile would slow every route)", async () => {
+    const app = createApp();
+    await app.request("/badge/nope.svg", {}, env);
+    expect(app.router.name).toBe("SmartRouter + RegExpRouter");
   });
 });

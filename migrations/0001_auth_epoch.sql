@@ -1,0 +1,1 @@
+ALTER TABLE `operators` ADD `auth_epoch` integer DEFAULT 0 NOT NULL;
