@@ -1,31 +1,35 @@
-// `npm run bench [-- --duration 8 --connections 10]`: a local load test of the service against a
-// bare baseline Worker (bench/baseline), both under `wrangler dev` (workerd + local D1 + local
-// Durable Objects) on 127.0.0.1, each with its own throw-away state (--persist-to a temp dir).
+// `npm run bench [-- options]`: a local load test of the service next to a bare baseline Worker
+// (bench/baseline), both under `wrangler dev` (workerd + local D1 + local Durable Objects) on
+// 127.0.0.1, each with its own throw-away state (--persist-to a temp dir, its own dev registry).
 //
-//   1. starts both Workers, seeds the service through its API (an operator with custom limits,
-//      100 agents, 5 transactions each);
+//   1. starts both Workers and seeds the service through its API: an owner and a verified reporter
+//      (custom huge rate limits: tier limits count per operator), 100 agents, 5 transactions each;
 //   2. measures with autocannon (throughput, p50/p99 latency), each next to its baseline:
-//        GET /score/{sid}             vs one D1 point read by primary key
-//        GET /badge/{sid}.svg cached  vs a plain Hono route with a constant SVG
-//        POST /transactions, 1 agent  vs a Durable Object + D1 batch (INSERT + UPDATE), 1 object
-//        POST /transactions, 100 agts vs the same across 100 objects
-//      plus the single-D1 write ceiling (the same D1 batch straight from the Worker, no object);
-//   3. stops the service, adds 100x the agents and history with one SQL file, restarts it and
-//      measures GET /score again (large vs small read latency);
-//   4. a hot-path breakdown: the service's requests cut short at each stage (no key, unknown key,
-//      invalid body after auth and the rate limiter, unknown agent after the agent read), so the
+//        GET /score/{sid}              vs one D1 point read by primary key
+//        GET /badge/{sid}.svg, cached  vs a plain Hono route with a constant SVG
+//        POST /transactions, 1 agent   vs a Durable Object + D1 batch (INSERT + UPDATE), 1 object
+//        POST /transactions, 100 agts  vs the same across 100 objects
+//      and the single-D1 write ceiling (the same D1 batch straight from the Worker, no object);
+//   3. a hot-path breakdown: the service's requests cut short at each stage (no key, unknown key,
+//      bad body after auth and the rate limiter, unknown agent after the agent read); the
 //      differences show what each stage costs;
+//   4. copies the service's state, adds 100x the agents and history to the copy with one SQL file,
+//      runs the small and the large service side by side and compares GET /score latency;
 //   5. prints a table and writes bench/results/<timestamp>.json.
 //
-// Options: --duration <s> (8), --warmup <s> (1), --connections <n> (10), --no-breakdown, --profile,
-// --only <list> (see ONLY below).
+// The machine is shared and small, so a service and its baseline are measured in alternating slices
+// (4 rounds each) rather than one after the other: a burst of background load hits both.
+// It ends by itself (hard deadline below), kills every process it started on exit and on error, and
+// only talks to 127.0.0.1. docs/performance.md explains the numbers.
 //
-// It ends by itself (hard deadline below), kills every process it started on exit and on error,
-// and only talks to 127.0.0.1. docs/performance.md explains the numbers.
+// Options: --duration <s> per measurement (8), --warmup <s> (1), --connections <n> (10),
+// --only <score,badge,txOne,txMany,ceiling,breakdown,large>, --no-breakdown, --profile (attach
+// V8's sampling profiler to the service through wrangler's inspector port and print where each
+// request's CPU time goes; it slows the service, so a profiled run's ratios are not comparable).
 import autocannon from "autocannon";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -41,21 +45,16 @@ const wrangler = join(bin, process.platform === "win32" ? "wrangler.cmd" : "wran
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
   const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
 };
-const DURATION = option("duration", 8); // seconds per measurement
-const WARMUP = option("warmup", 1); // seconds of unrecorded load before each measurement
-const CONNECTIONS = option("connections", 10);
-const flag = (name) => argv.includes(`--${name}`);
-// --no-breakdown skips the hot-path breakdown (the service's requests cut short at each stage).
-const BREAKDOWN = !flag("no-breakdown");
-// --profile attaches V8's sampling profiler (through wrangler's inspector port) to the service during
-// its measurements and prints where each request's CPU time goes. It slows the service: ratios from
-// a profiled run are not comparable with the targets.
-const PROFILE = flag("profile");
-// --only score,badge,txOne,txMany,ceiling,breakdown,large runs just those (large implies score).
-const ONLY = argv.includes("--only") ? new Set(String(argv[argv.indexOf("--only") + 1] ?? "").split(",")) : null;
-const want = (key) => !ONLY || ONLY.has(key) || (key === "score" && ONLY.has("large"));
+const DURATION = Number(option("duration", 8)); // seconds of measured load per measurement
+const WARMUP = Number(option("warmup", 1)); // seconds of unrecorded load before each
+const CONNECTIONS = Number(option("connections", 10));
+const ROUNDS = 4; // alternating slices per measurement
+const BREAKDOWN = !argv.includes("--no-breakdown");
+const PROFILE = argv.includes("--profile");
+const ONLY = option("only", null)?.split(",") ?? null;
+const want = (key) => !ONLY || ONLY.includes(key);
 const AGENTS = 100;
 const TX_PER_AGENT = 5;
 const SCALE = 100; // the large data set: 100x the agents and their history
@@ -67,7 +66,7 @@ const TARGETS = {
   badge: { min: 0.9, text: "≥ 0.9x bare route" },
   txOne: { min: 0.7, text: "≥ 0.7x DO+D1 write" },
   txMany: { min: 0.7, text: "≥ 0.7x DO+D1 write" },
-  large: { max: 1.2, text: "≤ 1.2x small" },
+  large: { max: 1.2, text: "≤ 1.2x small (p50)" },
 };
 
 // --- child processes ----------------------------------------------------------------------------
@@ -83,7 +82,7 @@ const registry = mkdtempSync(join(tmpdir(), "bench-registry-"));
 tempDirs.push(registry);
 const childEnv = {
   ...process.env,
-  // wrangler and its node shim from node_modules/.bin (Node 22), whatever `node` ran this script.
+  // wrangler and the Node 22 shim from node_modules/.bin, whatever `node` runs this script.
   PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`,
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
   WRANGLER_SEND_METRICS: "false",
@@ -191,6 +190,14 @@ async function waitReady(child, base, path) {
   throw new Error(`${child.label} did not become ready:\n${child.output()}`);
 }
 
+/** A service instance: wrangler dev on free ports, ready to serve. */
+async function startService(label, persistTo, adminToken) {
+  const [port, inspector] = await Promise.all([freePort(), freePort()]);
+  const args = ["--inspector-port", String(inspector), "--var", `ADMIN_TOKEN:${adminToken}`];
+  const child = startWorker(label, root, port, persistTo, args);
+  return { child, url: `http://${HOST}:${port}`, inspector };
+}
+
 async function api(base, path, { method = "GET", headers = {}, body } = {}) {
   const init = { method, headers: { "cf-connecting-ip": "192.0.2.1", ...headers } };
   if (body !== undefined) {
@@ -231,67 +238,109 @@ async function pool(items, concurrency, work) {
 const pick = (list) => list[Math.floor(Math.random() * list.length)];
 const OUTCOMES = ["success", "success", "success", "partial", "failure", "timeout"];
 const txBody = (sid) => ({ sid, transactionType: "task_completion", outcome: pick(OUTCOMES), qualitySignal: 600 + Math.floor(Math.random() * 400) });
+const round2 = (x) => Math.round(x * 100) / 100;
 
 // --- load generation ----------------------------------------------------------------------------
 /**
- * One autocannon run. `next()` gives each request's path (and body), so requests spread over the
- * agents or objects. A progress line shows the seconds done and the last second's rate.
+ * One autocannon slice. `spec.next()` gives each request's path (and body), so requests spread over
+ * agents or objects. Every response time is kept, so slices can be merged into one distribution.
  */
-async function load(label, base, { method = "GET", headers = {}, next, seconds = DURATION, quiet = false, expect = null }) {
+async function slice(entry, seconds, progress) {
+  const { url, spec } = entry;
+  const method = spec.method ?? "GET";
   const instance = autocannon({
-    url: base,
+    url,
     connections: CONNECTIONS,
     duration: seconds,
     method,
-    headers: { "cf-connecting-ip": "192.0.2.10", ...headers, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
+    headers: { "cf-connecting-ip": "192.0.2.10", ...spec.headers, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
     requests: [
       {
         setupRequest: (req) => {
-          const { path, body } = next();
+          const { path, body } = spec.next();
           return { ...req, path, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
         },
       },
     ],
   });
+  const times = [];
+  instance.on("response", (_client, _status, _bytes, time) => times.push(time));
   let second = 0;
-  const tty = process.stderr.isTTY;
   instance.on("tick", ({ counter }) => {
     second += 1;
-    if (quiet || second > seconds) return;
-    const line = `  ${label.padEnd(44)} ${String(second).padStart(2)}/${seconds}s  ${String(counter).padStart(6)} req/s`;
-    if (tty) process.stderr.write(`\r${line}`);
-    else if (second % 4 === 0 || second === seconds) process.stderr.write(`${line}\n`);
+    if (progress && second <= seconds) progress(second, counter);
   });
   const result = await instance;
-  if (tty && !quiet) process.stderr.write("\r\x1b[K");
-  // Counted as served: 2xx, or for a stage that is cut short on purpose, its expected status.
+  // Served: 2xx, or for a stage cut short on purpose, its expected status.
   const total = result["2xx"] + result.non2xx;
-  const ok = expect === null ? result["2xx"] : (result.statusCodeStats?.[expect]?.count ?? 0);
-  return {
-    label,
-    rps: Math.round((ok / result.duration) * 10) / 10,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    mean: result.latency.average,
-    requests: total,
-    ok,
-    unexpected: total - ok,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: result.statusCodeStats,
-    seconds: result.duration,
-  };
+  const ok = spec.expect ? (result.statusCodeStats?.[spec.expect]?.count ?? 0) : result["2xx"];
+  return { seconds: result.duration, total, ok, errors: result.errors, timeouts: result.timeouts, codes: result.statusCodeStats, times };
 }
 
-async function measure(label, base, spec, profiler = null) {
-  if (WARMUP > 0) await load(`${label} (warm-up)`, base, { ...spec, seconds: WARMUP, quiet: true });
-  if (profiler) await profiler.start();
-  const r = await load(label, base, spec);
-  if (profiler) r.profile = await profiler.stop(r.requests, label);
-  const bad = r.unexpected + r.errors + r.timeouts;
-  const flag = bad > 0 ? `  !! ${bad} failed (${JSON.stringify(r.statusCodes)})` : "";
-  log(`${label}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${flag}`);
-  return r;
+function percentile(sorted, q) {
+  if (sorted.length === 0) return null;
+  return round2(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+}
+
+/**
+ * Measures several entries ({key, label, url, spec, profile}) in alternating slices: a warm-up of
+ * each, then ROUNDS rounds in which each runs for seconds/ROUNDS. Returns key -> summary.
+ */
+async function measureSet(entries, { seconds = DURATION, profiler = null } = {}) {
+  const sliceSeconds = Math.max(1, Math.round(seconds / ROUNDS));
+  for (const entry of entries) if (WARMUP > 0) await slice(entry, WARMUP, null);
+  const parts = new Map(entries.map((e) => [e.key, []]));
+  const profiles = new Map();
+  const tty = process.stderr.isTTY;
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const entry of entries) {
+      const progress = (s, rate) => {
+        const line = `  ${entry.label.padEnd(46)} round ${round}/${ROUNDS}  ${s}/${sliceSeconds}s  ${String(rate).padStart(6)} req/s`;
+        if (tty) process.stderr.write(`\r${line}\x1b[K`);
+        else if (s === sliceSeconds) process.stderr.write(`${line}\n`);
+      };
+      const profiled = profiler && entry.profile;
+      if (profiled) await profiler.start();
+      const part = await slice(entry, sliceSeconds, progress);
+      if (profiled) profiles.set(entry.key, await profiler.stop(entry.label, profiles.get(entry.key)));
+      parts.get(entry.key).push(part);
+    }
+  }
+  if (tty) process.stderr.write("\r\x1b[K");
+
+  const out = {};
+  for (const entry of entries) {
+    const list = parts.get(entry.key);
+    const sum = (f) => list.reduce((a, p) => a + f(p), 0);
+    const secondsTotal = sum((p) => p.seconds);
+    const ok = sum((p) => p.ok);
+    const total = sum((p) => p.total);
+    const times = list.flatMap((p) => p.times).sort((a, b) => a - b);
+    const codes = {};
+    for (const p of list) for (const [code, { count }] of Object.entries(p.codes ?? {})) codes[code] = (codes[code] ?? 0) + count;
+    const r = {
+      label: entry.label,
+      rps: round2(ok / secondsTotal),
+      p50: percentile(times, 0.5),
+      p99: percentile(times, 0.99),
+      mean: round2(times.reduce((a, t) => a + t, 0) / Math.max(1, times.length)),
+      requests: total,
+      ok,
+      unexpected: total - ok,
+      errors: sum((p) => p.errors),
+      timeouts: sum((p) => p.timeouts),
+      statusCodes: codes,
+      seconds: secondsTotal,
+      roundsRps: list.map((p) => round2(p.ok / p.seconds)),
+    };
+    const profile = profiles.get(entry.key);
+    if (profile) r.profile = profile.summary(total);
+    const bad = r.unexpected + r.errors + r.timeouts;
+    const flag = bad > 0 ? `  !! ${bad} not as expected (${JSON.stringify(codes)})` : "";
+    log(`${entry.label}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (rounds ${r.roundsRps.join(", ")})${flag}`);
+    out[entry.key] = r;
+  }
+  return out;
 }
 
 // --- the run ------------------------------------------------------------------------------------
@@ -302,21 +351,21 @@ async function main() {
   tempDirs.push(svcState, baseState);
   const adminToken = `bench-${randomBytes(16).toString("hex")}`;
   const wranglerVersion = run(["--version"], root).trim();
+  const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout?.trim() || null;
+  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).stdout?.trim().length > 0;
 
   log("applying D1 migrations to temp state dirs");
   run(["d1", "migrations", "apply", "DB", "--local", "--persist-to", svcState], root);
   run(["d1", "migrations", "apply", "DB", "--local", "--persist-to", baseState], baselineDir);
 
-  const [svcPort, svcInspector, basePort, baseInspector] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const svcArgs = (inspector) => ["--inspector-port", String(inspector), "--var", `ADMIN_TOKEN:${adminToken}`];
-  let service = startWorker("service", root, svcPort, svcState, svcArgs(svcInspector));
+  let service = await startService("service", svcState, adminToken);
+  const [basePort, baseInspector] = await Promise.all([freePort(), freePort()]);
   const baseline = startWorker("baseline", baselineDir, basePort, baseState, ["--inspector-port", String(baseInspector)]);
-  let svc = `http://${HOST}:${svcPort}`;
   const base = `http://${HOST}:${basePort}`;
-  log(`starting the service on ${svc} and the baseline on ${base}`);
-  await Promise.all([waitReady(service, svc, "/score/SID-0x0000000000000000"), waitReady(baseline, base, "/plain")]);
-  const profiler = PROFILE ? await attachProfiler(svcInspector) : null;
-  const sp = profiler; // service measurements only
+  log(`starting the service on ${service.url} and the baseline on ${base}`);
+  await Promise.all([waitReady(service.child, service.url, "/score/SID-0x0000000000000000"), waitReady(baseline, base, "/plain")]);
+  let profiler = PROFILE ? await attachProfiler(service.inspector) : null;
+  const svc = service.url;
 
   // Seed: an owner and an independent (verified) reporter, both with custom huge limits.
   log(`seeding ${AGENTS} agents x ${TX_PER_AGENT} transactions`);
@@ -352,110 +401,132 @@ async function main() {
   const template = seeded.pop();
   const sids = seeded;
   const items = Array.from({ length: AGENTS }, (_, i) => `item-${i}`);
+  const randomItem = (route) => () => {
+    const item = pick(items);
+    return { path: `/${route}/${item}`, body: txBody(item) };
+  };
 
-  // Measurements, each next to its baseline.
+  // Each service measurement next to its baseline.
   const m = {};
-  if (want("score")) {
-    m.score = await measure("service  GET /score/{sid} (100 agents)", svc, { headers: reporter.auth, next: () => ({ path: `/score/${pick(sids)}` }) }, sp);
-    m.read = await measure("baseline D1 point read by primary key", base, { next: () => ({ path: `/read/${pick(items)}` }) });
-  }
+  const pair = async (svcKey, svcLabel, svcSpec, baseKey, baseLabel, baseSpec) =>
+    Object.assign(
+      m,
+      await measureSet(
+        [
+          { key: svcKey, label: `service  ${svcLabel}`, url: svc, spec: svcSpec, profile: true },
+          { key: baseKey, label: `baseline ${baseLabel}`, url: base, spec: baseSpec },
+        ],
+        { profiler },
+      ),
+    );
+  const scoreSpec = (list) => ({ headers: reporter.auth, next: () => ({ path: `/score/${pick(list)}` }) });
 
+  if (want("score")) {
+    await pair("score", "GET /score/{sid}", scoreSpec(sids), "read", "D1 point read by primary key", { next: () => ({ path: `/read/${pick(items)}` }) });
+  }
   if (want("badge")) {
     // Every badge into the edge cache first (100 misses, under the 120/min per-IP limit).
     const warmed = await pool(sids, CONNECTIONS, (sid) => api(svc, `/badge/${sid}.svg`, { headers: { "cf-connecting-ip": "192.0.2.20" } }));
-    const badgeStatus = warmed.find((r) => r.status !== 200)?.status;
-    if (badgeStatus === undefined) {
-      m.badge = await measure("service  GET /badge/{sid}.svg (cached)", svc, { next: () => ({ path: `/badge/${pick(sids)}.svg` }) }, sp);
+    const status = warmed.find((r) => r.status !== 200)?.status;
+    if (status === undefined) {
+      await pair("badge", "GET /badge/{sid}.svg (cached)", { next: () => ({ path: `/badge/${pick(sids)}.svg` }) }, "plain", "plain Hono route", {
+        next: () => ({ path: "/plain" }),
+      });
     } else {
-      log(`skipping the badge measurement: GET /badge/{sid}.svg answered ${badgeStatus} (is registerBadges(app) in src/app.ts?)`);
+      log(`skipping the badge: GET /badge/{sid}.svg answered ${status} (is registerBadges(app) in src/app.ts?)`);
     }
-    m.plain = await measure("baseline plain Hono route", base, { next: () => ({ path: "/plain" }) });
   }
-
   if (want("txOne")) {
     const one = sids[0];
-    m.txOne = await measure("service  POST /transactions (1 agent)", svc, {
-      method: "POST",
-      headers: reporter.auth,
-      next: () => ({ path: "/transactions", body: txBody(one) }),
-    }, sp);
-    m.writeOne = await measure("baseline DO + D1 batch write (1 object)", base, {
-      method: "POST",
-      next: () => ({ path: `/write/${items[0]}`, body: txBody(items[0]) }),
-    });
+    await pair(
+      "txOne",
+      "POST /transactions (1 agent)",
+      { method: "POST", headers: reporter.auth, next: () => ({ path: "/transactions", body: txBody(one) }) },
+      "writeOne",
+      "DO + D1 batch write (1 object)",
+      { method: "POST", next: () => ({ path: `/write/${items[0]}`, body: txBody(items[0]) }) },
+    );
   }
   if (want("txMany")) {
-    m.txMany = await measure("service  POST /transactions (100 agents)", svc, {
-      method: "POST",
-      headers: reporter.auth,
-      next: () => ({ path: "/transactions", body: txBody(pick(sids)) }),
-    }, sp);
-    m.writeMany = await measure("baseline DO + D1 batch write (100 objects)", base, {
-      method: "POST",
-      next: () => {
-        const item = pick(items);
-        return { path: `/write/${item}`, body: txBody(item) };
-      },
-    });
+    await pair(
+      "txMany",
+      "POST /transactions (100 agents)",
+      { method: "POST", headers: reporter.auth, next: () => ({ path: "/transactions", body: txBody(pick(sids)) }) },
+      "writeMany",
+      "DO + D1 batch write (100 objects)",
+      { method: "POST", next: randomItem("write") },
+    );
   }
   if (want("ceiling")) {
-    m.writeDirect = await measure("baseline D1 batch write, no DO (D1 ceiling)", base, {
-      method: "POST",
-      next: () => {
-        const item = pick(items);
-        return { path: `/write-direct/${item}`, body: txBody(item) };
-      },
-    });
+    Object.assign(
+      m,
+      await measureSet([{ key: "writeDirect", label: "baseline D1 batch write, no DO (D1 ceiling)", url: base, spec: { method: "POST", next: randomItem("write-direct") } }]),
+    );
   }
 
-  // The hot path cut short at each stage: differences between these show what each stage costs.
+  // The hot path cut short at each stage, interleaved; differences show what each stage costs.
   if (BREAKDOWN && want("breakdown")) {
-    const stage = (label, spec) => measure(`service  ${label}`, svc, spec, sp);
     const unknownKey = { authorization: `Bearer sk_svc_${"0".repeat(64)}` };
-    m.breakdown = {
-      noKey: await stage("GET /score, no key (401)", { expect: 401, next: () => ({ path: `/score/${pick(sids)}` }) }),
-      unknownKey: await stage("GET /score, unknown key (401)", { expect: 401, headers: unknownKey, next: () => ({ path: `/score/${pick(sids)}` }) }),
-      txInvalid: await stage("POST /transactions, bad outcome (400)", {
-        expect: 400,
-        method: "POST",
-        headers: reporter.auth,
-        next: () => ({ path: "/transactions", body: { ...txBody(pick(sids)), outcome: "unknown" } }),
-      }),
-      txUnknownAgent: await stage("POST /transactions, unknown agent (404)", {
-        expect: 404,
-        method: "POST",
-        headers: reporter.auth,
-        next: () => ({ path: "/transactions", body: txBody("SID-0x0000000000000001") }),
-      }),
-    };
+    const stage = (key, label, spec) => ({ key, label: `service  ${label}`, url: svc, spec, profile: true });
+    m.breakdown = await measureSet(
+      [
+        stage("noKey", "GET /score, no key (401)", { expect: 401, next: () => ({ path: `/score/${pick(sids)}` }) }),
+        stage("unknownKey", "GET /score, unknown key (401)", { expect: 401, headers: unknownKey, next: () => ({ path: `/score/${pick(sids)}` }) }),
+        stage("score", "GET /score (200)", scoreSpec(sids)),
+        stage("txInvalid", "POST /transactions, bad outcome (400)", {
+          expect: 400,
+          method: "POST",
+          headers: reporter.auth,
+          next: () => ({ path: "/transactions", body: { ...txBody(pick(sids)), outcome: "unknown" } }),
+        }),
+        stage("txUnknownAgent", "POST /transactions, unknown agent (404)", {
+          expect: 404,
+          method: "POST",
+          headers: reporter.auth,
+          next: () => ({ path: "/transactions", body: txBody("SID-0x0000000000000001") }),
+        }),
+        stage("txMany", "POST /transactions, 100 agents (201)", {
+          method: "POST",
+          headers: reporter.auth,
+          next: () => ({ path: "/transactions", body: txBody(pick(sids)) }),
+        }),
+      ],
+      { seconds: Math.max(ROUNDS, DURATION / 2), profiler },
+    );
   }
   profiler?.close();
+  profiler = null;
 
-  // 100x the agents and their history, written straight into the stopped service's local D1.
+  // 100x the agents and their history, added to a copy of the stopped service's state; then the
+  // small and the large service run side by side, measured in alternating slices.
   let counts = null;
+  await stopWorker(service.child);
   if (want("large")) {
-    log(`stopping the service; adding ${SCALE}x agents and history`);
-    await stopWorker(service);
-    counts = seedLarge(svcState, template);
-    log(`now ${counts.agents} agents, ${counts.transactions} transactions, ${counts.score_events} score events`);
-    const [port2, inspector2] = await Promise.all([freePort(), freePort()]);
-    service = startWorker("service (large)", root, port2, svcState, svcArgs(inspector2));
-    svc = `http://${HOST}:${port2}`;
-    await waitReady(service, svc, "/score/SID-0x0000000000000000");
+    log(`adding ${SCALE}x agents and history to a copy of the service's state`);
+    const largeState = mkdtempSync(join(tmpdir(), "bench-service-large-"));
+    tempDirs.push(largeState);
+    cpSync(svcState, largeState, { recursive: true });
+    counts = seedLarge(largeState, template);
+    log(`large: ${counts.agents} agents, ${counts.transactions} transactions, ${counts.score_events} score events`);
+    const small = await startService("service (small)", svcState, adminToken);
+    const large = await startService("service (large)", largeState, adminToken);
+    await Promise.all([waitReady(small.child, small.url, "/score/SID-0x0000000000000000"), waitReady(large.child, large.url, "/score/SID-0x0000000000000000")]);
     const allSids = [...sids, ...Array.from({ length: AGENTS * SCALE - AGENTS }, (_, i) => largeSid(i + 1))];
-    m.scoreLarge = await measure(`service  GET /score/{sid} (${allSids.length} agents)`, svc, {
-      headers: reporter.auth,
-      next: () => ({ path: `/score/${pick(allSids)}` }),
-    });
+    const r = await measureSet([
+      { key: "scoreSmall", label: `service  GET /score/{sid}, ${AGENTS} agents`, url: small.url, spec: scoreSpec(sids) },
+      { key: "scoreLarge", label: `service  GET /score/{sid}, ${allSids.length} agents`, url: large.url, spec: scoreSpec(allSids) },
+    ]);
+    Object.assign(m, r);
+    await Promise.all([stopWorker(small.child), stopWorker(large.child)]);
   }
-  await Promise.all([stopWorker(service), stopWorker(baseline)]);
+  await stopWorker(baseline);
 
-  report(m, counts, wranglerVersion);
+  report(m, counts, { wranglerVersion, commit, dirty });
 }
 
 const largeSid = (i) => `SID-0xbe${i.toString(16).padStart(14, "0")}`;
 
-/** One SQL file: each generated agent copies a seeded agent's row and history under a new SID. */
+/** One SQL file: each generated agent copies the template agent's row and history under a new SID. */
 function seedLarge(persistTo, templateSid) {
   const d1 = (extra) => JSON.parse(run(["d1", "execute", "DB", "--local", "--persist-to", persistTo, "--json", ...extra], root));
   const tables = ["agents", "transactions", "score_events", "config_history"];
@@ -469,27 +540,26 @@ function seedLarge(persistTo, templateSid) {
 
   const n = AGENTS * SCALE - AGENTS;
   const newSid = "'SID-0xbe' || printf('%014x', n.i)";
-  const statements = tables.map((table) => {
-    const cols = columns[table].filter((c) => c !== "id"); // AUTOINCREMENT ids are assigned anew
-    const exprs = cols.map((c) => (c === "sid" ? newSid : table === "agents" && c === "name" ? "'Bench agent ' || n.i" : `t.${c}`));
-    return `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})
+  const statements = tables
+    .filter((table) => columns[table])
+    .map((table) => {
+      const cols = columns[table].filter((c) => c !== "id"); // AUTOINCREMENT ids are assigned anew
+      const exprs = cols.map((c) => (c === "sid" ? newSid : table === "agents" && c === "name" ? "'Bench agent ' || n.i" : `t.${c}`));
+      return `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})
 INSERT INTO ${table} (${cols.join(", ")}) SELECT ${exprs.join(", ")} FROM n, (SELECT * FROM ${table} WHERE sid = '${templateSid}') t;`;
-  });
+    });
   const file = join(persistTo, "bench-large.sql");
   writeFileSync(file, `${statements.join("\n")}\n`);
   d1(["--file", file, "--yes"]);
-  const [{ results: counted }] = d1([
-    "--command",
-    `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t}) AS ${t}`).join(", ")}`,
-  ]);
+  const [{ results: counted }] = d1(["--command", `SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t}) AS ${t}`).join(", ")}`]);
   return counted[0];
 }
 
-// --- profiler (--profile) ----------------------------------------------------------------------
+// --- profiler (--profile) -----------------------------------------------------------------------
 /**
- * V8's sampling profiler on the service's isolate, through wrangler's inspector proxy. Each
- * measurement's samples are summed per package (node_modules/<pkg>) or source file (src/...), using
- * the section comments esbuild leaves in wrangler's bundle, and reported as CPU time per request.
+ * V8's sampling profiler on the service's isolate, through wrangler's inspector proxy. Samples are
+ * summed per package (node_modules/<pkg>) or source file (src/...), using the section comments
+ * esbuild leaves in wrangler's bundle, and reported as CPU time per request.
  */
 async function attachProfiler(inspectorPort) {
   const ws = new WebSocket(`ws://${HOST}:${inspectorPort}/ws`, { headers: { Origin: "http://localhost" } });
@@ -515,18 +585,20 @@ async function attachProfiler(inspectorPort) {
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 200 });
   const outDir = mkdtempSync(join(tmpdir(), "bench-profiles-"));
-  log(`profiling the service; .cpuprofile files (open in Chrome DevTools) go to ${outDir}`);
+  log(`profiling the service; .cpuprofile files (open them in Chrome DevTools) go to ${outDir}`);
 
+  let moduleOf = null;
   const moduleMap = () => {
-    // The newest wrangler dev bundle of this project: section comments name each module.
-    const dirs = readdirSync(join(root, ".wrangler", "tmp"))
+    // The newest wrangler dev bundle of this project: esbuild's section comments name each module.
+    const tmp = join(root, ".wrangler", "tmp");
+    const bundles = (existsSync(tmp) ? readdirSync(tmp) : [])
       .filter((d) => d.startsWith("dev-"))
-      .map((d) => join(root, ".wrangler", "tmp", d, "index.js"))
+      .map((d) => join(tmp, d, "index.js"))
       .filter((f) => existsSync(f))
       .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
     const sections = [];
-    if (dirs[0]) {
-      readFileSync(dirs[0], "utf8")
+    if (bundles[0]) {
+      readFileSync(bundles[0], "utf8")
         .split("\n")
         .forEach((line, i) => {
           const match = /^\/\/ (\S+\.(?:ts|js|mjs|cjs))$/.exec(line);
@@ -551,45 +623,52 @@ async function attachProfiler(inspectorPort) {
 
   return {
     start: () => send("Profiler.start"),
-    async stop(requests, label) {
+    /** Stops the profiler and adds its samples to `acc` (one accumulator per measurement). */
+    async stop(label, acc = { byModule: new Map(), busyMs: 0, first: true }) {
       const { result } = await send("Profiler.stop");
       const profile = result.profile;
-      writeFileSync(join(outDir, `${label.trim().replace(/[^a-z0-9]+/gi, "-")}.cpuprofile`), JSON.stringify(profile));
-      const moduleOf = moduleMap();
+      if (acc.first) {
+        writeFileSync(join(outDir, `${label.trim().replace(/[^a-z0-9]+/gi, "-")}.cpuprofile`), JSON.stringify(profile));
+        acc.first = false;
+      }
+      moduleOf ??= moduleMap();
       const nodes = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
-      const msPerSample = (profile.endTime - profile.startTime) / profile.samples.length / 1000;
-      const byModule = new Map();
-      let busy = 0;
+      const msPerSample = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length) / 1000;
       for (const id of profile.samples) {
         const frame = nodes.get(id);
         if (frame.functionName === "(idle)") continue;
-        busy += 1;
         const where = !frame.url
-          ? frame.functionName.startsWith("(") ? frame.functionName : "(runtime: fetch, RPC, cache, crypto...)"
-          : frame.url === "index.js" || frame.url.endsWith("/index.js") ? moduleOf(frame.lineNumber) : frame.url;
-        byModule.set(where, (byModule.get(where) ?? 0) + 1);
+          ? frame.functionName.startsWith("(")
+            ? frame.functionName
+            : "(runtime: fetch, RPC, cache, crypto, ...)"
+          : frame.url === "index.js" || frame.url.endsWith("/index.js")
+            ? moduleOf(frame.lineNumber)
+            : frame.url;
+        acc.byModule.set(where, (acc.byModule.get(where) ?? 0) + msPerSample);
+        acc.busyMs += msPerSample;
       }
-      const perRequest = (samples) => (samples * msPerSample * 1000) / Math.max(1, requests);
-      const top = [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 10);
-      const cpu = Object.fromEntries(top.map(([k, v]) => [k, Math.round(perRequest(v))]));
-      return {
-        busyPercent: Math.round((100 * busy) / profile.samples.length),
-        cpuMicrosPerRequest: Math.round(perRequest(busy)),
-        topMicrosPerRequest: cpu,
-        lines: [
-          `CPU profile: ${label.trim()}: isolate busy ${Math.round((100 * busy) / profile.samples.length)}%, ${Math.round(perRequest(busy))} µs/request`,
-          ...top.map(([k, v]) => `  ${String(Math.round(perRequest(v))).padStart(6)} µs  ${k}`),
-        ],
+      acc.summary = (requests) => {
+        const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, requests));
+        const top = [...acc.byModule].sort((a, b) => b[1] - a[1]).slice(0, 10);
+        return {
+          cpuMicrosPerRequest: perRequest(acc.busyMs),
+          topMicrosPerRequest: Object.fromEntries(top.map(([k, v]) => [k, perRequest(v)])),
+          lines: [
+            `CPU profile, ${label.trim()}: ${perRequest(acc.busyMs)} µs of isolate CPU per request`,
+            ...top.map(([k, v]) => `  ${String(perRequest(v)).padStart(6)} µs  ${k}`),
+          ],
+        };
       };
+      return acc;
     },
     close: () => ws.close(),
   };
 }
 
 // --- report -------------------------------------------------------------------------------------
-function report(m, counts, wranglerVersion) {
-  const ratio = (a, b) => (a && b && b.rps > 0 ? Math.round((a.rps / b.rps) * 100) / 100 : null);
-  const latencyRatio = (a, b, key) => (a && b && b[key] > 0 ? Math.round((a[key] / b[key]) * 100) / 100 : null);
+function report(m, counts, { wranglerVersion, commit, dirty }) {
+  const ratio = (a, b) => (a && b && b.rps > 0 ? round2(a.rps / b.rps) : null);
+  const latencyRatio = (a, b, key) => (a && b && b[key] > 0 ? round2(a[key] / b[key]) : null);
   const comparisons = [
     { key: "score", what: "GET /score/{sid}", service: m.score, baseline: m.read, baselineWhat: "D1 point read", ratio: ratio(m.score, m.read) },
     { key: "badge", what: "GET /badge/{sid}.svg (cached)", service: m.badge, baseline: m.plain, baselineWhat: "bare Hono route", ratio: ratio(m.badge, m.plain) },
@@ -597,65 +676,68 @@ function report(m, counts, wranglerVersion) {
     { key: "txMany", what: "POST /transactions, 100 agents", service: m.txMany, baseline: m.writeMany, baselineWhat: "DO+D1 write, 100 objects", ratio: ratio(m.txMany, m.writeMany) },
     {
       key: "large",
-      what: `GET /score/{sid}, ${counts?.agents ?? SCALE * AGENTS} agents`,
+      what: `GET /score, ${counts?.agents ?? AGENTS * SCALE} agents`,
       service: m.scoreLarge,
-      baseline: m.score,
+      baseline: m.scoreSmall,
       baselineWhat: `same, ${AGENTS} agents`,
-      // Latency: large over small (lower is better), p50.
-      ratio: latencyRatio(m.scoreLarge, m.score, "p50"),
-      p99Ratio: latencyRatio(m.scoreLarge, m.score, "p99"),
+      ratio: latencyRatio(m.scoreLarge, m.scoreSmall, "p50"),
+      p99Ratio: latencyRatio(m.scoreLarge, m.scoreSmall, "p99"),
     },
   ];
   for (const c of comparisons) {
     const t = TARGETS[c.key];
     c.target = t.text;
     c.met = c.ratio === null ? null : t.min !== undefined ? c.ratio >= t.min : c.ratio <= t.max;
-    c.failedRequests = c.service ? c.service.unexpected + c.service.errors + c.service.timeouts : null;
   }
 
-  const cell = (r) => (r ? `${String(r.rps).padStart(8)} ${String(r.p50).padStart(6)} ${String(r.p99).padStart(6)}` : `${"n/a".padStart(8)} ${"".padStart(6)} ${"".padStart(6)}`);
+  const num = (x, w) => String(x ?? "").padStart(w);
+  const cell = (r) => (r ? `${num(r.rps, 8)} ${num(r.p50, 7)} ${num(r.p99, 7)}` : `${num("n/a", 8)} ${num("", 7)} ${num("", 7)}`);
   const lines = [
     "",
-    `${"".padEnd(34)} ${"service".padEnd(22)} | ${"baseline".padEnd(50)}`,
-    `${"measurement".padEnd(34)} ${"req/s".padStart(8)} ${"p50ms".padStart(6)} ${"p99ms".padStart(6)} | ${"".padEnd(26)}${"req/s".padStart(8)} ${"p50ms".padStart(6)} ${"p99ms".padStart(6)} | ratio  target              met`,
+    `${"".padEnd(32)} ${"service".padEnd(24)} | ${"baseline".padEnd(50)} |`,
+    `${"measurement".padEnd(32)} ${num("req/s", 8)} ${num("p50 ms", 7)} ${num("p99 ms", 7)} | ${"".padEnd(26)}${num("req/s", 8)} ${num("p50 ms", 7)} ${num("p99 ms", 7)} | ratio  target               met`,
   ];
   for (const c of comparisons) {
     const ratioText = c.ratio === null ? "n/a" : `${c.ratio.toFixed(2)}x`;
     const met = c.met === null ? "-" : c.met ? "yes" : "NO";
-    lines.push(`${c.what.padEnd(34)} ${cell(c.service)} | ${c.baselineWhat.padEnd(26)}${cell(c.baseline)} | ${ratioText.padEnd(6)} ${c.target.padEnd(20)}${met}`);
+    lines.push(`${c.what.padEnd(32)} ${cell(c.service)} | ${c.baselineWhat.padEnd(26)}${cell(c.baseline)} | ${ratioText.padEnd(6)} ${c.target.padEnd(21)}${met}`);
   }
   lines.push("");
   if (m.writeDirect) {
-    lines.push(`D1 write ceiling (batch of INSERT + UPDATE straight from the Worker, 100 rows): ${m.writeDirect.rps} req/s, p50 ${m.writeDirect.p50} ms, p99 ${m.writeDirect.p99} ms`);
+    lines.push(`D1 write ceiling (INSERT + UPDATE batch straight from the Worker, 100 rows): ${m.writeDirect.rps} req/s, p50 ${m.writeDirect.p50} ms, p99 ${m.writeDirect.p99} ms`);
   }
-  if (m.scoreLarge) lines.push(`Large vs small GET /score latency: p50 ${comparisons[4].ratio}x, p99 ${comparisons[4].p99Ratio}x`);
-  lines.push(
-    "Ratios: req/s of the service over req/s of its baseline; for the large data set, p50 latency large over small.",
-    ...(PROFILE ? ["PROFILED RUN: the profiler slows the service, so these ratios are not comparable with the targets."] : []),
-    `${CONNECTIONS} connections, ${DURATION}s per measurement after ${WARMUP}s warm-up; ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), Node ${process.version}, ${wranglerVersion}`,
-  );
+  if (m.scoreLarge) lines.push(`GET /score latency, large over small: p50 ${comparisons[4].ratio}x, p99 ${comparisons[4].p99Ratio}x`);
+  lines.push("Ratios: req/s of the service over req/s of its baseline; for the large data set, p50 latency large over small.");
+
   if (m.breakdown) {
     const b = m.breakdown;
     const ms = (r) => (r && r.rps > 0 ? 1000 / r.rps : null);
     const row = (what, r, prev, note) => {
-      const cost = ms(r) !== null && prev !== undefined && ms(prev) !== null ? `+${(ms(r) - ms(prev)).toFixed(2)}` : "";
-      return `  ${what.padEnd(44)} ${String(r?.rps ?? "n/a").padStart(8)} ${(ms(r)?.toFixed(2) ?? "").padStart(9)} ${cost.padStart(8)}  ${note}`;
+      const cost = ms(r) !== null && prev && ms(prev) !== null ? `+${(ms(r) - ms(prev)).toFixed(2)}` : "";
+      return `  ${what.padEnd(40)} ${num(r?.rps ?? "n/a", 8)} ${num(ms(r)?.toFixed(2), 7)} ${num(cost, 7)}  ${note}`;
     };
     lines.push(
       "",
-      "Hot-path breakdown (service only; ms/req = 1000 / req/s: the server's time per request at this load)",
-      `  ${"stage".padEnd(44)} ${"req/s".padStart(8)} ${"ms/req".padStart(9)} ${"+ms".padStart(8)}  what the step adds`,
-      row("GET /score, no key (401)", b.noKey, undefined, "app, middleware, routing, error rendering"),
+      `Hot-path breakdown (service, interleaved; ms/req = 1000 / req/s, the server's time per request at ${CONNECTIONS} connections)`,
+      `  ${"stage".padEnd(40)} ${num("req/s", 8)} ${num("ms/req", 7)} ${num("+ms", 7)}  what the step adds`,
+      row("GET /score, no key (401)", b.noKey, null, "app, middleware, routing, error rendering"),
       row("GET /score, unknown key (401)", b.unknownKey, b.noKey, "sha256 + API key read (D1)"),
-      row("GET /score (200)", m.score, b.unknownKey, "rate-limit object + agent read (D1) + scoring + JSON"),
-      row("POST /transactions, bad outcome (400)", b.txInvalid, b.unknownKey, "rate-limit object + body parse + zod"),
+      row("GET /score (200)", b.score, b.unknownKey, "rate-limit object + agent read (D1) + scoring + JSON"),
+      row("POST /transactions, bad outcome (400)", b.txInvalid, b.unknownKey, "rate-limit object + body read + zod"),
       row("POST /transactions, unknown agent (404)", b.txUnknownAgent, b.txInvalid, "agent gate read (D1)"),
-      row("POST /transactions, 100 agents (201)", m.txMany, b.txUnknownAgent, "scorer object + 5-statement D1 batch + badge purge"),
+      row("POST /transactions, 100 agents (201)", b.txMany, b.txUnknownAgent, "scorer object + its D1 batch + badge purge"),
     );
   }
-  for (const r of Object.values(m).flatMap((v) => (v && v.label ? [v] : Object.values(v ?? {})))) {
+  for (const r of [m.score, m.badge, m.txOne, m.txMany, ...Object.values(m.breakdown ?? {})]) {
     if (r?.profile) lines.push("", ...r.profile.lines);
   }
+  if (PROFILE) lines.push("", "PROFILED RUN: the profiler slows the service, so its ratios are not comparable with the targets.");
+  lines.push(
+    "",
+    `${CONNECTIONS} connections; ${DURATION}s per measurement in ${ROUNDS} alternating rounds after ${WARMUP}s warm-up; ` +
+      `${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load ${startLoad.map((x) => x.toFixed(2)).join(" ")}; ` +
+      `Node ${process.version}, wrangler ${wranglerVersion}; commit ${commit ?? "?"}${dirty ? " + uncommitted changes" : ""}`,
+  );
   console.log(lines.join("\n"));
 
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
@@ -663,9 +745,11 @@ function report(m, counts, wranglerVersion) {
   const out = {
     startedAt: new Date(started).toISOString(),
     durationSeconds: Math.round((Date.now() - started) / 1000),
-    loadAverage: { start: startLoad, end: loadavg() },
+    commit,
+    uncommittedChanges: dirty,
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, wrangler: wranglerVersion, platform: process.platform },
-    settings: { profiled: PROFILE, connections: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, agents: AGENTS, transactionsPerAgent: TX_PER_AGENT, scale: SCALE },
+    loadAverage: { start: startLoad, end: loadavg() },
+    settings: { profiled: PROFILE, connections: CONNECTIONS, durationSeconds: DURATION, rounds: ROUNDS, warmupSeconds: WARMUP, agents: AGENTS, transactionsPerAgent: TX_PER_AGENT, scale: SCALE },
     largeDataset: counts,
     measurements: m,
     comparisons: comparisons.map(({ service, baseline, ...c }) => ({ ...c, service: service?.label ?? null, baseline: baseline?.label ?? null })),

@@ -180,11 +180,6 @@ export function listOperatorAgents(d1: Database, operatorId: number) {
   return db(d1).select().from(agents).where(eq(agents.operatorId, operatorId)).orderBy(agents.createdAt).all();
 }
 
-export async function setAgentStatus(d1: Database, sid: string, status: "active" | "suspended") {
-  const row = await db(d1).update(agents).set({ status }).where(eq(agents.sid, sid)).returning({ sid: agents.sid }).get();
-  return row !== undefined;
-}
-
 /** The facts a route checks before it asks the agent's scorer for a change. */
 export const agentGate = (d1: Database, sid: string) =>
   db(d1)

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { db, isUniqueViolation } from "../db/client";
 import { configurationOf, independentReporters, type AgentRow } from "../db/agents";
+import { confirmChallenge } from "../db/challenges";
 import { agents } from "../db/schema";
 import type { AgentConfiguration } from "../domain/configuration";
 import {
@@ -32,8 +33,6 @@ interface Common {
   /** The authenticated operator making the change (the reporter of a transaction). */
   callerId: number;
   now: number;
-  /** Read by the route with the agent's status check; the scorer does not own this column. */
-  identityLevel: number;
   idempotency?: Idempotency;
 }
 
@@ -50,7 +49,15 @@ export interface ConfigInput extends Common {
   fingerprint: string;
 }
 
-export type Refusal = "not_found" | "idempotency_conflict" | "already_claimed" | "invalid_claim_token" | "write_failed";
+export type Refusal =
+  | "not_found"
+  | "forbidden"
+  | "suspended"
+  | "idempotency_conflict"
+  | "already_claimed"
+  | "invalid_claim_token"
+  | "invalid_challenge"
+  | "write_failed";
 /** `bookmark`: the D1 bookmark after this update, so the client can read its own write from a replica. */
 export type Outcome_<T> = { ok: true; result: T; bookmark: string | null } | { ok: false; refusal: Refusal };
 
@@ -62,8 +69,8 @@ interface Loaded {
 }
 
 /**
- * One object per agent (named by its SID): every change to the agent's score passes through here,
- * one at a time. D1 is not this object's storage, so its input gate opens while a D1 call is
+ * One object per agent (named by its SID): every change to the agent (its score, configuration,
+ * owner, status and identity level) passes through here, one at a time. D1 is not this object's storage, so its input gate opens while a D1 call is
  * awaited; the promise chain in `serial` is what keeps read-compute-write strictly in order.
  * The agent's scoring state is cached here after the first read (this object is its only writer);
  * each update is one D1 batch, and a failed batch drops the cache so nothing half-applied survives.
@@ -85,6 +92,32 @@ export class AgentScorer extends DurableObject<Env> {
 
   claim(sid: string, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Outcome_<{ sid: string }>> {
     return this.serial(() => this.claimAgent(sid, input));
+  }
+
+  /** An admin's status change (a suspended agent accepts no transactions). */
+  setStatus(sid: string, status: "active" | "suspended"): Promise<Outcome_<{ status: string }>> {
+    return this.serial(async () => {
+      const state = await this.load(sid);
+      if (!state) return { ok: false, refusal: "not_found" };
+      const written = await this.commit([this.db.prepare("UPDATE agents SET status = ? WHERE sid = ?").bind(status, sid)]);
+      if (!Array.isArray(written)) return { ok: false, refusal: written };
+      this.loaded = { ...state, row: { ...state.row, status } };
+      return { ok: true, result: { status }, bookmark: this.db.getBookmark() };
+    });
+  }
+
+  /** The owner returns a challenge token: consumed and the agent raised to level 1, or refused. */
+  confirmIdentity(sid: string, input: { callerId: number; tokenHash: string; now: number }): Promise<Outcome_<{ identityLevel: number }>> {
+    return this.serial(async () => {
+      const state = await this.load(sid);
+      if (!state) return { ok: false, refusal: "not_found" };
+      if (state.row.operatorId !== input.callerId) return { ok: false, refusal: "forbidden" };
+      if (!(await confirmChallenge(this.db, sid, input.tokenHash, input.now))) return { ok: false, refusal: "invalid_challenge" };
+      const identityLevel = Math.max(state.row.identityLevel, 1);
+      this.loaded = { ...state, row: { ...state.row, identityLevel } };
+      this.ctx.waitUntil(purgeBadge(sid));
+      return { ok: true, result: { identityLevel }, bookmark: this.db.getBookmark() };
+    });
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -130,6 +163,7 @@ export class AgentScorer extends DurableObject<Env> {
   private async transaction(sid: string, input: TransactionInput): Promise<Outcome_<TransactionRecorded>> {
     const state = await this.load(sid);
     if (!state) return { ok: false, refusal: "not_found" };
+    if (state.row.status === "suspended") return { ok: false, refusal: "suspended" };
     const { row } = state;
     const now = input.now;
     const nowIso = new Date(now).toISOString();
@@ -140,7 +174,7 @@ export class AgentScorer extends DurableObject<Env> {
     const reporters = isOwner ? { ...state.reporters } : { ...state.reporters, [input.callerId]: nowIso };
     for (const [id, at] of Object.entries(reporters)) if (now - Date.parse(at) > INDEPENDENT_WINDOW_MS) delete reporters[id];
     const outcomes = { ...state.outcomes, [input.outcome]: (state.outcomes[input.outcome] ?? 0) + 1 };
-    const score = this.scoreAt(evidence, reporters, row.operatorId, input);
+    const score = this.scoreAt(evidence, reporters, row, input.now);
 
     const DB = this.db;
     const statements = [
@@ -187,12 +221,13 @@ export class AgentScorer extends DurableObject<Env> {
   private async config(sid: string, input: ConfigInput): Promise<Outcome_<ConfigUpdated>> {
     const state = await this.load(sid);
     if (!state) return { ok: false, refusal: "not_found" };
+    if (state.row.operatorId !== input.callerId) return { ok: false, refusal: "forbidden" };
     const { row } = state;
     const nowIso = new Date(input.now).toISOString();
     const { changes, changeType } = classifyChange(configurationOf(row), input.config);
 
     if (!changeType) {
-      const score = this.scoreAt(state.evidence, state.reporters, row.operatorId, input);
+      const score = this.scoreAt(state.evidence, state.reporters, row, input.now);
       const result: ConfigUpdated = { changeDetected: false, changeType: null, fingerprint: row.fingerprint, score };
       if (input.idempotency) {
         const written = await this.commit(this.idempotencyRecord(input, 200, result));
@@ -202,7 +237,7 @@ export class AgentScorer extends DurableObject<Env> {
     }
 
     const evidence = applyConfigChange(state.evidence, changes, input.now);
-    const score = this.scoreAt(evidence, state.reporters, row.operatorId, input);
+    const score = this.scoreAt(evidence, state.reporters, row, input.now);
     const result: ConfigUpdated = { changeDetected: true, changeType, fingerprint: input.fingerprint, score };
     const c = input.config;
     const DB = this.db;
@@ -263,11 +298,11 @@ export class AgentScorer extends DurableObject<Env> {
     return { ok: true, result: { sid }, bookmark: this.db.getBookmark() };
   }
 
-  private scoreAt(evidence: EvidenceState, reporters: Record<string, string>, ownerId: number | null, input: Common): ScoreView {
+  private scoreAt(evidence: EvidenceState, reporters: Record<string, string>, row: AgentRow, now: number): ScoreView {
     return scoreOf(evidence, {
-      now: input.now,
-      identityLevel: input.identityLevel,
-      independentReporters: independentReporters(reporters, ownerId, input.now),
+      now,
+      identityLevel: row.identityLevel,
+      independentReporters: independentReporters(reporters, row.operatorId, now),
     });
   }
 

@@ -1,6 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { approveApplication, getApplication, listApplications, rejectApplication, updateOperator } from "../db/operators";
-import { setAgentStatus } from "../db/agents";
 import { ApiError, errors } from "../domain/errors";
 import { newApiKey } from "../domain/identifiers";
 import type { AppEnv, Env } from "../env";
@@ -204,7 +203,8 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
   app.openapi(setAgent, async (c) => {
     const { sid } = c.req.valid("param");
     const { status } = c.req.valid("json");
-    if (!(await setAgentStatus(c.get("db"), sid, status))) throw errors.agentNotFound();
+    const out = await c.env.AGENT_SCORER.getByName(sid).setStatus(sid, status);
+    if (!out.ok) throw out.refusal === "not_found" ? errors.agentNotFound() : new ApiError("unavailable", "Status not saved; retry");
     return c.json({ sid, status }, 200);
   });
 }

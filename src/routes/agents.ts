@@ -207,12 +207,11 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
     const idempotency = await idempotencyOf(c, { sid, ...body });
     const replay = await recorded<ConfigUpdated>(c, auth.operatorId, idempotency);
     if (replay) return c.json(formA.config(replay.result), 200);
-    const gate = await ownedAgent(c, sid);
+    // The scorer checks that the agent exists and that the caller owns it.
     const config = configurationOfA(body);
     const out = await c.env.AGENT_SCORER.getByName(sid).updateConfig(sid, {
       callerId: auth.operatorId,
       now: c.get("deps").now(),
-      identityLevel: gate.identityLevel,
       idempotency,
       config,
       fingerprint: await fingerprint(config),

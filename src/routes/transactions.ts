@@ -1,5 +1,4 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { agentGate } from "../db/agents";
 import type { Refusal } from "../durable/agent-scorer";
 import { ApiError, errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
@@ -55,6 +54,8 @@ const report = createRoute({
 /** What the scorer's refusals mean to a client. */
 export function scorerRefusal(refusal: Refusal): ApiError {
   if (refusal === "not_found") return errors.agentNotFound();
+  if (refusal === "forbidden") return errors.notOwner();
+  if (refusal === "suspended") return new ApiError("conflict", "Agent is suspended and accepts no transactions");
   if (refusal === "write_failed") return new ApiError("unavailable", "The score update could not be saved; nothing was changed. Retry the request.");
   // A concurrent request with the same key won, but its record is not readable yet: retryable.
   return new ApiError("unavailable", "A request with this Idempotency-Key is in progress; retry");
@@ -68,10 +69,6 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
     const replay = await recorded<TransactionRecorded>(c, auth.operatorId, idempotency);
     if (replay) return c.json(formA.transaction(replay.result), 201);
 
-    const gate = await agentGate(c.get("db"), body.sid);
-    if (!gate) throw errors.agentNotFound();
-    if (gate.status === "suspended") throw new ApiError("conflict", "Agent is suspended and accepts no transactions");
-
     const signals: Partial<Record<SignalDimension, number>> = {};
     for (const d of SIGNAL_DIMENSIONS) {
       const value = body[`${d}Signal`];
@@ -81,7 +78,6 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
       callerId: auth.operatorId,
       reporterVerified: auth.verified,
       now: c.get("deps").now(),
-      identityLevel: gate.identityLevel,
       idempotency,
       transactionType: body.transactionType,
       outcome: body.outcome,

@@ -1,16 +1,17 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { confirmChallenge, insertChallenge, invalidateChallenge } from "../db/challenges";
+import { insertChallenge, invalidateChallenge } from "../db/challenges";
 import { ApiError, errors } from "../domain/errors";
 import { newToken, sha256Hex, TOKEN_PATTERN } from "../domain/identifiers";
 import type { AppEnv } from "../env";
-import { requireKey } from "../http/auth";
+import { authOf, requireKey } from "../http/auth";
+import { noteBookmark } from "../http/session";
 import { consume, LIMITS } from "../http/rate-limit";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverChallenge } from "../net/delivery";
 import { ownedAgent } from "./agents";
-import { purgeBadge } from "./badges";
 import { bearer, errorResponses, json, jsonBody, sidParam } from "./common";
+import { scorerRefusal } from "./transactions";
 
 export const CHALLENGE_TTL_SECONDS = 600;
 export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Verified"] as const;
@@ -102,11 +103,15 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(confirm, async (c) => {
     const { sid } = c.req.valid("param");
-    await ownedAgent(c, sid);
     const token = c.req.valid("json").challenge_token;
-    const confirmed = TOKEN_PATTERN.test(token) && (await confirmChallenge(c.get("db"), sid, await sha256Hex(token), c.get("deps").now()));
-    if (!confirmed) throw errors.invalid("Invalid or expired challenge token");
-    c.executionCtx.waitUntil(purgeBadge(sid));
+    // A token that cannot be one is refused like a wrong one, after the owner check.
+    const tokenHash = await sha256Hex(TOKEN_PATTERN.test(token) ? token : "");
+    const out = await c.env.AGENT_SCORER.getByName(sid).confirmIdentity(sid, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() });
+    if (!out.ok) {
+      if (out.refusal === "invalid_challenge") throw errors.invalid("Invalid or expired challenge token");
+      throw scorerRefusal(out.refusal);
+    }
+    noteBookmark(c, out.bookmark);
     return c.json({ message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] }, 200);
   });
 }
