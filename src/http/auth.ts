@@ -2,7 +2,9 @@ import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, errors, KEY_PREFIX } from "../domain/errors";
 import { sha256Hex } from "../domain/identifiers";
 import type { AppEnv } from "../env";
-import { lookupKey, reloadKey, type KeyFacts } from "./key-cache";
+import type { RateDecision } from "../durable/rate-limiter";
+import { lookupKey, reloadKey, type KeyEntry, type KeyFacts } from "./key-cache";
+import { renderError } from "./wire";
 import { consume, rateHeaders, TIERS } from "./rate-limit";
 
 export const SCOPES = ["agents:read", "agents:write", "transactions:write", "verify:write"] as const;
@@ -28,37 +30,66 @@ export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
     if (!match) throw errors.missingAuth();
     const key = match[1];
     if (!key.startsWith(KEY_PREFIX)) throw errors.badKeyFormat();
-    const now = c.get("deps").now();
-
-    let entry = await lookupKey(c.get("db"), key);
+    const entry = await lookupKey(c.get("db"), key);
     if (!entry) throw errors.unknownKey();
+
+    if (c.req.method === "GET" && !entry.facts.revokedAt) {
+      // A read has no side effects: count it and run the handler at the same time, so the limiter's
+      // round trip adds no latency; a refusal (or a key found revoked on reload) replaces the answer.
+      admit(c, entry.facts, scope);
+      const [decision] = await Promise.all([limit(c, key, entry), next()]);
+      if (decision instanceof ApiError) c.res = renderError(c, decision);
+      else setHeaders(c.res.headers, rateHeaders(decision));
+      return;
+    }
+    const decision = await limit(c, key, entry);
+    if (decision instanceof ApiError) throw decision;
+    for (const [name, value] of Object.entries(rateHeaders(decision))) c.header(name, value);
+    await next();
+  };
+
+  /** Counts the request in the operator's bucket; an ApiError when it must be refused. */
+  async function limit(c: Context<AppEnv>, key: string, entry: KeyEntry): Promise<RateDecision | ApiError> {
     let decision = await consume(c, `operator:${entry.facts.operatorId}`, windowsOf(entry.facts), entry.epoch);
     if (decision.stale) {
       // The operator's keys or limits changed since these facts were read: read them again from the
       // primary (a revocation takes effect at once everywhere), then count with the new limits.
-      entry = await reloadKey(c.env.DB.withSession("first-primary"), key);
-      if (!entry) throw errors.unknownKey();
+      const fresh = await reloadKey(c.env.DB.withSession("first-primary"), key);
+      if (!fresh) return errors.unknownKey();
+      entry = fresh;
       decision = await consume(c, `operator:${entry.facts.operatorId}`, windowsOf(entry.facts));
     }
-    const found = entry.facts;
-    if (found.revokedAt || (found.expiresAt && Date.parse(found.expiresAt) <= now)) throw errors.revokedKey();
+    try {
+      admit(c, entry.facts, scope);
+    } catch (err) {
+      return err as ApiError;
+    }
+    if (!decision.allowed) return errors.rateLimited(decision.retryAfter, rateHeaders(decision));
+    return decision;
+  }
+}
 
-    const headers = rateHeaders(decision);
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    if (!decision.allowed) throw errors.rateLimited(decision.retryAfter, headers);
+/** The key's own checks (revoked or past its grace, scope); records who is calling. */
+function admit(c: Context<AppEnv>, facts: KeyFacts, scope: Scope | null): void {
+  if (facts.revokedAt || (facts.expiresAt && Date.parse(facts.expiresAt) <= c.get("deps").now())) throw errors.revokedKey();
+  const scopes = facts.scopes.split(" ") as Scope[];
+  if (scope && !scopes.includes(scope)) throw errors.insufficientScope(scope);
+  c.set("auth", {
+    keyId: facts.keyId,
+    keyPrefix: facts.keyPrefix,
+    operatorId: facts.operatorId,
+    operatorName: facts.operatorName,
+    verified: facts.verified,
+    scopes,
+  });
+}
 
-    const scopes = found.scopes.split(" ") as Scope[];
-    if (scope && !scopes.includes(scope)) throw errors.insufficientScope(scope);
-    c.set("auth", {
-      keyId: found.keyId,
-      keyPrefix: found.keyPrefix,
-      operatorId: found.operatorId,
-      operatorName: found.operatorName,
-      verified: found.verified,
-      scopes,
-    });
-    await next();
-  };
+function setHeaders(target: Headers, values: Record<string, string>) {
+  try {
+    for (const [name, value] of Object.entries(values)) target.set(name, value);
+  } catch {
+    // Immutable headers (a response straight from a cache) go out as they are.
+  }
 }
 
 function windowsOf(facts: KeyFacts) {

@@ -4,7 +4,7 @@ import { sha256Hex } from "../domain/identifiers";
 
 export type KeyFacts = NonNullable<Awaited<ReturnType<typeof findKey>>>;
 
-interface Entry {
+export interface KeyEntry {
   facts: KeyFacts;
   /** The operator's auth_epoch these facts were read at (compared with RateLimiter's epoch). */
   epoch: number;
@@ -18,16 +18,16 @@ interface Entry {
 // most MAX_AGE_MS.
 const MAX_AGE_MS = 5 * 60_000;
 const MAX_ENTRIES = 10_000;
-const entries = new Map<string, Entry>();
+const entries = new Map<string, KeyEntry>();
 
-export async function lookupKey(d1: Database, key: string): Promise<Entry | null> {
+export async function lookupKey(d1: Database, key: string): Promise<KeyEntry | null> {
   const hit = entries.get(key);
   if (hit && Date.now() - hit.loadedAt < MAX_AGE_MS) return hit;
   return reloadKey(d1, key);
 }
 
 /** Reads the key and its operator from D1 and caches them with the epoch they were read at. */
-export async function reloadKey(d1: Database, key: string): Promise<Entry | null> {
+export async function reloadKey(d1: Database, key: string): Promise<KeyEntry | null> {
   const facts = await findKey(d1, await sha256Hex(key));
   if (!facts) {
     entries.delete(key);

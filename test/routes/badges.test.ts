@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { newSid } from "../../src/domain/identifiers";
 import { createApp } from "../../src/app";
 import { initialEvidence } from "../../src/domain/scoring";
-import { purgeBadge } from "../../src/routes/badges";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../src/env";
+import { badgeFromCache, purgeBadge } from "../../src/routes/badges";
 import { call, createOperator, freshIp, registerAgent } from "../helpers";
 
 const CACHE_CONTROL = "public, max-age=300, s-maxage=300";
@@ -96,6 +98,37 @@ describe("GET /badge/{sid}.svg", () => {
     const freshJson = await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": ip } });
     expect(await freshJson.json()).toMatchObject({ message: expect.stringMatching(/^\d+ · caution$/), color: "red" });
     expect(await counted(ip)).toBe(4);
+  });
+
+  it("serves a badge another isolate put in the edge cache, as is", async () => {
+    const sid = newSid(); // never requested here, so not in this isolate's memo
+    const body = '<svg xmlns="http://www.w3.org/2000/svg"><title>trust: 812 · clear</title></svg>';
+    await caches.default.put(
+      `https://badge.cache/${sid}.svg`,
+      new Response(body, { headers: { "Content-Type": "image/svg+xml", "Cache-Control": CACHE_CONTROL } }),
+    );
+    const ip = freshIp();
+    const res = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": ip } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe(CACHE_CONTROL);
+    expect(await res.text()).toBe(body);
+    expect(await counted(ip)).toBe(0);
+  });
+
+  it("offers a fast path that answers cached badges before any other middleware", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } }); // now cached
+    const app = new OpenAPIHono<AppEnv>();
+    app.use("/badge/*", badgeFromCache);
+    app.all("*", (c) => c.text("downstream", 418));
+    const hit = await app.request(`/badge/${sid}.svg`, {}, env);
+    expect(hit.status).toBe(200);
+    expect(await hit.text()).toContain("500 · review");
+    const miss = await app.request(`/badge/${newSid()}.svg`, {}, env);
+    expect(miss.status).toBe(418);
+    const malformed = await app.request("/badge/nope.svg", {}, env);
+    expect(malformed.status).toBe(418);
   });
 
   it("limits uncached requests to 120 per minute per IP", async () => {

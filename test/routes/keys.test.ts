@@ -143,5 +143,11 @@ describe("tier limits", () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get("x-ratelimit-limit")).toBe("1000");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(60);
+    // Writes are refused before they run.
+    const write = await h.request("/register", key, { body: { name: "late", ...agentConfig } });
+    expect(write.status).toBe(429);
+    expect(write.headers.get("x-ratelimit-remaining")).toBe("0");
+    const agents = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE operator_id = ?").bind(id).first<{ n: number }>();
+    expect(agents?.n).toBe(0);
   });
 });
