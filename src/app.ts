@@ -26,13 +26,21 @@ const DEFAULT_DOH = "https://cloudflare-dns.com/dns-query";
 export function createApp(deps: Partial<Deps> = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
+  // Built once per environment (the env object is stable within an isolate), not per request.
+  const built = new WeakMap<object, Deps>();
   app.use("*", async (c, next) => {
-    validateEnv(c.env);
-    c.set("deps", {
-      now: deps.now ?? Date.now,
-      fetchCallback: deps.fetchCallback ?? ((input, init) => fetch(input, init)),
-      resolve: deps.resolve ?? createDohResolver(c.env.DOH_ENDPOINT ?? DEFAULT_DOH, (input, init) => fetch(input, init)),
-    });
+    let resolved = built.get(c.env);
+    if (!resolved) {
+      validateEnv(c.env);
+      const outbound: typeof fetch = (input, init) => fetch(input, init);
+      resolved = {
+        now: deps.now ?? Date.now,
+        fetchCallback: deps.fetchCallback ?? outbound,
+        resolve: deps.resolve ?? createDohResolver(c.env.DOH_ENDPOINT ?? DEFAULT_DOH, outbound),
+      };
+      built.set(c.env, resolved);
+    }
+    c.set("deps", resolved);
     await next();
   });
   app.use("*", selectForm);

@@ -22,12 +22,9 @@ const varsSchema = z.object({
   EMAIL_FROM: z.email().optional(),
 });
 
-const checked = new WeakSet<object>();
 export function validateEnv(env: Env): Env {
-  if (checked.has(env)) return env;
   const result = varsSchema.safeParse(env);
   if (!result.success) throw new Error(`Invalid configuration: ${z.prettifyError(result.error)}`);
-  checked.add(env);
   return env;
 }
 
