@@ -1,5 +1,5 @@
 import type { Database } from "./client";
-import { desc, eq, sql } from "drizzle-orm";
+import { desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { AgentConfiguration } from "../domain/configuration";
 import { operatorScoreFromSums, scoreOf, SCORING, type EvidenceState } from "../domain/scoring";
 import type { AgentReport, AgentScore, ConfigChange, ScoreEvent } from "../domain/views";
@@ -118,9 +118,34 @@ export function toAgentScore(row: { agent: AgentRow; operator: OperatorColumns |
   };
 }
 
+// The hottest read (GET /score, the public score, badges) as constant SQL: the same query as
+// agentWithOperator, without building it anew on every call. Rows are mapped through the drizzle
+// schema's own columns, so the table definition stays the one source of the mapping.
+const SCORE_READ = `SELECT a.*, o.name AS operator_name, o.verified AS operator_verified, o.created_at AS operator_created_at,
+  o.agent_evidence AS operator_agent_evidence, o.agent_weighted_composite AS operator_agent_weighted
+  FROM agents a LEFT JOIN operators o ON o.id = a.operator_id WHERE a.sid = ?`;
+const AGENT_COLUMNS = Object.entries(getTableColumns(agents));
+
 export async function readAgentScore(d1: Database, sid: string, now: number) {
-  const row = await agentWithOperator(d1, sid).get();
-  return row ? toAgentScore(row, now) : null;
+  const raw = await d1.prepare(SCORE_READ).bind(sid).first<Record<string, string | number | null>>();
+  if (!raw) return null;
+  const agent = Object.fromEntries(
+    AGENT_COLUMNS.map(([property, column]) => {
+      const value = raw[column.name];
+      return [property, value === null ? null : column.mapFromDriverValue(value)];
+    }),
+  ) as AgentRow;
+  const operator =
+    raw.operator_name === null
+      ? null
+      : {
+          name: String(raw.operator_name),
+          verified: raw.operator_verified === 1,
+          createdAt: String(raw.operator_created_at),
+          agentEvidence: Number(raw.operator_agent_evidence),
+          agentWeightedComposite: Number(raw.operator_agent_weighted),
+        };
+  return toAgentScore({ agent, operator }, now);
 }
 
 /**

@@ -196,12 +196,10 @@ export class AgentScorer extends DurableObject<Env> {
       ),
       // Right after the insert, so last_insert_rowid() is the new transaction's id.
       ...this.idempotencyRecord(input, 201, { score }, "$.transactionId"),
-      ...this.scoreWrites(sid, state, evidence, score, `transaction:${input.outcome}`, nowIso),
-      DB.prepare("UPDATE agents SET reporters = ?, outcome_counts = ? WHERE sid = ?").bind(
-        JSON.stringify(reporters),
-        JSON.stringify(outcomes),
-        sid,
-      ),
+      ...this.scoreWrites(sid, state, evidence, score, `transaction:${input.outcome}`, nowIso, {
+        reporters: JSON.stringify(reporters),
+        outcome_counts: JSON.stringify(outcomes),
+      }),
     ];
     const results = await this.commit(statements);
     if (!Array.isArray(results)) return { ok: false, refusal: results };
@@ -214,7 +212,7 @@ export class AgentScorer extends DurableObject<Env> {
       outcomes,
     };
     this.recent.set(input.callerId, [...earlier, now]);
-    this.ctx.waitUntil(purgeBadge(sid));
+    this.purgeBadgeIfChanged(sid, state, score, now);
     return { ok: true, result: { transactionId, score }, bookmark: this.db.getBookmark() };
   }
 
@@ -245,11 +243,16 @@ export class AgentScorer extends DurableObject<Env> {
     const memory = c.memoryConfig === null ? null : JSON.stringify(c.memoryConfig);
     const statements = [
       ...this.idempotencyRecord(input, 200, result),
-      ...this.scoreWrites(sid, state, evidence, score, `config_change:${changeType}`, nowIso),
-      DB.prepare(
-        `UPDATE agents SET model_provider = ?, model_name = ?, system_prompt_hash = ?, tools = ?, memory_config = ?,
-           fingerprint = ?, config_version = config_version + 1, last_config_change_at = ? WHERE sid = ?`,
-      ).bind(c.modelProvider, c.modelName, c.systemPromptHash, tools, memory, input.fingerprint, nowIso, sid),
+      ...this.scoreWrites(sid, state, evidence, score, `config_change:${changeType}`, nowIso, {
+        model_provider: c.modelProvider,
+        model_name: c.modelName,
+        system_prompt_hash: c.systemPromptHash,
+        tools,
+        memory_config: memory,
+        fingerprint: input.fingerprint,
+        config_version: row.configVersion + 1,
+        last_config_change_at: nowIso,
+      }),
       DB.prepare(
         `INSERT INTO config_history (sid, fingerprint, model_provider, model_name, change_type, created_at)
            VALUES (?, ?, ?, ?, ?, ?)`,
@@ -275,7 +278,7 @@ export class AgentScorer extends DurableObject<Env> {
       },
       evidence,
     };
-    this.ctx.waitUntil(purgeBadge(sid));
+    this.purgeBadgeIfChanged(sid, state, score, input.now);
     return { ok: true, result, bookmark: this.db.getBookmark() };
   }
 
@@ -306,17 +309,26 @@ export class AgentScorer extends DurableObject<Env> {
     });
   }
 
-  /** The new evidence, its projections on the agent and its owner, and the history event. */
-  private scoreWrites(sid: string, state: Loaded, evidence: EvidenceState, score: ScoreView, eventType: string, nowIso: string) {
+  /**
+   * The new evidence and its projections on the agent (one UPDATE of its row, with `alsoSet`: other
+   * columns of the same change, named by this code only) and its owner, and the history event.
+   */
+  private scoreWrites(
+    sid: string,
+    state: Loaded,
+    evidence: EvidenceState,
+    score: ScoreView,
+    eventType: string,
+    nowIso: string,
+    alsoSet: Record<string, string | number | null> = {},
+  ) {
     const DB = this.db;
     const { row } = state;
     const d = score.dimensions;
+    const sets = { evidence: JSON.stringify(evidence), composite: score.composite, evidence_total: score.evidence, updated_at: nowIso, ...alsoSet };
     const statements = [
-      DB.prepare("UPDATE agents SET evidence = ?, composite = ?, evidence_total = ?, updated_at = ? WHERE sid = ?").bind(
-        JSON.stringify(evidence),
-        score.composite,
-        score.evidence,
-        nowIso,
+      DB.prepare(`UPDATE agents SET ${Object.keys(sets).map((column) => `${column} = ?`).join(", ")} WHERE sid = ?`).bind(
+        ...Object.values(sets),
         sid,
       ),
       DB.prepare(
@@ -333,6 +345,15 @@ export class AgentScorer extends DurableObject<Env> {
       );
     }
     return statements;
+  }
+
+  /**
+   * Drops the agent's cached badges when what they show (composite, recommendation) changed; most
+   * reports on an agent with some history move neither.
+   */
+  private purgeBadgeIfChanged(sid: string, before: Loaded, after: ScoreView, now: number): void {
+    const shown = this.scoreAt(before.evidence, before.reporters, before.row, now);
+    if (shown.composite !== after.composite || shown.recommendation !== after.recommendation) this.ctx.waitUntil(purgeBadge(sid));
   }
 
   /**

@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { applyTransaction, initialEvidence, reporterWeight, scoreOf, type EvidenceState, type Outcome } from "../../src/domain/scoring";
@@ -247,19 +248,23 @@ describe("concurrency", () => {
   it("reports on different agents do not wait on each other", async () => {
     const owner = await createOperator();
     await unlimited(owner.id);
-    const agents = await Promise.all(Array.from({ length: 10 }, () => registerAgent(owner.key)));
-    // Queue a chain of reports on one agent's scorer; a report on another agent completes while
-    // most of that chain is still waiting.
-    let slowFinished = 0;
-    const slow = Array.from({ length: 30 }, () => report(owner.key, { sid: agents[0].sid }).then((r) => (slowFinished++, r)));
-    const fast = await report(owner.key, { sid: agents[1].sid });
-    const finishedWhenFastWasDone = slowFinished;
-    expect(fast.status).toBe(201);
-    const slowResults = await Promise.all(slow);
-    expect(slowResults.every((r) => r.status === 201)).toBe(true);
-    expect(finishedWhenFastWasDone).toBeLessThan(30);
-    const others = await Promise.all(agents.slice(2).map((a) => report(owner.key, { sid: a.sid })));
-    expect(others.every((r) => r.status === 201)).toBe(true);
+    const [held, free] = await Promise.all([registerAgent(owner.key), registerAgent(owner.key)]);
+    // Hold the first agent's scorer queue shut.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await runInDurableObject(env.AGENT_SCORER.getByName(held.sid), (scorer) => {
+      const queue = scorer as unknown as { tail: Promise<unknown> };
+      queue.tail = queue.tail.then(() => gate);
+    });
+    let heldDone = false;
+    const waiting = report(owner.key, { sid: held.sid }).then((r) => ((heldDone = true), r));
+
+    // The other agent's reports go through while the first agent's report still waits.
+    for (let i = 0; i < 3; i++) expect((await report(owner.key, { sid: free.sid })).status).toBe(201);
+    expect(heldDone).toBe(false);
+
+    release();
+    expect((await waiting).status).toBe(201);
   });
 });
 
