@@ -22,13 +22,19 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export class ApiError extends Error {
   readonly status: (typeof ERROR_STATUS)[ErrorCode];
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string>;
 
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    // An expected answer, not a bug: capturing a stack trace would be most of its cost, which
+    // matters when a client floods 401s or 429s.
+    const v8 = Error as ErrorConstructor & { stackTraceLimit?: number };
+    const limit = v8.stackTraceLimit;
+    v8.stackTraceLimit = 0;
     super(message);
+    v8.stackTraceLimit = limit;
+    this.code = code;
+    this.headers = headers;
     this.status = ERROR_STATUS[code];
   }
 }
