@@ -61,6 +61,14 @@ export type Refusal =
 /** `bookmark`: the D1 bookmark after this update, so the client can read its own write from a replica. */
 export type Outcome_<T> = { ok: true; result: T; bookmark: string | null } | { ok: false; refusal: Refusal };
 
+interface PendingReport {
+  input: TransactionInput;
+  resolve: (outcome: Outcome_<TransactionRecorded>) => void;
+}
+
+/** At most this many reports go into one D1 batch. */
+const MAX_GROUP = 25;
+
 interface Loaded {
   row: AgentRow;
   evidence: EvidenceState;
@@ -81,9 +89,15 @@ export class AgentScorer extends DurableObject<Env> {
   private loaded: Loaded | null = null;
   /** Report times (ms) of each reporter on this agent within the damping window. */
   private recent = new Map<number, number[]>();
+  /** Reports waiting for the next group commit. */
+  private reports: PendingReport[] = [];
 
   reportTransaction(sid: string, input: TransactionInput): Promise<Outcome_<TransactionRecorded>> {
-    return this.serial(() => this.transaction(sid, input));
+    return new Promise((resolve) => {
+      this.reports.push({ input, resolve });
+      // The first report of an empty queue schedules a drain; later ones join the same group.
+      if (this.reports.length === 1) void this.serial(() => this.drainReports(sid));
+    });
   }
 
   updateConfig(sid: string, input: ConfigInput): Promise<Outcome_<ConfigUpdated>> {
@@ -160,60 +174,114 @@ export class AgentScorer extends DurableObject<Env> {
     return times;
   }
 
-  private async transaction(sid: string, input: TransactionInput): Promise<Outcome_<TransactionRecorded>> {
-    const state = await this.load(sid);
-    if (!state) return { ok: false, refusal: "not_found" };
-    if (state.row.status === "suspended") return { ok: false, refusal: "suspended" };
-    const { row } = state;
-    const now = input.now;
-    const nowIso = new Date(now).toISOString();
-    const isOwner = row.operatorId === input.callerId;
-    const earlier = await this.earlierReports(sid, input.callerId, now);
-    const weight = reporterWeight({ isOwner, reporterVerified: input.reporterVerified, earlierReportsInWindow: earlier.length });
-    const evidence = applyTransaction(state.evidence, { outcome: input.outcome, signals: input.signals }, weight, now);
-    const reporters = isOwner ? { ...state.reporters } : { ...state.reporters, [input.callerId]: nowIso };
-    for (const [id, at] of Object.entries(reporters)) if (now - Date.parse(at) > INDEPENDENT_WINDOW_MS) delete reporters[id];
-    const outcomes = { ...state.outcomes, [input.outcome]: (state.outcomes[input.outcome] ?? 0) + 1 };
-    const score = this.scoreAt(evidence, reporters, row, input.now);
+  /**
+   * Group commit: the reports queued while the previous batch was being written are applied in
+   * order, in memory, and written in one D1 batch (each keeps its own transaction row, score event
+   * and idempotency record). If that batch fails, each report is tried on its own, so one bad
+   * report (an idempotency collision) never fails the others.
+   */
+  private async drainReports(sid: string): Promise<void> {
+    const group = this.reports.splice(0, MAX_GROUP);
+    if (this.reports.length > 0) void this.serial(() => this.drainReports(sid));
+    try {
+      const written = await this.writeReports(sid, group);
+      if (written) return;
+      for (const report of group) await this.writeReports(sid, [report]);
+    } catch (err) {
+      console.error("agent score update failed", err);
+      this.loaded = null;
+      this.recent.clear();
+      for (const report of group) report.resolve({ ok: false, refusal: "write_failed" });
+    }
+  }
 
-    const DB = this.db;
-    const statements = [
-      DB.prepare(
-        `INSERT INTO transactions (sid, reporter_operator_id, transaction_type, outcome, reliability_signal, quality_signal,
-           financial_signal, security_signal, weight, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      ).bind(
-        sid,
-        input.callerId,
-        input.transactionType,
-        input.outcome,
-        input.signals.reliability ?? null,
-        input.signals.quality ?? null,
-        input.signals.financial ?? null,
-        input.signals.security ?? null,
-        weight,
-        input.metadata === null ? null : JSON.stringify(input.metadata),
-        nowIso,
-      ),
-      // Right after the insert, so last_insert_rowid() is the new transaction's id.
-      ...this.idempotencyRecord(input, 201, { score }, "$.transactionId"),
-      ...this.scoreWrites(sid, state, evidence, score, `transaction:${input.outcome}`, nowIso, {
+  /** Writes the reports in one batch; false when a group of several must be retried one by one. */
+  private async writeReports(sid: string, group: PendingReport[]): Promise<boolean> {
+    const state = await this.load(sid);
+    if (!state) {
+      for (const report of group) report.resolve({ ok: false, refusal: "not_found" });
+      return true;
+    }
+    if (state.row.status === "suspended") {
+      for (const report of group) report.resolve({ ok: false, refusal: "suspended" });
+      return true;
+    }
+    const { row } = state;
+    let { evidence, reporters, outcomes } = state;
+    const planned: { report: PendingReport; score: ScoreView; statement: number }[] = [];
+    const statements: D1PreparedStatement[] = [];
+    const recent = new Map<number, number[]>();
+    let score = this.scoreAt(evidence, reporters, row, group[0].input.now);
+    let lastIso = row.updatedAt;
+
+    for (const report of group) {
+      const { input } = report;
+      const now = input.now;
+      const nowIso = new Date(now).toISOString();
+      const isOwner = row.operatorId === input.callerId;
+      const earlier = recent.get(input.callerId) ?? (await this.earlierReports(sid, input.callerId, now));
+      const weight = reporterWeight({ isOwner, reporterVerified: input.reporterVerified, earlierReportsInWindow: earlier.length });
+      recent.set(input.callerId, [...earlier, now]);
+      evidence = applyTransaction(evidence, { outcome: input.outcome, signals: input.signals }, weight, now);
+      if (!isOwner) reporters = { ...reporters, [input.callerId]: nowIso };
+      outcomes = { ...outcomes, [input.outcome]: (outcomes[input.outcome] ?? 0) + 1 };
+      score = this.scoreAt(evidence, reporters, row, now);
+      lastIso = nowIso;
+      planned.push({ report, score, statement: statements.length });
+      statements.push(
+        this.db
+          .prepare(
+            `INSERT INTO transactions (sid, reporter_operator_id, transaction_type, outcome, reliability_signal, quality_signal,
+               financial_signal, security_signal, weight, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          )
+          .bind(
+            sid,
+            input.callerId,
+            input.transactionType,
+            input.outcome,
+            input.signals.reliability ?? null,
+            input.signals.quality ?? null,
+            input.signals.financial ?? null,
+            input.signals.security ?? null,
+            weight,
+            input.metadata === null ? null : JSON.stringify(input.metadata),
+            nowIso,
+          ),
+        // Right after the insert, so last_insert_rowid() is this transaction's id.
+        ...this.idempotencyRecord(input, 201, { score }, "$.transactionId"),
+        this.scoreEvent(sid, `transaction:${input.outcome}`, score, nowIso),
+      );
+    }
+    const now = group[group.length - 1].input.now;
+    reporters = { ...reporters };
+    for (const [id, at] of Object.entries(reporters)) if (now - Date.parse(at) > INDEPENDENT_WINDOW_MS) delete reporters[id];
+    statements.push(
+      ...this.projections(sid, state, evidence, score, lastIso, {
         reporters: JSON.stringify(reporters),
         outcome_counts: JSON.stringify(outcomes),
       }),
-    ];
-    const results = await this.commit(statements);
-    if (!Array.isArray(results)) return { ok: false, refusal: results };
+    );
 
-    const transactionId = (results[0].results[0] as { id: number }).id;
+    const results = await this.commit(statements);
+    if (!Array.isArray(results)) {
+      if (group.length > 1) return false;
+      group[0].resolve({ ok: false, refusal: results });
+      return true;
+    }
     this.loaded = {
-      row: { ...row, composite: score.composite, evidenceTotal: score.evidence, updatedAt: nowIso },
+      row: { ...row, composite: score.composite, evidenceTotal: score.evidence, updatedAt: lastIso },
       evidence,
       reporters,
       outcomes,
     };
-    this.recent.set(input.callerId, [...earlier, now]);
+    for (const [reporter, times] of recent) this.recent.set(reporter, times);
     this.purgeBadgeIfChanged(sid, state, score, now);
-    return { ok: true, result: { transactionId, score }, bookmark: this.db.getBookmark() };
+    const bookmark = this.db.getBookmark();
+    for (const p of planned) {
+      const transactionId = (results[p.statement].results[0] as { id: number }).id;
+      p.report.resolve({ ok: true, result: { transactionId, score: p.score }, bookmark });
+    }
+    return true;
   }
 
   private async config(sid: string, input: ConfigInput): Promise<Outcome_<ConfigUpdated>> {
@@ -243,7 +311,8 @@ export class AgentScorer extends DurableObject<Env> {
     const memory = c.memoryConfig === null ? null : JSON.stringify(c.memoryConfig);
     const statements = [
       ...this.idempotencyRecord(input, 200, result),
-      ...this.scoreWrites(sid, state, evidence, score, `config_change:${changeType}`, nowIso, {
+      this.scoreEvent(sid, `config_change:${changeType}`, score, nowIso),
+      ...this.projections(sid, state, evidence, score, nowIso, {
         model_provider: c.modelProvider,
         model_name: c.modelName,
         system_prompt_hash: c.systemPromptHash,
@@ -310,41 +379,43 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   /**
-   * The new evidence and its projections on the agent (one UPDATE of its row, with `alsoSet`: other
-   * columns of the same change, named by this code only) and its owner, and the history event.
+   * The new evidence and its projections: one UPDATE of the agent's row (with `alsoSet`, other
+   * columns of the same change, named by this code only) and the delta of its owner's sums.
    */
-  private scoreWrites(
+  private projections(
     sid: string,
-    state: Loaded,
+    before: Loaded,
     evidence: EvidenceState,
     score: ScoreView,
-    eventType: string,
     nowIso: string,
     alsoSet: Record<string, string | number | null> = {},
-  ) {
-    const DB = this.db;
-    const { row } = state;
-    const d = score.dimensions;
+  ): D1PreparedStatement[] {
+    const { row } = before;
     const sets = { evidence: JSON.stringify(evidence), composite: score.composite, evidence_total: score.evidence, updated_at: nowIso, ...alsoSet };
     const statements = [
-      DB.prepare(`UPDATE agents SET ${Object.keys(sets).map((column) => `${column} = ?`).join(", ")} WHERE sid = ?`).bind(
-        ...Object.values(sets),
-        sid,
-      ),
-      DB.prepare(
-        `INSERT INTO score_events (sid, event_type, composite, reliability, quality, financial, security, stability, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).bind(sid, eventType, score.composite, d.reliability, d.quality, d.financial, d.security, d.stability, nowIso),
+      this.db
+        .prepare(`UPDATE agents SET ${Object.keys(sets).map((column) => `${column} = ?`).join(", ")} WHERE sid = ?`)
+        .bind(...Object.values(sets), sid),
     ];
     if (row.operatorId !== null) {
       // Deltas, so concurrent scorers of the same operator's agents never overwrite each other.
       statements.push(
-        DB.prepare(
-          "UPDATE operators SET agent_evidence = agent_evidence + ?, agent_weighted_composite = agent_weighted_composite + ? WHERE id = ?",
-        ).bind(score.evidence - row.evidenceTotal, score.evidence * score.composite - row.evidenceTotal * row.composite, row.operatorId),
+        this.db
+          .prepare("UPDATE operators SET agent_evidence = agent_evidence + ?, agent_weighted_composite = agent_weighted_composite + ? WHERE id = ?")
+          .bind(score.evidence - row.evidenceTotal, score.evidence * score.composite - row.evidenceTotal * row.composite, row.operatorId),
       );
     }
     return statements;
+  }
+
+  private scoreEvent(sid: string, eventType: string, score: ScoreView, nowIso: string): D1PreparedStatement {
+    const d = score.dimensions;
+    return this.db
+      .prepare(
+        `INSERT INTO score_events (sid, event_type, composite, reliability, quality, financial, security, stability, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(sid, eventType, score.composite, d.reliability, d.quality, d.financial, d.security, d.stability, nowIso);
   }
 
   /**

@@ -182,6 +182,22 @@ describe("idempotency", () => {
     expect((await report(other.key, { sid, qualitySignal: 800 }, headers)).status).toBe(201);
   });
 
+  it("concurrent reports with one key apply once, and do not fail the reports queued with them", async () => {
+    const owner = await createOperator();
+    await unlimited(owner.id);
+    const { sid } = await registerAgent(owner.key);
+    const same = Array.from({ length: 3 }, () => report(owner.key, { sid, qualitySignal: 640 }, { "idempotency-key": "dup-1" }));
+    const others = Array.from({ length: 8 }, (_, i) => report(owner.key, { sid, qualitySignal: i * 100 }));
+    const [sameRes, otherRes] = await Promise.all([Promise.all(same), Promise.all(others)]);
+    expect([...sameRes, ...otherRes].map((r) => r.status).every((s) => s === 201)).toBe(true);
+    const sameBodies = (await Promise.all(sameRes.map((r) => r.json()))) as Recorded[];
+    for (const b of sameBodies) expect(b).toEqual(sameBodies[0]);
+    const otherIds = ((await Promise.all(otherRes.map((r) => r.json()))) as Recorded[]).map((b) => b.transaction_id);
+    expect(new Set([...otherIds, sameBodies[0].transaction_id]).size).toBe(9);
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first<{ n: number }>();
+    expect(count?.n).toBe(9);
+  });
+
   it("replays configuration updates too, and concurrent duplicates apply once", async () => {
     const { key } = await createOperator();
     const { sid } = await registerAgent(key);
