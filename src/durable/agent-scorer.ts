@@ -78,10 +78,11 @@ interface Loaded {
 
 /**
  * One object per agent (named by its SID): every change to the agent (its score, configuration,
- * owner, status and identity level) passes through here, one at a time. D1 is not this object's storage, so its input gate opens while a D1 call is
- * awaited; the promise chain in `serial` is what keeps read-compute-write strictly in order.
- * The agent's scoring state is cached here after the first read (this object is its only writer);
- * each update is one D1 batch, and a failed batch drops the cache so nothing half-applied survives.
+ * owner, status and identity level) passes through here, one at a time. D1 is not this object's
+ * storage, so its input gate opens while a D1 call is awaited; the promise chain in `serial` is what
+ * keeps read-compute-write strictly in order. The agent's state is cached here after the first read
+ * (this object is its only writer). Every change is one D1 batch (reports queued behind a running
+ * batch share the next one), and a failed batch drops the cache, so nothing half-applied survives.
  */
 export class AgentScorer extends DurableObject<Env> {
   private tail: Promise<unknown> = Promise.resolve();
