@@ -9,7 +9,7 @@ import { renderError, toApiError } from "./http/wire";
 import { registerAdmin } from "./routes/admin";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
-import { registerBadges } from "./routes/badges";
+import { badgeFromCache, registerBadges } from "./routes/badges";
 import { registerMe } from "./routes/me";
 import { registerScores } from "./routes/scores";
 import { registerTransactions } from "./routes/transactions";
@@ -26,6 +26,8 @@ const DEFAULT_DOH = "https://cloudflare-dns.com/dns-query";
 export function createApp(deps: Partial<Deps> = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
+  // Cached badges are answered before any other middleware: a hit needs none of it.
+  app.use("/badge/*", badgeFromCache);
   // Built once per environment (the env object is stable within an isolate), not per request.
   const built = new WeakMap<object, Deps>();
   app.use("*", async (c, next) => {
