@@ -29,7 +29,7 @@
 import autocannon from "autocannon";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -99,9 +99,21 @@ function run(args, cwd, timeoutMs = 120_000) {
   return out.stdout;
 }
 
+/**
+ * Bundles a Worker once (`wrangler deploy --dry-run --outdir`), so the run measures one snapshot of
+ * the code: `wrangler dev` on the sources would rebuild and restart the Worker whenever someone
+ * saves a file, in the middle of a measurement.
+ */
+function build(name, cwd) {
+  const outdir = mkdtempSync(join(tmpdir(), `bench-build-${name}-`));
+  tempDirs.push(outdir);
+  run(["deploy", "--dry-run", "--outdir", outdir, "-c", join(cwd, "wrangler.toml")], cwd);
+  return join(outdir, "index.js");
+}
+
 /** `wrangler dev` in its own process group (it starts workerd children), so one kill ends them all. */
-function startWorker(name, cwd, port, persistTo, extra = []) {
-  const args = ["dev", "--ip", HOST, "--port", String(port), "--persist-to", persistTo, "--log-level", "warn", ...extra];
+function startWorker(name, cwd, script, port, persistTo, extra = []) {
+  const args = ["dev", script, "-c", join(cwd, "wrangler.toml"), "--no-bundle", "--ip", HOST, "--port", String(port), "--persist-to", persistTo, "--log-level", "warn", ...extra];
   const child = spawn(wrangler, args, { cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const output = [];
   const keep = (chunk) => {
@@ -190,11 +202,11 @@ async function waitReady(child, base, path) {
   throw new Error(`${child.label} did not become ready:\n${child.output()}`);
 }
 
-/** A service instance: wrangler dev on free ports, ready to serve. */
-async function startService(label, persistTo, adminToken) {
+/** A service instance: wrangler dev of the bundle on free ports. */
+async function startService(label, script, persistTo, adminToken) {
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
   const args = ["--inspector-port", String(inspector), "--var", `ADMIN_TOKEN:${adminToken}`];
-  const child = startWorker(label, root, port, persistTo, args);
+  const child = startWorker(label, root, script, port, persistTo, args);
   return { child, url: `http://${HOST}:${port}`, inspector };
 }
 
@@ -299,10 +311,22 @@ async function measureSet(entries, { seconds = DURATION, profiler = null } = {})
         if (tty) process.stderr.write(`\r${line}\x1b[K`);
         else if (s === sliceSeconds) process.stderr.write(`${line}\n`);
       };
-      const profiled = profiler && entry.profile;
-      if (profiled) await profiler.start();
+      const profiled = profiler && !profiler.failed && entry.profile;
+      const guarded = async (step) => {
+        try {
+          return await step();
+        } catch (err) {
+          log(`profiling stopped: ${err.message}`);
+          profiler.failed = true;
+          return undefined;
+        }
+      };
+      if (profiled) await guarded(() => profiler.start());
       const part = await slice(entry, sliceSeconds, progress);
-      if (profiled) profiles.set(entry.key, await profiler.stop(entry.label, profiles.get(entry.key)));
+      if (profiled && !profiler.failed) {
+        const acc = await guarded(() => profiler.stop(entry.label, profiles.get(entry.key)));
+        if (acc) profiles.set(entry.key, acc);
+      }
       parts.get(entry.key).push(part);
     }
   }
@@ -354,17 +378,19 @@ async function main() {
   const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout?.trim() || null;
   const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).stdout?.trim().length > 0;
 
-  log("applying D1 migrations to temp state dirs");
+  log("bundling both Workers; applying D1 migrations to temp state dirs");
+  const svcScript = build("service", root);
+  const baseScript = build("baseline", baselineDir);
   run(["d1", "migrations", "apply", "DB", "--local", "--persist-to", svcState], root);
   run(["d1", "migrations", "apply", "DB", "--local", "--persist-to", baseState], baselineDir);
 
-  let service = await startService("service", svcState, adminToken);
+  const service = await startService("service", svcScript, svcState, adminToken);
   const [basePort, baseInspector] = await Promise.all([freePort(), freePort()]);
-  const baseline = startWorker("baseline", baselineDir, basePort, baseState, ["--inspector-port", String(baseInspector)]);
+  const baseline = startWorker("baseline", baselineDir, baseScript, basePort, baseState, ["--inspector-port", String(baseInspector)]);
   const base = `http://${HOST}:${basePort}`;
   log(`starting the service on ${service.url} and the baseline on ${base}`);
   await Promise.all([waitReady(service.child, service.url, "/score/SID-0x0000000000000000"), waitReady(baseline, base, "/plain")]);
-  let profiler = PROFILE ? await attachProfiler(service.inspector) : null;
+  let profiler = PROFILE ? await attachProfiler(service.inspector, svcScript) : null;
   const svc = service.url;
 
   // Seed: an owner and an independent (verified) reporter, both with custom huge limits.
@@ -502,8 +528,8 @@ async function main() {
     cpSync(svcState, largeState, { recursive: true });
     counts = seedLarge(largeState, template);
     log(`large: ${counts.agents} agents, ${counts.transactions} transactions, ${counts.score_events} score events`);
-    const small = await startService("service (small)", svcState, adminToken);
-    const large = await startService("service (large)", largeState, adminToken);
+    const small = await startService("service (small)", svcScript, svcState, adminToken);
+    const large = await startService("service (large)", svcScript, largeState, adminToken);
     await Promise.all([waitReady(small.child, small.url, "/score/SID-0x0000000000000000"), waitReady(large.child, large.url, "/score/SID-0x0000000000000000")]);
     const allSids = [...sids, ...Array.from({ length: AGENTS * SCALE - AGENTS }, (_, i) => largeSid(i + 1))];
     const r = await measureSet([
@@ -555,7 +581,7 @@ INSERT INTO ${table} (${cols.join(", ")}) SELECT ${exprs.join(", ")} FROM n, (SE
  * summed per package (node_modules/<pkg>) or source file (src/...), using the section comments
  * esbuild leaves in wrangler's bundle, and reported as CPU time per request.
  */
-async function attachProfiler(inspectorPort) {
+async function attachProfiler(inspectorPort, bundle) {
   const ws = new WebSocket(`ws://${HOST}:${inspectorPort}/ws`, { headers: { Origin: "http://localhost" } });
   await new Promise((resolve, reject) => {
     ws.addEventListener("open", resolve);
@@ -570,10 +596,18 @@ async function attachProfiler(inspectorPort) {
       pending.delete(msg.id);
     }
   });
+  // Bounded: if the inspector stops answering, the run goes on without the profile.
   const send = (method, params = {}) =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const id = ++nextId;
-      pending.set(id, resolve);
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(`the inspector did not answer ${method}`));
+      }, 15_000);
+      pending.set(id, (msg) => {
+        clearTimeout(timer);
+        resolve(msg);
+      });
       ws.send(JSON.stringify({ id, method, params }));
     });
   await send("Profiler.enable");
@@ -583,22 +617,14 @@ async function attachProfiler(inspectorPort) {
 
   let moduleOf = null;
   const moduleMap = () => {
-    // The newest wrangler dev bundle of this project: esbuild's section comments name each module.
-    const tmp = join(root, ".wrangler", "tmp");
-    const bundles = (existsSync(tmp) ? readdirSync(tmp) : [])
-      .filter((d) => d.startsWith("dev-"))
-      .map((d) => join(tmp, d, "index.js"))
-      .filter((f) => existsSync(f))
-      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+    // esbuild's section comments in the bundle name the module of each line.
     const sections = [];
-    if (bundles[0]) {
-      readFileSync(bundles[0], "utf8")
-        .split("\n")
-        .forEach((line, i) => {
-          const match = /^\/\/ (\S+\.(?:ts|js|mjs|cjs))$/.exec(line);
-          if (match) sections.push([i, match[1]]);
-        });
-    }
+    readFileSync(bundle, "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        const match = /^\/\/ (\S+\.(?:ts|js|mjs|cjs))$/.exec(line);
+        if (match) sections.push([i, match[1]]);
+      });
     return (line) => {
       let lo = 0;
       let hi = sections.length - 1;
@@ -635,7 +661,7 @@ async function attachProfiler(inspectorPort) {
           ? frame.functionName.startsWith("(")
             ? frame.functionName
             : "(runtime: fetch, RPC, cache, crypto, ...)"
-          : frame.url === "index.js" || frame.url.endsWith("/index.js")
+          : frame.url.endsWith("index.js")
             ? moduleOf(frame.lineNumber)
             : frame.url;
         acc.byModule.set(where, (acc.byModule.get(where) ?? 0) + msPerSample);
@@ -655,6 +681,7 @@ async function attachProfiler(inspectorPort) {
       };
       return acc;
     },
+    failed: false,
     close: () => ws.close(),
   };
 }
