@@ -5,7 +5,7 @@ import type { AppEnv } from "../env";
 import type { RateDecision } from "../durable/rate-limiter";
 import { lookupKey, reloadKey, type KeyEntry, type KeyFacts } from "./key-cache";
 import { renderError } from "./wire";
-import { consume, rateHeaders, TIERS } from "./rate-limit";
+import { consume, rateHeaders, tierWindows } from "./rate-limit";
 
 export const SCOPES = ["agents:read", "agents:write", "transactions:write", "verify:write"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -92,13 +92,7 @@ function setHeaders(target: Headers, values: Record<string, string>) {
   }
 }
 
-function windowsOf(facts: KeyFacts) {
-  const tier = TIERS[facts.tier];
-  return [
-    { limit: facts.rateLimitPerMinute ?? tier.perMinute, seconds: 60 },
-    { limit: facts.rateLimitPerDay ?? tier.perDay, seconds: 86_400 },
-  ];
-}
+const windowsOf = (facts: KeyFacts) => tierWindows(facts.tier, facts.rateLimitPerMinute, facts.rateLimitPerDay);
 
 /** Tells every isolate that cached facts about this operator's keys are older than `epoch`. */
 export async function announceEpoch(c: Context<AppEnv>, operatorId: number, epoch: number): Promise<void> {

@@ -22,6 +22,14 @@ export const TIERS = {
 } as const;
 export type Tier = keyof typeof TIERS;
 
+/** An operator's windows: per minute, then per day (its custom limits override the tier's). */
+export function tierWindows(tier: Tier, perMinute: number | null, perDay: number | null): RateWindow[] {
+  return [
+    { limit: perMinute ?? TIERS[tier].perMinute, seconds: 60 },
+    { limit: perDay ?? TIERS[tier].perDay, seconds: DAY },
+  ];
+}
+
 /** Counts one request in a bucket; every bucket is its own RateLimiter object. */
 export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number): Promise<RateDecision> {
   return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now(), knownEpoch);
