@@ -16,8 +16,7 @@ import { noteBookmark } from "../http/session";
 import { configSchema, formA, schemas as a } from "../http/wire/form-a";
 import { schemas as b } from "../http/wire/form-b";
 import type { ConfigUpdated } from "../domain/views";
-import { apiVersionHeader, bearer, errorResponses, json, jsonBody, jsonObject, optionalString, requiredString, sidParam } from "./common";
-import { scorerRefusal } from "./transactions";
+import { apiVersionHeader, bearer, errorResponses, json, jsonBody, jsonObject, optionalString, requiredString, scorerRefusal, sidParam } from "./common";
 
 const tools = (field: string) =>
   z

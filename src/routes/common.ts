@@ -1,4 +1,6 @@
 import { z, type RouteConfig } from "@hono/zod-openapi";
+import type { Refusal } from "../durable/agent-scorer";
+import { ApiError, errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
 import { MISSING } from "../http/request";
 import { schemas as a } from "../http/wire/form-a";
@@ -69,3 +71,13 @@ export function errorResponses(...statuses: number[]): RouteConfig["responses"] 
 }
 
 export const bearer = [{ bearerAuth: [] }];
+
+/** What the scorer's refusals mean to a client. */
+export function scorerRefusal(refusal: Refusal): ApiError {
+  if (refusal === "not_found") return errors.agentNotFound();
+  if (refusal === "forbidden") return errors.notOwner();
+  if (refusal === "suspended") return new ApiError("conflict", "Agent is suspended and accepts no transactions");
+  if (refusal === "write_failed") return new ApiError("unavailable", "The score update could not be saved; nothing was changed. Retry the request.");
+  // A concurrent request with the same key won, but its record is not readable yet: retryable.
+  return new ApiError("unavailable", "A request with this Idempotency-Key is in progress; retry");
+}

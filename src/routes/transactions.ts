@@ -1,6 +1,4 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { Refusal } from "../durable/agent-scorer";
-import { ApiError, errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
 import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/scoring";
 import type { TransactionRecorded } from "../domain/views";
@@ -10,7 +8,7 @@ import { idempotencyOf, recorded } from "../http/idempotency";
 import { MISSING } from "../http/request";
 import { noteBookmark } from "../http/session";
 import { formA, transactionSchema } from "../http/wire/form-a";
-import { bearer, errorResponses, json, jsonBody, jsonObject, requiredString } from "./common";
+import { bearer, errorResponses, json, jsonBody, jsonObject, requiredString, scorerRefusal } from "./common";
 
 const isAbsent = (input: unknown) => input === undefined || input === null;
 
@@ -50,16 +48,6 @@ const report = createRoute({
   },
   responses: { 201: json(transactionSchema, "Recorded"), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
 });
-
-/** What the scorer's refusals mean to a client. */
-export function scorerRefusal(refusal: Refusal): ApiError {
-  if (refusal === "not_found") return errors.agentNotFound();
-  if (refusal === "forbidden") return errors.notOwner();
-  if (refusal === "suspended") return new ApiError("conflict", "Agent is suspended and accepts no transactions");
-  if (refusal === "write_failed") return new ApiError("unavailable", "The score update could not be saved; nothing was changed. Retry the request.");
-  // A concurrent request with the same key won, but its record is not readable yet: retryable.
-  return new ApiError("unavailable", "A request with this Idempotency-Key is in progress; retry");
-}
 
 export function registerTransactions(app: OpenAPIHono<AppEnv>) {
   app.openapi(report, async (c) => {

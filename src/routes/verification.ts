@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { insertChallenge, invalidateChallenge } from "../db/challenges";
 import { ApiError, errors } from "../domain/errors";
-import { newToken, sha256Hex, TOKEN_PATTERN } from "../domain/identifiers";
+import { newToken, sha256Hex, SID_PATTERN, TOKEN_PATTERN } from "../domain/identifiers";
 import type { AppEnv } from "../env";
 import { authOf, requireKey } from "../http/auth";
 import { noteBookmark } from "../http/session";
@@ -11,7 +11,7 @@ import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverChallenge } from "../net/delivery";
 import { ownedAgent } from "./agents";
 import { bearer, errorResponses, json, jsonBody, sidParam } from "./common";
-import { scorerRefusal } from "./transactions";
+import { scorerRefusal } from "./common";
 
 export const CHALLENGE_TTL_SECONDS = 600;
 export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Verified"] as const;
@@ -23,7 +23,7 @@ export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Ve
  */
 const countAttempt: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sid = c.req.param("sid") ?? "";
-  if (!/^SID-0x[0-9a-f]{16}$/.test(sid)) throw errors.invalidSid();
+  if (!SID_PATTERN.test(sid)) throw errors.invalidSid();
   await ownedAgent(c, sid);
   const decision = await consume(c, `verify:${sid}`, [LIMITS.verify]);
   if (!decision.allowed) {
