@@ -22,7 +22,7 @@ export interface AuthContext {
 /**
  * Bearer API key authentication, in the spec's order of checks (header form, prefix, known key),
  * then the operator's tier limit (every authenticated response carries X-RateLimit-*), then the
- * route's scope.
+ * key's revocation or grace, then the route's scope.
  */
 export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
