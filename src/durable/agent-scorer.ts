@@ -21,8 +21,8 @@ import type { ConfigUpdated, TransactionRecorded } from "../domain/views";
 import type { Env } from "../env";
 import { purgeBadge } from "../routes/badges";
 
-const INDEPENDENT_WINDOW_MS = SCORING.independentReporterWindowMs;
-const IDEMPOTENCY_TTL_MS = 86_400_000;
+/** Idempotency records answer repeats for this long. */
+export const IDEMPOTENCY_TTL_MS = 86_400_000;
 
 export interface Idempotency {
   key: string;
@@ -255,7 +255,7 @@ export class AgentScorer extends DurableObject<Env> {
     }
     const now = group[group.length - 1].input.now;
     reporters = { ...reporters };
-    for (const [id, at] of Object.entries(reporters)) if (now - Date.parse(at) > INDEPENDENT_WINDOW_MS) delete reporters[id];
+    for (const [id, at] of Object.entries(reporters)) if (now - Date.parse(at) > SCORING.independentReporterWindowMs) delete reporters[id];
     statements.push(
       ...this.projections(sid, state, evidence, score, lastIso, {
         reporters: JSON.stringify(reporters),

@@ -2,12 +2,11 @@ import type { Context } from "hono";
 import { and, eq, gt } from "drizzle-orm";
 import { db } from "../db/client";
 import { idempotencyRecords } from "../db/schema";
-import type { Idempotency } from "../durable/agent-scorer";
+import { IDEMPOTENCY_TTL_MS, type Idempotency } from "../durable/agent-scorer";
 import { ApiError, errors } from "../domain/errors";
 import { sha256Hex } from "../domain/identifiers";
 import type { AppEnv } from "../env";
 
-const TTL_MS = 86_400_000;
 
 /** The request's Idempotency-Key (1-255 characters) and a hash of what it asks for. */
 export async function idempotencyOf(c: Context<AppEnv>, input: unknown): Promise<Idempotency | undefined> {
@@ -29,7 +28,7 @@ export async function recorded<T>(
   from: "session" | "primary" = "session",
 ) {
   if (!idem) return null;
-  const since = new Date(c.get("deps").now() - TTL_MS).toISOString();
+  const since = new Date(c.get("deps").now() - IDEMPOTENCY_TTL_MS).toISOString();
   const database = from === "primary" ? c.env.DB.withSession("first-primary") : c.get("db");
   const row = await db(database)
     .select()
