@@ -8,7 +8,7 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: "test-admin-token" },
+          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: "test-admin-token", RETURN_KEYS_IN_RESPONSES: "true" },
         },
       }),
     ],

@@ -1,5 +1,5 @@
 import type { Database } from "./client";
-import { desc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, or, sql } from "drizzle-orm";
 import type { AgentConfiguration } from "../domain/configuration";
 import { operatorScoreFromSums, scoreOf, SCORING, type EvidenceState } from "../domain/scoring";
 import type { AgentReport, AgentScore, ConfigChange, ScoreEvent } from "../domain/views";
@@ -201,8 +201,20 @@ export async function readAgentReport(d1: Database, sid: string, now: number): P
   };
 }
 
-export function listOperatorAgents(d1: Database, operatorId: number) {
-  return db(d1).select().from(agents).where(eq(agents.operatorId, operatorId)).orderBy(agents.createdAt).all();
+/** One page of the operator's agents, oldest first, after the (created_at, sid) position given. */
+export function listOperatorAgents(d1: Database, operatorId: number, after: [string, string] | null, limit: number) {
+  return db(d1)
+    .select()
+    .from(agents)
+    .where(
+      and(
+        eq(agents.operatorId, operatorId),
+        after ? or(gt(agents.createdAt, after[0]), and(eq(agents.createdAt, after[0]), gt(agents.sid, after[1]))) : undefined,
+      ),
+    )
+    .orderBy(asc(agents.createdAt), asc(agents.sid))
+    .limit(limit)
+    .all();
 }
 
 /** The facts a route checks before it asks the agent's scorer for a change. */

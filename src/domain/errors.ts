@@ -1,3 +1,5 @@
+import type { Refusal } from "./results";
+
 // The one error type of the service. Handlers and the domain throw ApiError; the presentation layer
 // (src/http/wire) renders it as Form A `{error}` or Form B `{error: {code, message}}`.
 
@@ -9,6 +11,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   idempotency_mismatch: 422,
@@ -66,4 +69,41 @@ export const errors = {
       "Retry-After": String(retryAfter),
     }),
   adminOnly: () => new ApiError("invalid_api_key", "Invalid admin token"),
+  adminNotConfigured: () => new ApiError("unavailable", "Admin interface is not configured"),
+  keyDeliveryUnavailable: () =>
+    new ApiError(
+      "unavailable",
+      "No way to deliver the key: configure e-mail (EMAIL and EMAIL_FROM) or, in local development only, RETURN_KEYS_IN_RESPONSES=true. Nothing was issued.",
+    ),
+  keyEmailFailed: () => new ApiError("unavailable", "The key could not be e-mailed; nothing was issued. Retry later."),
+  methodNotAllowed: (allow: string) => new ApiError("method_not_allowed", "Method not allowed", { Allow: allow }),
+  unreadableBody: () => new ApiError("invalid_request", "Request body could not be read"),
+  resolverUnavailable: () => new ApiError("unavailable", "Outbound requests are not configured (DOH_ENDPOINT must be an https URL)"),
+  badId: (field = "id") => new ApiError("invalid_request", `${field} must be a positive decimal integer`),
+  badCursor: () => new ApiError("invalid_request", "Invalid cursor"),
 } as const;
+
+/** What an agent object's refusals mean to a client. */
+export function refusalError(refusal: Refusal): ApiError {
+  switch (refusal) {
+    case "not_found":
+      return errors.agentNotFound();
+    case "forbidden":
+      return errors.notOwner();
+    case "suspended":
+      return new ApiError("conflict", "Agent is suspended and accepts no transactions");
+    case "already_claimed":
+      return new ApiError("conflict", "Agent is already claimed");
+    case "invalid_claim_token":
+      return errors.invalid("Invalid claim token");
+    case "invalid_challenge":
+      return errors.invalid("Invalid or expired challenge token");
+    case "idempotency_mismatch":
+      return new ApiError("idempotency_mismatch", "Idempotency-Key was already used with a different request");
+    case "write_failed":
+      return new ApiError("unavailable", "The score update could not be saved; nothing was changed. Retry the request.");
+    case "idempotency_conflict":
+      // A concurrent request with the same key won, but its record is not readable yet: retryable.
+      return new ApiError("unavailable", "A request with this Idempotency-Key is in progress; retry");
+  }
+}

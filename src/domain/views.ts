@@ -73,3 +73,22 @@ export interface ConfigUpdated {
   fingerprint: string;
   score: ScoreView;
 }
+
+export interface OperatorProfile {
+  id: number;
+  name: string;
+  email: string;
+  score: number;
+  verified: boolean;
+  keyPrefix: string;
+  createdAt: string;
+}
+
+export interface AgentSummary {
+  sid: string;
+  name: string;
+  description: string | null;
+  status: "active" | "suspended";
+  createdAt: string;
+  score: ScoreView;
+}

@@ -18,6 +18,7 @@ import {
   type SignalDimension,
 } from "../domain/scoring";
 import type { ConfigUpdated, TransactionRecorded } from "../domain/views";
+import type { Refusal, Result } from "../domain/results";
 import type { Env } from "../env";
 import { purgeBadge } from "../routes/badges";
 
@@ -49,17 +50,7 @@ export interface ConfigInput extends Common {
   fingerprint: string;
 }
 
-export type Refusal =
-  | "not_found"
-  | "forbidden"
-  | "suspended"
-  | "idempotency_conflict"
-  | "already_claimed"
-  | "invalid_claim_token"
-  | "invalid_challenge"
-  | "write_failed";
-/** `bookmark`: the D1 bookmark after this update, so the client can read its own write from a replica. */
-export type Outcome_<T> = { ok: true; result: T; bookmark: string | null } | { ok: false; refusal: Refusal };
+type Outcome_<T> = Result<T>;
 
 interface PendingReport {
   input: TransactionInput;

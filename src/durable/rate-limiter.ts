@@ -1,9 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-
-export interface RateWindow {
-  limit: number;
-  seconds: number;
-}
+import type { RateWindow } from "../domain/limits";
 
 export interface RateDecision {
   allowed: boolean;

@@ -5,7 +5,7 @@ import { idempotencyRecords } from "../db/schema";
 import { IDEMPOTENCY_TTL_MS, type Idempotency } from "../durable/agent-scorer";
 import { ApiError, errors } from "../domain/errors";
 import { sha256Hex } from "../domain/identifiers";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "./context";
 
 
 /** The request's Idempotency-Key (1-255 characters) and a hash of what it asks for. */

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "./context";
 
 export const BOOKMARK_HEADER = "X-D1-Bookmark";
 // D1 bookmarks are fixed-width hex groups, so the later of two compares greater as a string.

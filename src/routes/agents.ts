@@ -2,21 +2,23 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { agentGate, insertAgent } from "../db/agents";
 import { fingerprint, type AgentConfiguration } from "../domain/configuration";
-import { ApiError, errors } from "../domain/errors";
+import { errors, refusalError } from "../domain/errors";
 import { newSid, newToken, sha256Hex } from "../domain/identifiers";
 import { initialEvidence, scoreOf } from "../domain/scoring";
 import type { Registration } from "../domain/views";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { idempotencyOf, recorded } from "../http/idempotency";
 import { publicLimit } from "../http/rate-limit";
-import { formBody } from "../http/request";
+import { formBody } from "../http/form";
 import { wire } from "../http/wire";
 import { noteBookmark } from "../http/session";
 import { configSchema, formA, schemas as a } from "../http/wire/form-a";
-import { schemas as b } from "../http/wire/form-b";
+import { configSchemaB, schemas as b } from "../http/wire/form-b";
 import type { ConfigUpdated } from "../domain/views";
-import { apiVersionHeader, bearer, errorResponses, json, jsonBody, jsonObject, optionalString, requiredString, scorerRefusal, sidParam } from "./common";
+import { jsonObject, optionalString, requiredString, sidParam } from "./fields";
+import { apiVersionHeader, bearer, errorResponses, json, jsonBody } from "./openapi";
+
 
 const tools = (field: string) =>
   z
@@ -124,7 +126,7 @@ const configUpdate = createRoute({
     headers: z.object({ "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" } }) }),
     body: jsonBody(configBody),
   },
-  responses: { 200: json(configSchema, "Configuration compared and stored"), ...errorResponses(400, 401, 403, 404, 413, 422, 429) },
+  responses: { 200: json(z.union([configSchema, configSchemaB]), "Configuration compared and stored (Form B: dimensions on 0.0-1.0)"), ...errorResponses(400, 401, 403, 404, 413, 422, 429) },
 });
 
 async function createAgent(c: Context<AppEnv>, input: { name: string; description: string | null; config: AgentConfiguration }, operatorId: number | null) {
@@ -191,9 +193,7 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
       now: c.get("deps").now(),
     });
     if (!out.ok) {
-      if (out.refusal === "already_claimed") throw new ApiError("conflict", "Agent is already claimed");
-      if (out.refusal === "invalid_claim_token") throw errors.invalid("Invalid claim token");
-      throw scorerRefusal(out.refusal);
+      throw refusalError(out.refusal);
     }
     noteBookmark(c, out.bookmark);
     return c.json({ sid, message: "Agent claimed: you are now its operator" }, 200);
@@ -205,7 +205,7 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
     const auth = authOf(c);
     const idempotency = await idempotencyOf(c, { sid, ...body });
     const replay = await recorded<ConfigUpdated>(c, auth.operatorId, idempotency);
-    if (replay) return c.json(formA.config(replay.result), 200);
+    if (replay) return c.json(wire(c).config(replay.result), 200);
     // The scorer checks that the agent exists and that the caller owns it.
     const config = configurationOfA(body);
     const out = await c.env.AGENT_SCORER.getByName(sid).updateConfig(sid, {
@@ -217,10 +217,10 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
     });
     if (out.ok) {
       noteBookmark(c, out.bookmark);
-      return c.json(formA.config(out.result), 200);
+      return c.json(wire(c).config(out.result), 200);
     }
     const raced = out.refusal === "idempotency_conflict" && (await recorded<ConfigUpdated>(c, auth.operatorId, idempotency, "primary"));
-    if (raced) return c.json(formA.config(raced.result), 200);
-    throw scorerRefusal(out.refusal);
+    if (raced) return c.json(wire(c).config(raced.result), 200);
+    throw refusalError(out.refusal);
   });
 }

@@ -2,11 +2,13 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { isUniqueViolation } from "../db/client";
 import { insertApplication } from "../db/operators";
 import { ApiError } from "../domain/errors";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
-import { errorResponses, json, jsonBody, optionalString } from "./common";
+import { optionalString } from "./fields";
+import { errorResponses, json, jsonBody } from "./openapi";
 
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** One @, a dot in the domain, no spaces and no control characters (NUL, escapes) anywhere. */
+export const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 export const emailField = z
   .string({ error: "Invalid email format" })
   .trim()

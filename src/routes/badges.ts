@@ -5,9 +5,10 @@ import { readAgentScore } from "../db/agents";
 import { errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
 import type { Recommendation } from "../domain/scoring";
-import type { AppEnv } from "../env";
-import { clientIp, consume, LIMITS } from "../http/rate-limit";
-import { errorResponses } from "./common";
+import type { AppEnv } from "../http/context";
+import { clientIp, consume } from "../http/rate-limit";
+import { LIMITS } from "../domain/limits";
+import { errorResponses } from "./openapi";
 
 // Public trust badges: `GET /badge/{sid}.svg` (shields.io flat style) and its twin
 // `GET /badge/{sid}.json` (the shields.io endpoint format, for https://shields.io/badges/endpoint-badge).

@@ -2,78 +2,40 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { listOperatorAgents, operatorScoreOf, scoreOfRow } from "../db/agents";
 import { getOperator } from "../db/operators";
 import { errors } from "../domain/errors";
-import type { AppEnv } from "../env";
 import { authOf, requireKey } from "../http/auth";
-import { bearer, errorResponses, json } from "./common";
-
-const meSchema = z
-  .object({
-    operator: z.object({
-      id: z.number(),
-      name: z.string(),
-      email: z.string(),
-      operator_score: z.number(),
-      verified: z.boolean(),
-      api_key_prefix: z.string(),
-      created_at: z.string(),
-    }),
-    agents: z.array(
-      z.object({
-        sid: z.string(),
-        name: z.string(),
-        description: z.string().nullable(),
-        composite_score: z.number(),
-        confidence: z.enum(["low", "medium", "high"]),
-        recommendation: z.enum(["clear", "review", "caution"]),
-        status: z.string(),
-        created_at: z.string(),
-      }),
-    ),
-  })
-  .openapi("Me");
+import type { AppEnv } from "../http/context";
+import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
+import { formA, meSchema } from "../http/wire/form-a";
+import { pageQuery } from "./fields";
+import { bearer, errorResponses, json } from "./openapi";
 
 const me = createRoute({
   method: "get",
   path: "/me",
   tags: ["Operators"],
-  summary: "The calling operator's profile and agents",
+  summary: "The calling operator's profile and its agents, oldest first (paginated)",
   security: bearer,
   middleware: [requireKey(null)],
-  responses: { 200: json(meSchema, "Profile"), ...errorResponses(401, 429) },
+  request: { query: z.object(pageQuery) },
+  responses: { 200: json(meSchema, "Profile"), ...errorResponses(400, 401, 429) },
 });
+
+const position = z.tuple([z.string(), z.string()]);
 
 export function registerMe(app: OpenAPIHono<AppEnv>) {
   app.openapi(me, async (c) => {
     const auth = authOf(c);
     const now = c.get("deps").now();
-    const [operator, agents] = await Promise.all([getOperator(c.get("db"), auth.operatorId), listOperatorAgents(c.get("db"), auth.operatorId)]);
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, position);
+    const [operator, rows] = await Promise.all([
+      getOperator(c.get("db"), auth.operatorId),
+      listOperatorAgents(c.get("db"), auth.operatorId, after, limit + 1),
+    ]);
     if (!operator) throw errors.unknownKey();
-    return c.json(
-      {
-        operator: {
-          id: operator.id,
-          name: operator.name,
-          email: operator.email,
-          operator_score: operatorScoreOf(operator),
-          verified: operator.verified,
-          api_key_prefix: auth.keyPrefix,
-          created_at: operator.createdAt,
-        },
-        agents: agents.map((a) => {
-          const s = scoreOfRow(a, now);
-          return {
-            sid: a.sid,
-            name: a.name,
-            description: a.description,
-            composite_score: s.composite,
-            confidence: s.confidence,
-            recommendation: s.recommendation,
-            status: a.status,
-            created_at: a.createdAt,
-          };
-        }),
-      },
-      200,
-    );
+    const page = pageOf(rows, limit, (a) => [a.createdAt, a.sid]);
+    const profile = { ...operator, score: operatorScoreOf(operator), keyPrefix: auth.keyPrefix };
+    const agents = page.items.map((a) => ({ ...a, score: scoreOfRow(a, now) }));
+    return c.json(formA.me(profile, agents, page.nextCursor), 200);
   });
 }

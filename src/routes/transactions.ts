@@ -2,13 +2,17 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SID_PATTERN } from "../domain/identifiers";
 import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/scoring";
 import type { TransactionRecorded } from "../domain/views";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { idempotencyOf, recorded } from "../http/idempotency";
-import { MISSING } from "../http/request";
+import { MISSING } from "../http/validation";
 import { noteBookmark } from "../http/session";
-import { formA, transactionSchema } from "../http/wire/form-a";
-import { bearer, errorResponses, json, jsonBody, jsonObject, requiredString, scorerRefusal } from "./common";
+import { wire } from "../http/wire";
+import { transactionSchema } from "../http/wire/form-a";
+import { transactionSchemaB } from "../http/wire/form-b";
+import { refusalError } from "../domain/errors";
+import { jsonObject, requiredString } from "./fields";
+import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
 const isAbsent = (input: unknown) => input === undefined || input === null;
 
@@ -46,7 +50,7 @@ const report = createRoute({
     headers: z.object({ "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" } }) }),
     body: jsonBody(transactionBody),
   },
-  responses: { 201: json(transactionSchema, "Recorded"), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
+  responses: { 201: json(z.union([transactionSchema, transactionSchemaB]), "Recorded (Form B: dimensions on 0.0-1.0)"), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
 });
 
 export function registerTransactions(app: OpenAPIHono<AppEnv>) {
@@ -55,7 +59,7 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
     const auth = authOf(c);
     const idempotency = await idempotencyOf(c, body);
     const replay = await recorded<TransactionRecorded>(c, auth.operatorId, idempotency);
-    if (replay) return c.json(formA.transaction(replay.result), 201);
+    if (replay) return c.json(wire(c).transaction(replay.result), 201);
 
     const signals: Partial<Record<SignalDimension, number>> = {};
     for (const d of SIGNAL_DIMENSIONS) {
@@ -74,10 +78,10 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
     });
     if (out.ok) {
       noteBookmark(c, out.bookmark);
-      return c.json(formA.transaction(out.result), 201);
+      return c.json(wire(c).transaction(out.result), 201);
     }
     const raced = out.refusal === "idempotency_conflict" && (await recorded<TransactionRecorded>(c, auth.operatorId, idempotency, "primary"));
-    if (raced) return c.json(formA.transaction(raced.result), 201);
-    throw scorerRefusal(out.refusal);
+    if (raced) return c.json(wire(c).transaction(raced.result), 201);
+    throw refusalError(out.refusal);
   });
 }

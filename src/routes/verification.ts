@@ -3,15 +3,17 @@ import type { MiddlewareHandler } from "hono";
 import { insertChallenge, invalidateChallenge } from "../db/challenges";
 import { ApiError, errors } from "../domain/errors";
 import { newToken, sha256Hex, SID_PATTERN, TOKEN_PATTERN } from "../domain/identifiers";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { noteBookmark } from "../http/session";
-import { consume, LIMITS } from "../http/rate-limit";
+import { consume } from "../http/rate-limit";
+import { LIMITS } from "../domain/limits";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverChallenge } from "../net/delivery";
 import { ownedAgent } from "./agents";
-import { bearer, errorResponses, json, jsonBody, sidParam } from "./common";
-import { scorerRefusal } from "./common";
+import { sidParam } from "./fields";
+import { bearer, errorResponses, json, jsonBody } from "./openapi";
+import { refusalError } from "../domain/errors";
 
 export const CHALLENGE_TTL_SECONDS = 600;
 export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Verified"] as const;
@@ -83,7 +85,7 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
   app.openapi(verify, async (c) => {
     const { sid } = c.req.valid("param");
     const deps = c.get("deps");
-    if (!deps.resolve) throw new ApiError("internal_error", "No resolver configured");
+    if (!deps.resolve) throw errors.resolverUnavailable();
     const check = await checkCallbackUrl(c.req.valid("json").callbackUrl, deps.resolve);
     if (!check.ok) throw errors.invalid(check.message);
 
@@ -108,8 +110,7 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const tokenHash = await sha256Hex(TOKEN_PATTERN.test(token) ? token : "");
     const out = await c.env.AGENT_SCORER.getByName(sid).confirmIdentity(sid, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() });
     if (!out.ok) {
-      if (out.refusal === "invalid_challenge") throw errors.invalid("Invalid or expired challenge token");
-      throw scorerRefusal(out.refusal);
+      throw refusalError(out.refusal);
     }
     noteBookmark(c, out.bookmark);
     return c.json({ message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] }, 200);

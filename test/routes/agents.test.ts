@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent } from "../helpers";
 
-const SID_ERROR = { error: "Invalid SID format. Expected: SID-0x[16 hex chars]" };
+const SID_ERROR = { error: "Invalid SID format. Expected: SID-0x[16 hex chars]", request_id: expect.any(String) };
 
 describe("POST /register", () => {
   it("registers with 201 and the Form A fields; the service picks the sid", async () => {
@@ -38,7 +38,7 @@ describe("POST /register", () => {
     for (const [body, error] of cases) {
       const res = await call("/register", { headers: bearer(key), body });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error });
+      expect(await res.json()).toEqual({ error, request_id: expect.any(String) });
     }
   });
 
@@ -105,7 +105,7 @@ describe("GET /score/{sid}", () => {
     }
     const res = await call("/score/SID-0x0123456789abcdef", { headers: bearer(key) });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "Agent not found" });
+    expect(await res.json()).toEqual({ error: "Agent not found", request_id: expect.any(String) });
   });
 });
 
@@ -148,7 +148,7 @@ describe("self-registration and claim", () => {
     const { key } = await createOperator({ name: "Claimer" });
     const before = await call(`/agents/${body.sid}/config`, { headers: bearer(key), body: agentConfig });
     expect(before.status).toBe(403);
-    expect(await before.json()).toEqual({ error: "Forbidden: you do not own this agent" });
+    expect(await before.json()).toEqual({ error: "Forbidden: you do not own this agent", request_id: expect.any(String) });
 
     const wrong = await call(`/agents/${body.sid}/claim`, { headers: bearer(key), body: { claim_token: "0".repeat(64) } });
     expect(wrong.status).toBe(400);

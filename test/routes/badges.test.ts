@@ -5,7 +5,7 @@ import { newSid } from "../../src/domain/identifiers";
 import { createApp } from "../../src/app";
 import { initialEvidence } from "../../src/domain/scoring";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../src/env";
+import type { AppEnv } from "../../src/http/context";
 import { badgeFromCache, purgeBadge } from "../../src/routes/badges";
 import { call, createOperator, freshIp, registerAgent } from "../helpers";
 

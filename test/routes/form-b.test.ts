@@ -12,7 +12,7 @@ describe("API-Version", () => {
     expect((await call("/me", { headers: bearer(key, { "api-version": "A" }) })).status).toBe(200);
     const bad = await call("/me", { headers: bearer(key, { "api-version": "2" }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: "Invalid API-Version header. Expected: A or B" });
+    expect(await bad.json()).toEqual({ error: "Invalid API-Version header. Expected: A or B", request_id: expect.any(String) });
   });
 });
 
@@ -34,7 +34,7 @@ describe("Form B registration", () => {
     const { key } = await createOperator();
     const res = await call("/register", { headers: bearer(key, B), body: { model: "x" } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: "invalid_request", message: "Missing required fields: name" } });
+    expect(await res.json()).toEqual({ error: { code: "invalid_request", message: "Missing required fields: name" }, request_id: expect.any(String) });
   });
 });
 
@@ -145,10 +145,10 @@ describe("POST /waitlist", () => {
   it("validates email and role in both forms", async () => {
     const missing = await call("/waitlist", { body: {}, headers: { "cf-connecting-ip": freshIp() } });
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toEqual({ error: "Invalid email format" });
+    expect(await missing.json()).toEqual({ error: "Invalid email format", request_id: expect.any(String) });
     const role = await call("/waitlist", { body: { email: "r@example.com", role: "ceo" }, headers: { ...B, "cf-connecting-ip": freshIp() } });
     expect(role.status).toBe(400);
-    expect(await role.json()).toEqual({ error: { code: "invalid_request", message: "role must be one of: operator, platform, developer, other" } });
+    expect(await role.json()).toEqual({ error: { code: "invalid_request", message: "role must be one of: operator, platform, developer, other" }, request_id: expect.any(String) });
   });
 
   it("allows 5 per minute per IP", async () => {

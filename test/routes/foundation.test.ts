@@ -19,7 +19,7 @@ describe("POST /apply", () => {
   ])("refuses %j with 400 %s", async (body, message) => {
     const res = await call("/apply", { body, headers: { "cf-connecting-ip": freshIp() } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: message });
+    expect(await res.json()).toEqual({ error: message, request_id: expect.any(String) });
   });
 
   it("refuses a second application for the same e-mail with 409, whatever its case", async () => {
@@ -27,7 +27,7 @@ describe("POST /apply", () => {
     await call("/apply", { body: { name: "A", email: "dup@example.com" }, headers: { "cf-connecting-ip": ip } });
     const res = await call("/apply", { body: { name: "B", email: "DUP@example.com" }, headers: { "cf-connecting-ip": ip } });
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: "An application with this email already exists." });
+    expect(await res.json()).toEqual({ error: "An application with this email already exists.", request_id: expect.any(String) });
   });
 
   it("allows 5 requests per hour per IP, the 6th gets 429 with Retry-After, and counts IPs apart", async () => {
@@ -39,7 +39,7 @@ describe("POST /apply", () => {
     }
     const sixth = await call("/apply", { body: { name: "X", email: "six@example.com" }, headers: { "cf-connecting-ip": ip } });
     expect(sixth.status).toBe(429);
-    expect(await sixth.json()).toEqual({ error: "Too many requests. Please try again later." });
+    expect(await sixth.json()).toEqual({ error: "Too many requests. Please try again later.", request_id: expect.any(String) });
     expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(Number(sixth.headers.get("retry-after"))).toBeLessThanOrEqual(3600);
 
@@ -61,7 +61,7 @@ describe("bad input never gives a 500", () => {
   it("malformed JSON gives 400 Invalid JSON body", async () => {
     const res = await call("/apply", { body: "{not json", headers: { "cf-connecting-ip": freshIp() } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: "Invalid JSON body" });
+    expect(await res.json()).toEqual({ error: "Invalid JSON body", request_id: expect.any(String) });
   });
 
   it("a JSON body sent without a JSON content type is still read", async () => {
@@ -86,7 +86,7 @@ describe("bad input never gives a 500", () => {
       headers: { "cf-connecting-ip": freshIp() },
     });
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ error: "Request body too large" });
+    expect(await res.json()).toEqual({ error: "Request body too large", request_id: expect.any(String) });
     const row = await env.DB.prepare("SELECT count(*) AS n FROM applications WHERE email = ?").bind(email).first<{ n: number }>();
     expect(row?.n).toBe(0);
   });
@@ -95,7 +95,7 @@ describe("bad input never gives a 500", () => {
     const res = await call("/nope");
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toContain("application/json");
-    expect(await res.json()).toEqual({ error: "Not found" });
+    expect(await res.json()).toEqual({ error: "Not found", request_id: expect.any(String) });
   });
 });
 
@@ -105,7 +105,7 @@ describe("admin", () => {
     for (const headers of [{}, { authorization: "Bearer wrong-token" }, bearer(key), { authorization: "test-admin-token" }]) {
       const res = await call("/admin/applications", { headers });
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ error: "Invalid admin token" });
+      expect(await res.json()).toEqual({ error: "Invalid admin token", request_id: expect.any(String) });
     }
     const approve = await call("/admin/applications/1/approve", { method: "POST", headers: bearer(key) });
     expect(approve.status).toBe(401);
@@ -171,15 +171,15 @@ describe("API keys and authentication", () => {
   it("answers the spec's three 401 texts in order", async () => {
     const missing = await call("/me");
     expect(missing.status).toBe(401);
-    expect(await missing.json()).toEqual({ error: "Missing or invalid Authorization header. Use: Bearer sk_svc_..." });
+    expect(await missing.json()).toEqual({ error: "Missing or invalid Authorization header. Use: Bearer sk_svc_...", request_id: expect.any(String) });
     const notBearer = await call("/me", { headers: { authorization: "Token abc" } });
-    expect(await notBearer.json()).toEqual({ error: "Missing or invalid Authorization header. Use: Bearer sk_svc_..." });
+    expect(await notBearer.json()).toEqual({ error: "Missing or invalid Authorization header. Use: Bearer sk_svc_...", request_id: expect.any(String) });
     const format = await call("/me", { headers: bearer("pk_live_" + "0".repeat(64)) });
     expect(format.status).toBe(401);
-    expect(await format.json()).toEqual({ error: "Invalid API key format" });
+    expect(await format.json()).toEqual({ error: "Invalid API key format", request_id: expect.any(String) });
     const unknown = await call("/me", { headers: bearer("sk_svc_" + "0".repeat(64)) });
     expect(unknown.status).toBe(401);
-    expect(await unknown.json()).toEqual({ error: "Invalid API key" });
+    expect(await unknown.json()).toEqual({ error: "Invalid API key", request_id: expect.any(String) });
   });
 
   it("GET /me returns the operator with its key prefix and an empty agents list", async () => {

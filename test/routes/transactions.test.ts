@@ -65,14 +65,14 @@ describe("POST /transactions", () => {
     const { key } = await createOperator();
     const res = await call("/transactions", { headers: bearer(key), body });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error });
+    expect(await res.json()).toEqual({ error, request_id: expect.any(String) });
   });
 
   it("answers 404 for an unknown agent and 409 for a suspended one", async () => {
     const { key } = await createOperator();
     const missing = await report(key, { sid: "SID-0x0123456789abcdef" });
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: "Agent not found" });
+    expect(await missing.json()).toEqual({ error: "Agent not found", request_id: expect.any(String) });
     const { sid } = await registerAgent(key);
     await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } });
     const suspended = await report(key, { sid });
@@ -159,7 +159,7 @@ describe("POST /agents/{sid}/config", () => {
     expect(missing.status).toBe(404);
     const { sid } = await registerAgent(key);
     const bad = await call(`/agents/${sid}/config`, { headers: bearer(key), body: { tools: [] } });
-    expect(await bad.json()).toEqual({ error: "Missing required fields: modelProvider, modelName" });
+    expect(await bad.json()).toEqual({ error: "Missing required fields: modelProvider, modelName", request_id: expect.any(String) });
   });
 });
 
