@@ -85,9 +85,22 @@ export function createApp(deps: Partial<Deps> = {}) {
     info: {
       title: "Agent Trust Scoring Service",
       version: SERVICE_VERSION,
-      description:
+      description: [
         "Trust profiles and scores for autonomous software agents. Form A is the default wire format; " +
-        "send `API-Version: B` for Form B payloads and the `{error: {code, message}}` envelope.",
+          "send `API-Version: B` for Form B payloads and the `{error: {code, message}}` envelope.",
+        "**Keys and scopes.** `Authorization: Bearer sk_svc_...` (the scheme is case-insensitive). Scopes: " +
+          "`agents:read`, `agents:write`, `transactions:write`, `verify:write`, `keys:write`, `identity:write`, " +
+          "`webhooks:write`, `disputes:write`. A key in its 24-hour rotation grace keeps only the first four. " +
+          "A missing scope is 403 with the X-RateLimit headers. Admins issue recovery keys " +
+          "(`POST /admin/operators/{id}/keys`); keys are e-mailed, and appear in admin responses only where " +
+          "RETURN_KEYS_IN_RESPONSES=true.",
+        "**Requests.** Every response carries `X-Request-Id`; every error body repeats it as `request_id`. " +
+          "Lists page with `limit` (1-200, default 50) and `cursor`, answering `next_cursor`. An undefined method " +
+          "on a known path is 405 with `Allow`.",
+        "**Public reads** (public score, badges) allow any origin (CORS), answer preflights with 204 and " +
+          "`If-None-Match` with 304. Public limits count an IPv6 client by its /64 network. Keyed routes send no " +
+          "CORS headers and `Cache-Control: no-store`.",
+      ].join("\n\n"),
     },
   });
   app.get("/docs", swaggerUI({ url: "/openapi.json" }));
