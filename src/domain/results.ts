@@ -11,5 +11,8 @@ export type Refusal =
   | "invalid_challenge"
   | "write_failed";
 
-/** `bookmark`: the D1 bookmark after the change, so the client can read its own write from a replica. */
-export type Result<T> = { ok: true; result: T; bookmark: string | null } | { ok: false; refusal: Refusal };
+/**
+ * `bookmark`: the D1 bookmark after the change, so the client can read its own write from a replica.
+ * `faceChanged`: what public faces (badges) show moved, so their caches must be dropped.
+ */
+export type Result<T> = { ok: true; result: T; bookmark: string | null; faceChanged?: boolean } | { ok: false; refusal: Refusal };

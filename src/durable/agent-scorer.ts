@@ -19,16 +19,9 @@ import {
 } from "../domain/scoring";
 import type { ConfigUpdated, TransactionRecorded } from "../domain/views";
 import type { Refusal, Result } from "../domain/results";
+import { IDEMPOTENCY_TTL_MS, type Idempotency } from "../domain/idempotency";
 import type { Env } from "../env";
-import { purgeBadge } from "../routes/badges";
 
-/** Idempotency records answer repeats for this long. */
-export const IDEMPOTENCY_TTL_MS = 86_400_000;
-
-export interface Idempotency {
-  key: string;
-  requestHash: string;
-}
 
 interface Common {
   /** The authenticated operator making the change (the reporter of a transaction). */
@@ -121,8 +114,7 @@ export class AgentScorer extends DurableObject<Env> {
       if (!(await confirmChallenge(this.db, sid, input.tokenHash, input.now))) return { ok: false, refusal: "invalid_challenge" };
       const identityLevel = Math.max(state.row.identityLevel, 1);
       this.loaded = { ...state, row: { ...state.row, identityLevel } };
-      this.ctx.waitUntil(purgeBadge(sid));
-      return { ok: true, result: { identityLevel }, bookmark: this.db.getBookmark() };
+      return { ok: true, result: { identityLevel }, bookmark: this.db.getBookmark(), faceChanged: true };
     });
   }
 
@@ -267,11 +259,11 @@ export class AgentScorer extends DurableObject<Env> {
       outcomes,
     };
     for (const [reporter, times] of recent) this.recent.set(reporter, times);
-    this.purgeBadgeIfChanged(sid, state, score, now);
+    const faceChanged = this.faceChanged(state, score, now);
     const bookmark = this.db.getBookmark();
     for (const p of planned) {
       const transactionId = (results[p.statement].results[0] as { id: number }).id;
-      p.report.resolve({ ok: true, result: { transactionId, score: p.score }, bookmark });
+      p.report.resolve({ ok: true, result: { transactionId, score: p.score }, bookmark, faceChanged });
     }
     return true;
   }
@@ -339,8 +331,7 @@ export class AgentScorer extends DurableObject<Env> {
       },
       evidence,
     };
-    this.purgeBadgeIfChanged(sid, state, score, input.now);
-    return { ok: true, result, bookmark: this.db.getBookmark() };
+    return { ok: true, result, bookmark: this.db.getBookmark(), faceChanged: this.faceChanged(state, score, input.now) };
   }
 
   private async claimAgent(sid: string, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Outcome_<{ sid: string }>> {
@@ -411,12 +402,12 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   /**
-   * Drops the agent's cached badges when what they show (composite, recommendation) changed; most
-   * reports on an agent with some history move neither.
+   * Whether what public faces show (composite, recommendation) moved, so the caller drops cached
+   * badges; most reports on an agent with some history move neither.
    */
-  private purgeBadgeIfChanged(sid: string, before: Loaded, after: ScoreView, now: number): void {
+  private faceChanged(before: Loaded, after: ScoreView, now: number): boolean {
     const shown = this.scoreAt(before.evidence, before.reporters, before.row, now);
-    if (shown.composite !== after.composite || shown.recommendation !== after.recommendation) this.ctx.waitUntil(purgeBadge(sid));
+    return shown.composite !== after.composite || shown.recommendation !== after.recommendation;
   }
 
   /**

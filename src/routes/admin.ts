@@ -2,7 +2,8 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteKey, insertKey, revokeOtherKeys } from "../db/keys";
 import { approveApplication, getApplication, getOperator, listApplications, rejectApplication, undoApproval, updateOperator } from "../db/operators";
-import { ApiError, errors, refusalError } from "../domain/errors";
+import { ApiError, errors } from "../domain/errors";
+import { settle } from "../http/agent-result";
 import { newApiKey } from "../domain/identifiers";
 import { TIER_NAMES } from "../domain/limits";
 import { SCOPES } from "../domain/scopes";
@@ -217,8 +218,7 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
   app.openapi(setAgent, async (c) => {
     const { sid } = c.req.valid("param");
     const { status } = c.req.valid("json");
-    const out = await c.env.AGENT_SCORER.getByName(sid).setStatus(sid, status);
-    if (!out.ok) throw refusalError(out.refusal);
+    settle(c, sid, await c.env.AGENT_SCORER.getByName(sid).setStatus(sid, status));
     return c.json({ sid, status }, 200);
   });
 }

@@ -2,20 +2,19 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { agentGate, insertAgent } from "../db/agents";
 import { fingerprint, type AgentConfiguration } from "../domain/configuration";
-import { errors, refusalError } from "../domain/errors";
+import { errors } from "../domain/errors";
 import { newSid, newToken, sha256Hex } from "../domain/identifiers";
 import { initialEvidence, scoreOf } from "../domain/scoring";
 import type { Registration } from "../domain/views";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
-import { idempotencyOf, recorded } from "../http/idempotency";
+import { idempotent } from "../http/idempotency";
+import { settle } from "../http/agent-result";
 import { publicLimit } from "../http/rate-limit";
 import { formBody } from "../http/form";
 import { wire } from "../http/wire";
-import { noteBookmark } from "../http/session";
 import { configSchema, formA, schemas as a } from "../http/wire/form-a";
 import { configSchemaB, schemas as b } from "../http/wire/form-b";
-import type { ConfigUpdated } from "../domain/views";
 import { jsonObject, optionalString, requiredString, sidParam } from "./fields";
 import { apiVersionHeader, bearer, errorResponses, json, jsonBody } from "./openapi";
 
@@ -192,10 +191,7 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
       claimTokenHash: await sha256Hex(c.req.valid("json").claim_token),
       now: c.get("deps").now(),
     });
-    if (!out.ok) {
-      throw refusalError(out.refusal);
-    }
-    noteBookmark(c, out.bookmark);
+    settle(c, sid, out);
     return c.json({ sid, message: "Agent claimed: you are now its operator" }, 200);
   });
 
@@ -203,24 +199,12 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
     const { sid } = c.req.valid("param");
     const body = c.req.valid("json");
     const auth = authOf(c);
-    const idempotency = await idempotencyOf(c, { sid, ...body });
-    const replay = await recorded<ConfigUpdated>(c, auth.operatorId, idempotency);
-    if (replay) return c.json(wire(c).config(replay.result), 200);
     // The scorer checks that the agent exists and that the caller owns it.
     const config = configurationOfA(body);
-    const out = await c.env.AGENT_SCORER.getByName(sid).updateConfig(sid, {
-      callerId: auth.operatorId,
-      now: c.get("deps").now(),
-      idempotency,
-      config,
-      fingerprint: await fingerprint(config),
-    });
-    if (out.ok) {
-      noteBookmark(c, out.bookmark);
-      return c.json(wire(c).config(out.result), 200);
-    }
-    const raced = out.refusal === "idempotency_conflict" && (await recorded<ConfigUpdated>(c, auth.operatorId, idempotency, "primary"));
-    if (raced) return c.json(wire(c).config(raced.result), 200);
-    throw refusalError(out.refusal);
+    const print = await fingerprint(config);
+    const out = await idempotent(c, auth.operatorId, { sid, ...body }, (idempotency) =>
+      c.env.AGENT_SCORER.getByName(sid).updateConfig(sid, { callerId: auth.operatorId, now: c.get("deps").now(), idempotency, config, fingerprint: print }),
+    );
+    return c.json(wire(c).config(settle(c, sid, out)), 200);
   });
 }

@@ -1,16 +1,14 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SID_PATTERN } from "../domain/identifiers";
 import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/scoring";
-import type { TransactionRecorded } from "../domain/views";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
-import { idempotencyOf, recorded } from "../http/idempotency";
+import { idempotent } from "../http/idempotency";
+import { settle } from "../http/agent-result";
 import { MISSING } from "../http/validation";
-import { noteBookmark } from "../http/session";
 import { wire } from "../http/wire";
 import { transactionSchema } from "../http/wire/form-a";
 import { transactionSchemaB } from "../http/wire/form-b";
-import { refusalError } from "../domain/errors";
 import { jsonObject, requiredString } from "./fields";
 import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
@@ -57,31 +55,23 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
   app.openapi(report, async (c) => {
     const body = c.req.valid("json");
     const auth = authOf(c);
-    const idempotency = await idempotencyOf(c, body);
-    const replay = await recorded<TransactionRecorded>(c, auth.operatorId, idempotency);
-    if (replay) return c.json(wire(c).transaction(replay.result), 201);
-
     const signals: Partial<Record<SignalDimension, number>> = {};
     for (const d of SIGNAL_DIMENSIONS) {
       const value = body[`${d}Signal`];
       if (value !== null && value !== undefined) signals[d] = value;
     }
-    const out = await c.env.AGENT_SCORER.getByName(body.sid).reportTransaction(body.sid, {
-      callerId: auth.operatorId,
-      reporterVerified: auth.verified,
-      now: c.get("deps").now(),
-      idempotency,
-      transactionType: body.transactionType,
-      outcome: body.outcome,
-      signals,
-      metadata: body.metadata ?? null,
-    });
-    if (out.ok) {
-      noteBookmark(c, out.bookmark);
-      return c.json(wire(c).transaction(out.result), 201);
-    }
-    const raced = out.refusal === "idempotency_conflict" && (await recorded<TransactionRecorded>(c, auth.operatorId, idempotency, "primary"));
-    if (raced) return c.json(wire(c).transaction(raced.result), 201);
-    throw refusalError(out.refusal);
+    const out = await idempotent(c, auth.operatorId, body, (idempotency) =>
+      c.env.AGENT_SCORER.getByName(body.sid).reportTransaction(body.sid, {
+        callerId: auth.operatorId,
+        reporterVerified: auth.verified,
+        now: c.get("deps").now(),
+        idempotency,
+        transactionType: body.transactionType,
+        outcome: body.outcome,
+        signals,
+        metadata: body.metadata ?? null,
+      }),
+    );
+    return c.json(wire(c).transaction(settle(c, body.sid, out)), 201);
   });
 }

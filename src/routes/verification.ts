@@ -5,7 +5,7 @@ import { ApiError, errors } from "../domain/errors";
 import { newToken, sha256Hex, SID_PATTERN, TOKEN_PATTERN } from "../domain/identifiers";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
-import { noteBookmark } from "../http/session";
+import { settle } from "../http/agent-result";
 import { consume } from "../http/rate-limit";
 import { LIMITS } from "../domain/limits";
 import { checkCallbackUrl } from "../net/callback-guard";
@@ -13,7 +13,6 @@ import { deliverChallenge } from "../net/delivery";
 import { ownedAgent } from "./agents";
 import { sidParam } from "./fields";
 import { bearer, errorResponses, json, jsonBody } from "./openapi";
-import { refusalError } from "../domain/errors";
 
 export const CHALLENGE_TTL_SECONDS = 600;
 export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Verified"] as const;
@@ -108,11 +107,7 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const token = c.req.valid("json").challenge_token;
     // A token that cannot be one is refused like a wrong one, after the owner check.
     const tokenHash = await sha256Hex(TOKEN_PATTERN.test(token) ? token : "");
-    const out = await c.env.AGENT_SCORER.getByName(sid).confirmIdentity(sid, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() });
-    if (!out.ok) {
-      throw refusalError(out.refusal);
-    }
-    noteBookmark(c, out.bookmark);
+    settle(c, sid, await c.env.AGENT_SCORER.getByName(sid).confirmIdentity(sid, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() }));
     return c.json({ message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] }, 200);
   });
 }

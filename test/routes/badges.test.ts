@@ -6,7 +6,7 @@ import { createApp } from "../../src/app";
 import { initialEvidence } from "../../src/domain/scoring";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../src/http/context";
-import { badgeFromCache, purgeBadge } from "../../src/routes/badges";
+import { badgeFromCache, purgeBadge } from "../../src/http/badge-cache";
 import { call, createOperator, freshIp, registerAgent } from "../helpers";
 
 const CACHE_CONTROL = "public, max-age=300, s-maxage=300";
