@@ -1,5 +1,5 @@
 import { createExecutionContext } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { createApp } from "../src/app";
 import type { Env } from "../src/env";
 import type { Deps } from "../src/http/context";
@@ -9,14 +9,18 @@ let ipCounter = 0;
 /** A fresh client address, so public per-IP limits of one test never touch another's. */
 export const freshIp = () => `198.51.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
 
+/**
+ * The instant every `call` happens at. Frozen, in the middle of an hour and of a minute, so that no
+ * test's windowed limit (per minute, per hour, per day) can straddle a window boundary.
+ */
+export const T_CALL = Date.parse("2026-11-21T10:20:30Z");
+
+let shared: ReturnType<typeof testApp> | undefined;
+
+/** A request to the app at the frozen instant T_CALL. */
 export function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
-  const headers: Record<string, string> = { "cf-connecting-ip": "203.0.113.7", ...init.headers };
-  let body: string | undefined;
-  if (init.body !== undefined) {
-    body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
-    headers["content-type"] ??= "application/json";
-  }
-  return exports.default.fetch(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+  shared ??= testApp({ now: T_CALL });
+  return shared.request(path, init);
 }
 
 export const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
@@ -81,7 +85,7 @@ export function testApp(options: TestAppOptions = {}) {
       headers["content-type"] ??= "application/json";
     }
     const req = new Request(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
-    return app.fetch(req, bindings, createExecutionContext());
+    return Promise.resolve(app.fetch(req, bindings, createExecutionContext()));
   };
   return { app, clock, request, env: bindings };
 }

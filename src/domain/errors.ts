@@ -81,6 +81,22 @@ export const errors = {
   resolverUnavailable: () => new ApiError("unavailable", "Outbound requests are not configured (DOH_ENDPOINT must be an https URL)"),
   badId: (field = "id") => new ApiError("invalid_request", `${field} must be a positive decimal integer`),
   badCursor: () => new ApiError("invalid_request", "Invalid cursor"),
+  notJsonObject: () => new ApiError("invalid_request", "Request body must be a JSON object"),
+  badApiVersion: () => new ApiError("invalid_request", "Invalid API-Version header. Expected: A or B"),
+  badIdempotencyKey: () => new ApiError("invalid_request", "Idempotency-Key must be 1-255 characters"),
+  internal: () => new ApiError("internal_error", "Internal server error"),
+  missingAuthentication: () => new ApiError("internal_error", "Route is missing authentication"),
+  applicationNotFound: () => new ApiError("not_found", "Application not found"),
+  applicationDecided: (status: string) => new ApiError("conflict", `Application is already ${status}`),
+  applicationRaced: () => new ApiError("conflict", "Application was approved concurrently"),
+  duplicateApplication: () => new ApiError("conflict", "An application with this email already exists."),
+  operatorNotFound: () => new ApiError("not_found", "Operator not found"),
+  keyNotFound: () => new ApiError("not_found", "API key not found"),
+  keyAlreadyRevoked: () => new ApiError("conflict", "API key is already revoked"),
+  lastKey: () => new ApiError("conflict", "Cannot revoke the operator's last valid API key; create or rotate a key first"),
+  tooManyVerifications: (retryAfter: number) =>
+    new ApiError("rate_limited", "Too many verification attempts", { "Retry-After": String(retryAfter) }),
+  callbackFailed: () => new ApiError("callback_failed", "Callback delivery failed"),
 } as const;
 
 /** What an agent object's refusals mean to a client. */

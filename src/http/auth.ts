@@ -120,6 +120,6 @@ async function sameSecret(a: string, b: string): Promise<boolean> {
 
 export const authOf = (c: Context<AppEnv>): AuthContext => {
   const auth = c.get("auth");
-  if (!auth) throw new ApiError("internal_error", "Route is missing authentication");
+  if (!auth) throw errors.missingAuthentication();
   return auth;
 };

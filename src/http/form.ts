@@ -12,7 +12,7 @@ export const selectForm: MiddlewareHandler<AppEnv> = async (c, next) => {
   const version = c.req.header("api-version")?.trim();
   c.set("form", version === "B" ? "B" : "A");
   if (version !== undefined && version !== "A" && version !== "B" && !c.req.path.startsWith("/badge/")) {
-    throw errors.invalid("Invalid API-Version header. Expected: A or B");
+    throw errors.badApiVersion();
   }
   await next();
 };

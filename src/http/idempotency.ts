@@ -31,7 +31,7 @@ export async function idempotent<T>(
 async function idempotencyOf(c: Context<AppEnv>, input: unknown): Promise<Idempotency | undefined> {
   const key = c.req.header("idempotency-key");
   if (key === undefined) return undefined;
-  if (key.length < 1 || key.length > 255) throw errors.invalid("Idempotency-Key must be 1-255 characters");
+  if (key.length < 1 || key.length > 255) throw errors.badIdempotencyKey();
   return { key, requestHash: await sha256Hex(`${c.req.method} ${c.req.path}\n${JSON.stringify(input)}`) };
 }
 

@@ -12,7 +12,7 @@ export function validationHook(result: { success: boolean; error?: unknown }): v
   const missing = issues.filter((i) => i.message === MISSING).map((i) => String(i.path[0]));
   if (missing.length > 0) throw errors.missingFields(missing);
   const first = issues[0];
-  if (!first || first.path.length === 0) throw errors.invalid("Request body must be a JSON object");
+  if (!first || first.path.length === 0) throw errors.notJsonObject();
   throw errors.invalid(first.message);
 }
 

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteKey, insertKey, revokeOtherKeys } from "../db/keys";
 import { approveApplication, getApplication, getOperator, listApplications, rejectApplication, undoApproval, updateOperator } from "../db/operators";
-import { ApiError, errors } from "../domain/errors";
+import { errors } from "../domain/errors";
 import { settle } from "../http/agent-result";
 import { newApiKey } from "../domain/identifiers";
 import { TIER_NAMES } from "../domain/limits";
@@ -157,13 +157,13 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(approve, async (c) => {
     const found = await getApplication(c.get("db"), c.req.valid("param").id);
-    if (!found) throw errors.notFound("Application not found");
-    if (found.status !== "pending") throw new ApiError("conflict", `Application is already ${found.status}`);
+    if (!found) throw errors.applicationNotFound();
+    if (found.status !== "pending") throw errors.applicationDecided(found.status);
     const delivery = deliveryOrRefuse(c);
     const key = await newApiKey();
     const now = new Date(c.get("deps").now()).toISOString();
     const created = await approveApplication(c.get("db"), found, { ...key, scopes: SCOPES }, now).catch(() => {
-      throw new ApiError("conflict", "Application was approved concurrently");
+      throw errors.applicationRaced();
     });
     if (!(await deliver(c, delivery, { address: found.email, name: found.name }, key.key, "approval"))) {
       await undoApproval(c.get("db"), found.id, created.id);
@@ -177,8 +177,8 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
     const rejected = await rejectApplication(c.get("db"), id, new Date(c.get("deps").now()).toISOString());
     if (rejected) return c.json({ application: view.application(rejected) }, 200);
     const found = await getApplication(c.get("db"), id);
-    if (!found) throw errors.notFound("Application not found");
-    throw new ApiError("conflict", `Application is already ${found.status}`);
+    if (!found) throw errors.applicationNotFound();
+    throw errors.applicationDecided(found.status);
   });
 
   app.openapi(setOperator, async (c) => {
@@ -189,7 +189,7 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
       rateLimitPerMinute: body.rate_limit_per_minute,
       rateLimitPerDay: body.rate_limit_per_day,
     });
-    if (!updated) throw errors.notFound("Operator not found");
+    if (!updated) throw errors.operatorNotFound();
     await announceEpoch(c, updated.id, updated.authEpoch);
     return c.json({ operator: view.operator(updated) }, 200);
   });
@@ -197,7 +197,7 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
   app.openapi(recover, async (c) => {
     const operatorId = c.req.valid("param").id;
     const operator = await getOperator(c.get("db"), operatorId);
-    if (!operator) throw errors.notFound("Operator not found");
+    if (!operator) throw errors.operatorNotFound();
     const delivery = deliveryOrRefuse(c);
     const key = await newApiKey();
     const now = new Date(c.get("deps").now()).toISOString();

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { isUniqueViolation } from "../db/client";
 import { insertApplication } from "../db/operators";
-import { ApiError } from "../domain/errors";
+import { errors } from "../domain/errors";
 import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
 import { optionalString } from "./fields";
@@ -45,7 +45,7 @@ export function registerApplications(app: OpenAPIHono<AppEnv>) {
     try {
       await insertApplication(c.get("db"), { ...body, createdAt: new Date(c.get("deps").now()).toISOString() });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError("conflict", "An application with this email already exists.");
+      if (isUniqueViolation(err)) throw errors.duplicateApplication();
       throw err;
     }
     return c.json({ message: "Application received. You will receive your API key by email once it is approved." }, 201);

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getKey, insertKey, listKeys, revokeKey, rotateKey } from "../db/keys";
-import { ApiError, errors } from "../domain/errors";
+import { errors } from "../domain/errors";
 import { newApiKey } from "../domain/identifiers";
 import { SCOPES } from "../domain/scopes";
 import { announceEpoch, authOf, requireKey } from "../http/auth";
@@ -117,8 +117,8 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
       return c.json({ key: view.key(revoked, now) }, 200);
     }
     const found = await getKey(c.get("db"), auth.operatorId, id);
-    if (!found) throw errors.notFound("API key not found");
-    if (found.revokedAt) throw new ApiError("conflict", "API key is already revoked");
-    throw new ApiError("conflict", "Cannot revoke the operator's last valid API key; create or rotate a key first");
+    if (!found) throw errors.keyNotFound();
+    if (found.revokedAt) throw errors.keyAlreadyRevoked();
+    throw errors.lastKey();
   });
 }

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { insertChallenge, invalidateChallenge } from "../db/challenges";
-import { ApiError, errors } from "../domain/errors";
+import { errors } from "../domain/errors";
 import { newToken, sha256Hex, SID_PATTERN, TOKEN_PATTERN } from "../domain/identifiers";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
@@ -28,7 +28,7 @@ const countAttempt: MiddlewareHandler<AppEnv> = async (c, next) => {
   await ownedAgent(c, sid);
   const decision = await consume(c, `verify:${sid}`, [LIMITS.verify]);
   if (!decision.allowed) {
-    throw new ApiError("rate_limited", "Too many verification attempts", { "Retry-After": String(decision.retryAfter) });
+    throw errors.tooManyVerifications(decision.retryAfter);
   }
   await next();
 };
@@ -97,7 +97,7 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     if (!delivered) {
       // The token may have reached someone before the failure: it must not stay usable.
       await invalidateChallenge(c.get("db"), tokenHash, now);
-      throw new ApiError("callback_failed", "Callback delivery failed");
+      throw errors.callbackFailed();
     }
     return c.json({ message: "Challenge token sent to callbackUrl. Confirm it within 10 minutes.", expires_in: CHALLENGE_TTL_SECONDS }, 202);
   });

@@ -1,4 +1,4 @@
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newSid } from "../../src/domain/identifiers";
@@ -7,7 +7,7 @@ import { initialEvidence } from "../../src/domain/scoring";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../src/http/context";
 import { badgeFromCache, purgeBadge } from "../../src/http/badge-cache";
-import { call, createOperator, freshIp, registerAgent } from "../helpers";
+import { call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 
 const CACHE_CONTROL = "public, max-age=300, s-maxage=300";
 
@@ -133,9 +133,8 @@ describe("GET /badge/{sid}.svg", () => {
 
   it("limits uncached requests to 120 per minute per IP", async () => {
     // A fixed clock: with the real one, the 121 requests could straddle a minute boundary.
-    const app = createApp({ now: () => Date.parse("2026-11-21T10:00:10Z") });
-    const get = (ip: string) =>
-      app.fetch(new Request(`http://trust.test/badge/${newSid()}.svg`, { headers: { "cf-connecting-ip": ip } }), env, createExecutionContext());
+    const h = testApp({ now: Date.parse("2026-11-21T10:00:10Z") });
+    const get = (ip: string) => h.request(`/badge/${newSid()}.svg`, { headers: { "cf-connecting-ip": ip } });
     const ip = freshIp();
     for (let i = 0; i < 120; i++) expect((await get(ip)).status).toBe(404);
     const refused = await get(ip);

@@ -1,8 +1,6 @@
-import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
-import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 
 const B = { "api-version": "B" };
 
@@ -153,17 +151,9 @@ describe("POST /waitlist", () => {
 
   it("allows 5 per minute per IP", async () => {
     // A fixed clock, so the six requests cannot straddle a minute boundary.
-    const app = createApp({ now: () => Date.parse("2026-11-21T10:00:10Z") });
+    const h = testApp({ now: Date.parse("2026-11-21T10:00:10Z") });
     const join = (ip: string, email: string, headers: Record<string, string> = {}) =>
-      app.fetch(
-        new Request("http://trust.test/waitlist", {
-          method: "POST",
-          headers: { "content-type": "application/json", "cf-connecting-ip": ip, ...headers },
-          body: JSON.stringify({ email }),
-        }),
-        env,
-        createExecutionContext(),
-      );
+      h.request("/waitlist", { headers: { "cf-connecting-ip": ip, ...headers }, body: { email } });
     const ip = freshIp();
     for (let i = 0; i < 5; i++) expect((await join(ip, `w${i}@example.com`)).status).toBe(201);
     const sixth = await join(ip, "w6@example.com", B);

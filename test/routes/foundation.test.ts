@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, bearer, call, createOperator, freshIp } from "../helpers";
+import { ADMIN, bearer, call, createOperator, freshIp, testApp } from "../helpers";
 
 describe("POST /apply", () => {
   it("accepts an application with 201", async () => {
@@ -219,19 +219,11 @@ describe("OpenAPI", () => {
 
 describe("approval e-mail", () => {
   it("e-mails the key once through the send_email binding and leaves it out of the response", async () => {
-    const { createApp } = await import("../../src/app");
-    const { createExecutionContext } = await import("cloudflare:test");
     const sent: { to: unknown; from: unknown; subject: string; text?: string }[] = [];
-    const mailEnv = {
-      DB: env.DB,
-      RATE_LIMITER: env.RATE_LIMITER,
-      AGENT_SCORER: env.AGENT_SCORER,
-      ADMIN_TOKEN: "test-admin-token",
-      EMAIL_FROM: "keys@trust.example",
-      EMAIL: { send: async (message: (typeof sent)[number]) => (sent.push(message), { messageId: "m1" }) },
-    };
-    const app = createApp();
-    const ask = (path: string, init: RequestInit) => app.fetch(new Request(`http://trust.test${path}`, init), mailEnv, createExecutionContext());
+    const EMAIL = { send: async (message: (typeof sent)[number]) => (sent.push(message), { messageId: "m1" }) };
+    const h = testApp({ env: { EMAIL, EMAIL_FROM: "keys@trust.example", RETURN_KEYS_IN_RESPONSES: undefined } });
+    const ask = (path: string, init: RequestInit) =>
+      h.request(path, { method: init.method, headers: init.headers as Record<string, string>, body: init.body as string | undefined });
     await ask("/apply", { method: "POST", headers: { "cf-connecting-ip": freshIp() }, body: JSON.stringify({ name: "Mailed", email: "mailed@example.com" }) });
     const { applications } = (await (await ask("/admin/applications?status=pending", { headers: ADMIN })).json()) as {
       applications: { id: number; email: string }[];

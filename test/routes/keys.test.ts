@@ -1,26 +1,16 @@
-import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import { SCOPES } from "../../src/domain/scopes";
-import { ADMIN, agentConfig, bearer, call, createOperator } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:00:30Z");
 
+/** The shared test app at T0, with the operator key as Bearer. */
 function clocked() {
-  const clock = { now: T0 };
-  const app = createApp({ now: () => clock.now });
+  const h = testApp({ now: T0 });
   const request = (path: string, key: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
-    app.fetch(
-      new Request(`http://trust.test${path}`, {
-        method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-        headers: { "content-type": "application/json", ...bearer(key), ...init.headers },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      }),
-      env,
-      createExecutionContext(),
-    );
-  return { clock, request };
+    h.request(path, { ...init, headers: { ...bearer(key), ...init.headers } });
+  return { clock: h.clock, request };
 }
 
 type Issued = { key: { id: number; api_key: string; prefix: string; scopes: string[]; status: string; expires_at: string | null } };

@@ -1,19 +1,15 @@
-import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Deps } from "../../src/http/context";
-import { bearer, call, createOperator, freshIp, registerAgent } from "../helpers";
+import { bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T12:00:00Z");
 
 /** The app with a controlled clock, resolver and callback fetch, recording every outbound call. */
 function harness(options: { status?: number; answers?: string[] } = {}) {
-  const clock = { now: T0 };
   const callbacks: { url: string; init: RequestInit; body: { challenge_token: string; sid: string } }[] = [];
   const lookups: string[] = [];
-  const deps: Partial<Deps> = {
-    now: () => clock.now,
+  const deps: Pick<Deps, "resolve" | "fetchCallback"> = {
     resolve: async (host) => {
       lookups.push(host);
       return options.answers ?? ["93.184.216.34"];
@@ -23,17 +19,10 @@ function harness(options: { status?: number; answers?: string[] } = {}) {
       return new Response(null, { status: options.status ?? 200 });
     },
   };
-  const app = createApp(deps);
+  const h = testApp({ now: T0, resolve: deps.resolve, fetchCallback: deps.fetchCallback });
   const request = (path: string, key: string, body: unknown, headers: Record<string, string> = {}) =>
-    app.fetch(
-      new Request(`http://trust.test${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "cf-connecting-ip": freshIp(), ...bearer(key), ...headers },
-        body: JSON.stringify(body),
-      }),
-      env,
-      createExecutionContext(),
-    );
+    h.request(path, { method: "POST", headers: { "cf-connecting-ip": freshIp(), ...bearer(key), ...headers }, body });
+  const clock = h.clock;
   return { clock, callbacks, lookups, request };
 }
 

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { ApiError } from "../../domain/errors";
+import { ApiError, errors } from "../../domain/errors";
 import type { AppEnv, Form } from "../context";
 import { formA } from "./form-a";
 import { formB } from "./form-b";
@@ -17,5 +17,5 @@ export function renderError(c: Context<AppEnv>, error: ApiError): Response {
 export function toApiError(err: unknown, requestId?: string): ApiError {
   if (err instanceof ApiError) return err;
   console.error(JSON.stringify({ level: "error", message: "unexpected error", error: String((err as Error)?.stack ?? err), request_id: requestId }));
-  return new ApiError("internal_error", "Internal server error");
+  return errors.internal();
 }
