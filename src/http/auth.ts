@@ -8,6 +8,7 @@ import { adminConfig } from "../env";
 import type { AppEnv, AuthContext } from "./context";
 import { lookupKey, reloadKey, type KeyEntry, type KeyFacts } from "./key-cache";
 import { consume, rateHeaders } from "./rate-limit";
+import { dropLease, fromLease, keepLease, leaseWant } from "./tier-lease";
 import { renderError } from "./wire";
 
 /** The credential of `Authorization: Bearer <credential>`; the scheme is case-insensitive (RFC 9110 §11.1). */
@@ -44,14 +45,14 @@ export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
 
   /** Counts the request in the operator's bucket; an ApiError (with the limit headers) when it must be refused. */
   async function limit(c: Context<AppEnv>, key: string, entry: KeyEntry): Promise<RateDecision | ApiError> {
-    let decision = await consume(c, `operator:${entry.facts.operatorId}`, windowsOf(entry.facts), entry.epoch);
+    let decision = await count(c, entry, true);
     if (decision.stale) {
       // The operator's keys or limits changed since these facts were read: read them again from the
-      // primary (a revocation takes effect at once everywhere), then count with the new limits.
+      // primary (a revocation takes effect at once), then count with the new limits.
       const fresh = await reloadKey(c.env.DB.withSession("first-primary"), key);
       if (!fresh) return errors.unknownKey();
       entry = fresh;
-      decision = await consume(c, `operator:${entry.facts.operatorId}`, windowsOf(entry.facts));
+      decision = await count(c, entry, false);
     }
     const refusal = admit(c, entry.facts, scope);
     if (refusal?.status === 401) return refusal;
@@ -87,8 +88,21 @@ function setHeaders(target: Headers, values: Record<string, string>) {
 
 const windowsOf = (facts: KeyFacts) => tierWindows(facts.tier, facts.rateLimitPerMinute, facts.rateLimitPerDay);
 
+/** Counts one request in the operator's tier limit: from this isolate's lease, else at its limiter. */
+async function count(c: Context<AppEnv>, entry: KeyEntry, checkEpoch: boolean): Promise<RateDecision> {
+  const { operatorId } = entry.facts;
+  const windows = windowsOf(entry.facts);
+  const now = c.get("deps").now();
+  const leased = fromLease(operatorId, windows, now, entry.epoch);
+  if (leased) return leased;
+  const decision = await consume(c, `operator:${operatorId}`, windows, checkEpoch ? entry.epoch : undefined, leaseWant(operatorId));
+  if (decision.stale) return decision;
+  return keepLease(operatorId, windows, now, decision);
+}
+
 /** Tells every isolate that cached facts about this operator's keys are older than `epoch`. */
 export async function announceEpoch(c: Context<AppEnv>, operatorId: number, epoch: number): Promise<void> {
+  dropLease(operatorId);
   await c.env.RATE_LIMITER.getByName(`operator:${operatorId}`).raiseEpoch(epoch);
 }
 

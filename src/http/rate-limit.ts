@@ -6,8 +6,8 @@ import { LIMITS, type RateWindow } from "../domain/limits";
 import type { AppEnv } from "./context";
 
 /** Counts one request in a bucket; every bucket is its own RateLimiter object. */
-export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number): Promise<RateDecision> {
-  return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now(), knownEpoch);
+export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number, want = 1): Promise<RateDecision> {
+  return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now(), knownEpoch, want);
 }
 
 /**

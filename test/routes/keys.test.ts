@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../../src/domain/scopes";
@@ -142,5 +143,39 @@ describe("tier limits", () => {
     expect(write.headers.get("x-ratelimit-remaining")).toBe("0");
     const agents = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE operator_id = ?").bind(id).first<{ n: number }>();
     expect(agents?.n).toBe(0);
+  });
+});
+
+describe("tier limit leases", () => {
+  it("never serve more than the limit, and remaining only counts down", async () => {
+    const h = clocked();
+    const { key, id } = await createOperator();
+    await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: 300 } });
+    const served: number[] = [];
+    let refused = 0;
+    for (let i = 0; i < 340; i++) {
+      const res = await h.request("/me", key);
+      if (res.status === 200) served.push(Number(res.headers.get("x-ratelimit-remaining")));
+      else if (res.status === 429) refused++;
+    }
+    expect(served.length).toBeLessThanOrEqual(300);
+    expect(served.length + refused).toBe(340);
+    // Conservative at most by the units of leases that ended unused.
+    expect(served.length).toBeGreaterThan(250);
+    for (let i = 1; i < served.length; i++) expect(served[i]).toBeLessThan(served[i - 1]);
+    const counted = await runInDurableObject(env.RATE_LIMITER.getByName(`operator:${id}`), (limiter) =>
+      (limiter as unknown as { ctx: DurableObjectState }).ctx.storage.kv.get<{ count: number }>("w60"),
+    );
+    expect(counted?.count).toBe(300);
+  });
+
+  it("a revocation takes effect at once in the isolate that holds a lease", async () => {
+    const h = clocked();
+    const { key, id } = await createOperator();
+    await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: 10_000, rate_limit_per_day: 100_000 } });
+    const second = ((await (await h.request("/keys", key, { body: { scopes: ["agents:read"] } })).json()) as Issued).key;
+    for (let i = 0; i < 5; i++) expect((await h.request("/me", second.api_key)).status).toBe(200);
+    expect((await h.request(`/keys/${second.id}`, key, { method: "DELETE" })).status).toBe(200);
+    expect((await h.request("/me", second.api_key)).status).toBe(401);
   });
 });
