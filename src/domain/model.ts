@@ -68,13 +68,15 @@ export const MODEL = {
     /** or, with N at least this much evidence, one of midpointDimensions below 500. */
     midpointFromEvidence: 20,
     midpointDimensions: ["reliability", "stability"],
-    /** Corroborated: at least max(minReporters, ⌈R / reporterShareDivisor⌉) non-owner reporters negative (a < b) */
+    /**
+     * Corroborated: at least max(minReporters, ⌈R / reporterShareDivisor⌉) non-owner reporters
+     * negative (a < b) on one of these dimensions, where the agent scores below 500, with at least
+     * minEvidence of their own evidence (a + b) there.
+     */
     corroboration: {
       minReporters: 2,
       reporterShareDivisor: 3,
-      /** on one of these dimensions, */
       dimensions: ["reliability", "security", "stability"],
-      /** with at least this much of their own evidence (a + b) there. */
       minEvidence: 0.5,
     },
     clearFromComposite: 700,
@@ -187,12 +189,31 @@ function mapDims<T>(f: (d: Dimension) => T): Record<Dimension, T> {
   };
 }
 
+/** One reporter's state with its id; lists of them are always in `idOrder`. */
+type Entry = readonly [id: string, reporter: ReporterState];
+
+/** Decimal ids in numeric order (shorter first, then by code unit), the order objects list integer keys in. */
+const idOrder = (x: string, y: string) => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
+
 /**
- * Reporter ids in one fixed order (code-unit order), so that every sum over reporters adds the same
- * numbers in the same order whatever order the map was built or parsed in: bit-identical results.
+ * The reporters in one fixed order, so that every sum over reporters adds the same numbers in the
+ * same order however the map was built or parsed: bit-identical results.
  */
-function reporterIds(state: AgentEvidence): string[] {
-  return Object.keys(state.reporters).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+function entriesOf(state: AgentEvidence): Entry[] {
+  const ids = Object.keys(state.reporters);
+  for (let i = 1; i < ids.length; i++) {
+    if (idOrder(ids[i - 1], ids[i]) > 0) {
+      ids.sort(idOrder);
+      break;
+    }
+  }
+  return ids.map((id) => [id, state.reporters[id]] as const);
+}
+
+function stateOf(at: number, entries: readonly Entry[], lastConfigChangeAt: number | null): AgentEvidence {
+  const reporters: Record<string, ReporterState> = {};
+  for (const [id, r] of entries) reporters[id] = r;
+  return { at, reporters, lastConfigChangeAt };
 }
 
 function requireTime(name: string, t: number): void {
@@ -235,21 +256,20 @@ export function penaltyAt(withdrawnAt: readonly number[], at: number): number {
   return 1;
 }
 
-function sumPairs(state: AgentEvidence, ids: readonly string[], d: Dimension, skip: string | null): Pair {
-  let a = 0;
-  let b = 0;
-  for (const id of ids) {
-    if (id === skip) continue;
-    const p = state.reporters[id].dims[d];
-    a += p.a;
-    b += p.b;
-  }
-  return { a, b };
-}
-
-/** Per dimension, the evidence of every reporter but `skip` (null: all of them). */
-function totals(state: AgentEvidence, ids: readonly string[], skip: string | null): Record<Dimension, Pair> {
-  return mapDims((d) => sumPairs(state, ids, d, skip));
+/** Per dimension, the evidence of every reporter but `skip` (null: all of them), summed in entry order. */
+function totals(entries: readonly Entry[], skip: string | null): Record<Dimension, Pair> {
+  const sum = (d: Dimension): Pair => {
+    let a = 0;
+    let b = 0;
+    for (const [id, r] of entries) {
+      if (id === skip) continue;
+      const p = r.dims[d];
+      a += p.a;
+      b += p.b;
+    }
+    return { a, b };
+  };
+  return mapDims(sum);
 }
 
 function reporterEvidence(r: ReporterState): number {
@@ -258,38 +278,53 @@ function reporterEvidence(r: ReporterState): number {
   return n;
 }
 
-function copyReporter(r: ReporterState, kept: Record<Dimension, number> | null): ReporterState {
-  const dims = mapDims((d) => {
-    const k = kept ? kept[d] : 1;
-    return { a: r.dims[d].a * k, b: r.dims[d].b * k };
-  });
-  return { dims, lastAt: r.lastAt };
+const scalePair = (p: Pair, k: number): Pair => ({ a: p.a * k, b: p.b * k });
+
+/** A copy of the reporter with its evidence scaled by `kept` per dimension. Written out: this is the hot path. */
+function scaled(r: ReporterState, kept: Record<Dimension, number>): ReporterState {
+  const d = r.dims;
+  return {
+    dims: {
+      reliability: scalePair(d.reliability, kept.reliability),
+      quality: scalePair(d.quality, kept.quality),
+      financial: scalePair(d.financial, kept.financial),
+      security: scalePair(d.security, kept.security),
+      stability: scalePair(d.stability, kept.stability),
+    },
+    lastAt: r.lastAt,
+  };
+}
+
+const KEEP_ALL: Record<Dimension, number> = { reliability: 1, quality: 1, financial: 1, security: 1, stability: 1 };
+
+/** What forgetTo computes, as the time forgotten to and the entries (fresh objects the caller may change). */
+function forget(state: AgentEvidence, now: number): { at: number; entries: Entry[] } {
+  requireTime("time", now);
+  const before = entriesOf(state);
+  const elapsed = now - state.at;
+  if (!(elapsed > 0)) return { at: state.at, entries: before.map(([id, r]) => [id, scaled(r, KEEP_ALL)] as const) };
+  const sums = totals(before, null);
+  const h = MODEL.halfLifeMs;
+  const kept = mapDims((d) => Math.pow(2, -elapsed / (sums[d].a >= sums[d].b ? h.good : h.bad)));
+  const entries: Entry[] = [];
+  for (const [id, r] of before) {
+    const next = scaled(r, kept);
+    const faded = now - next.lastAt > MODEL.independentReporterWindowMs && reporterEvidence(next) < MODEL.pruneBelow;
+    if (!faded) entries.push([id, next]);
+  }
+  return { at: now, entries };
 }
 
 /**
  * Forgets from state.at to now: per dimension, every reporter's evidence scales by
  * 2^(−Δt / half-life), the half-life chosen by the dimension's sign (α ≥ β: good, else bad). The
  * factor is common to both sides and all reporters, so no score crosses 500. Time never runs
- * backwards: when now ≤ at nothing is forgotten and `at` stays. Returns a new state.
+ * backwards: when now ≤ at nothing is forgotten and `at` stays. A reporter outside the R window
+ * whose evidence has faded below `pruneBelow` is dropped. Returns a new state.
  */
 export function forgetTo(state: AgentEvidence, now: number): AgentEvidence {
-  requireTime("time", now);
-  const ids = reporterIds(state);
-  const elapsed = now - state.at;
-  const reporters: Record<string, ReporterState> = {};
-  if (!(elapsed > 0)) {
-    for (const id of ids) reporters[id] = copyReporter(state.reporters[id], null);
-    return { at: state.at, reporters, lastConfigChangeAt: state.lastConfigChangeAt };
-  }
-  const sums = totals(state, ids, null);
-  const h = MODEL.halfLifeMs;
-  const kept = mapDims((d) => Math.pow(2, -elapsed / (sums[d].a >= sums[d].b ? h.good : h.bad)));
-  for (const id of ids) {
-    const r = copyReporter(state.reporters[id], kept);
-    const faded = reporterEvidence(r) < MODEL.pruneBelow && now - r.lastAt > MODEL.independentReporterWindowMs;
-    if (!faded) reporters[id] = r;
-  }
-  return { at: now, reporters, lastConfigChangeAt: state.lastConfigChangeAt };
+  const { at, entries } = forget(state, now);
+  return stateOf(at, entries, state.lastConfigChangeAt);
 }
 
 function outcomeValue(outcome: Outcome): number {
@@ -344,7 +379,7 @@ export function applyReport(
 
   const next = forgetTo(state, input.at);
   const id = String(input.reporter);
-  const previous = next.reporters[id];
+  const previous: ReporterState | undefined = next.reporters[id];
   const dims = previous ? previous.dims : mapDims(() => ({ a: 0, b: 0 }));
   observe(dims.stability, x, weight);
   for (const d of SIGNAL_DIMENSIONS) {
@@ -377,17 +412,16 @@ export function applyConfigChange(state: AgentEvidence, changes: ChangeType[], n
   for (const c of changes) {
     if (!(CHANGE_TYPES as readonly string[]).includes(c)) throw new RangeError(`unknown change: ${String(c)}`);
   }
-  const next = forgetTo(state, now);
+  const { at, entries } = forget(state, now);
+  const next = stateOf(at, entries, state.lastConfigChangeAt);
   if (changes.length === 0) return next;
-  const ids = reporterIds(next);
-  const sums = totals(next, ids, null);
+  const sums = totals(entries, null);
   for (const d of DIMENSIONS) {
     if (!(sums[d].a > sums[d].b)) continue;
     const kept = keptFraction(changes, d);
-    for (const id of ids) {
-      const p = next.reporters[id].dims[d];
-      p.a *= kept;
-      p.b *= kept;
+    for (const [, r] of entries) {
+      r.dims[d].a *= kept;
+      r.dims[d].b *= kept;
     }
   }
   return { ...next, lastConfigChangeAt: now };
@@ -442,21 +476,34 @@ function evidenceOf(sums: Record<Dimension, Pair>): number {
 
 /** R: distinct non-owner reporters whose last report is at most the R window before now. */
 export function independentReporters(state: AgentEvidence, ownerId: number | null, now: number): number {
-  let r = 0;
-  for (const id of Object.keys(state.reporters)) {
-    if (!isOwnerOf(id, ownerId) && now - state.reporters[id].lastAt <= MODEL.independentReporterWindowMs) r++;
-  }
-  return r;
+  return countIndependent(entriesOf(state), ownerId, now);
 }
 
-/** Non-owner reporters whose own evidence is negative (a < b, a + b ≥ 0.5) on a corroboration dimension. */
-export function negativeReporters(state: AgentEvidence, ownerId: number | null): number {
-  const c = MODEL.recommendation.corroboration;
+function countIndependent(entries: readonly Entry[], ownerId: number | null, now: number): number {
   let n = 0;
-  for (const id of Object.keys(state.reporters)) {
+  for (const [id, r] of entries) {
+    if (!isOwnerOf(id, ownerId) && now - r.lastAt <= MODEL.independentReporterWindowMs) n++;
+  }
+  return n;
+}
+
+/**
+ * Non-owner reporters that corroborate a bad look: negative (a < b, with a + b ≥ 0.5 of their own
+ * evidence) on a corroboration dimension (reliability, security, stability) that scores below 500.
+ */
+export function negativeReporters(state: AgentEvidence, ownerId: number | null): number {
+  const entries = entriesOf(state);
+  const sums = totals(entries, null);
+  return countNegative(entries, ownerId, mapDims((d) => dimensionScore(sums[d])));
+}
+
+function countNegative(entries: readonly Entry[], ownerId: number | null, dimensions: Record<Dimension, number>): number {
+  const c = MODEL.recommendation.corroboration;
+  const bad = c.dimensions.filter((d) => dimensions[d] < 500);
+  let n = 0;
+  for (const [id, r] of entries) {
     if (isOwnerOf(id, ownerId)) continue;
-    const dims = state.reporters[id].dims;
-    if (c.dimensions.some((d) => dims[d].a + dims[d].b >= c.minEvidence && dims[d].a < dims[d].b)) n++;
+    if (bad.some((d) => r.dims[d].a + r.dims[d].b >= c.minEvidence && r.dims[d].a < r.dims[d].b)) n++;
   }
   return n;
 }
@@ -501,17 +548,17 @@ export function scoreOf(
   state: AgentEvidence,
   ctx: { now: number; ownerId: number | null; identityLevel: number; operatorScore: number },
 ): ScoreView {
-  const current = forgetTo(state, ctx.now);
-  const sums = totals(current, reporterIds(current), null);
+  const { entries } = forget(state, ctx.now);
+  const sums = totals(entries, null);
   const dimensions = mapDims((d) => dimensionScore(sums[d]));
   const composite = compositeOf(sums, dimensions);
   const evidence = evidenceOf(sums);
-  const independent = independentReporters(current, ctx.ownerId, ctx.now);
+  const independent = countIndependent(entries, ctx.ownerId, ctx.now);
   const confidence = confidenceOf(evidence, independent, ctx.identityLevel);
   const r = MODEL.recommendation;
 
   let recommendation: Recommendation = "review";
-  if (looksBad(composite, dimensions, evidence) && negativeReporters(current, ctx.ownerId) >= corroborationNeeded(independent)) {
+  if (looksBad(composite, dimensions, evidence) && countNegative(entries, ctx.ownerId, dimensions) >= corroborationNeeded(independent)) {
     recommendation = "caution";
   } else if (
     composite >= r.clearFromComposite &&
@@ -528,7 +575,7 @@ export function scoreOf(
   const reasons: ReasonCode[] = DIMENSIONS.filter((d) => dimensions[d] < MODEL.lowDimensionBelow)
     .sort((x, y) => dimensions[x] - dimensions[y] || rank(x) - rank(y))
     .map((d) => LOW_REASON[d]);
-  const lastChange = current.lastConfigChangeAt;
+  const lastChange = state.lastConfigChangeAt;
   if (lastChange !== null && ctx.now - lastChange < MODEL.recentConfigChangeMs) reasons.push("RECENT_CONFIG_CHANGE");
   if (ctx.ownerId === null) reasons.push("NO_OWNER");
   if (ctx.operatorScore < MODEL.operatorRecordBelow) reasons.push("OPERATOR_RECORD");
@@ -552,8 +599,7 @@ export function scoreOf(
  * c_i = the composite computed from that evidence alone (the prior plus every reporter but the owner).
  */
 export function independentContribution(state: AgentEvidence, ownerId: number | null, now: number): Contribution {
-  const current = forgetTo(state, now);
-  const sums = totals(current, reporterIds(current), ownerId === null ? null : String(ownerId));
+  const sums = totals(forget(state, now).entries, ownerId === null ? null : String(ownerId));
   return { evidence: evidenceOf(sums), composite: compositeOf(sums, mapDims((d) => dimensionScore(sums[d]))) };
 }
 
