@@ -3,12 +3,13 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  const shardMigrations = await readD1Migrations("./migrations-shard");
   return {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: "test-admin-token", RETURN_KEYS_IN_RESPONSES: "true" },
+          bindings: { TEST_MIGRATIONS: migrations, TEST_SHARD_MIGRATIONS: shardMigrations, ADMIN_TOKEN: "test-admin-token", RETURN_KEYS_IN_RESPONSES: "true" },
         },
       }),
     ],

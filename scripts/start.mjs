@@ -28,8 +28,12 @@ if (!existsSync(devVars)) {
   }
 }
 
-const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local"], { cwd: root, env, stdio: "inherit" });
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+// Every D1 database of wrangler.toml: the control database and each shard.
+const databases = [...readFileSync(join(root, "wrangler.toml"), "utf8").matchAll(/^database_name\s*=\s*"([^"]+)"/gm)].map((m) => m[1]);
+for (const database of databases) {
+  const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", database, "--local"], { cwd: root, env, stdio: "inherit" });
+  if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+}
 
 const args = process.argv.slice(2);
 const defaults = [];

@@ -39,3 +39,28 @@ export function dohEndpoint(env: Env): string | null {
   const endpoint = env.DOH_ENDPOINT ?? "https://cloudflare-dns.com/dns-query";
   return z.url({ protocol: /^https$/ }).safeParse(endpoint).success ? endpoint : null;
 }
+
+/** The shard databases, in order: SHARD_0 ... SHARD_{N-1} (contiguous from 0). */
+export function shardDatabases(env: Env): D1Database[] {
+  const shards: D1Database[] = [];
+  for (let n = 0; ; n++) {
+    const shard = env[`SHARD_${n}`];
+    if (!shard) return shards;
+    shards.push(shard);
+  }
+}
+
+/** The shards new agents are placed on: PLACEMENT_SHARDS ("0,2"), else every shard. */
+export function placementShards(env: Env): number[] {
+  const count = shardDatabases(env).length;
+  const listed = (env.PLACEMENT_SHARDS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => /^[0-9]+$/.test(s))
+    .map(Number)
+    .filter((n) => n < count);
+  return listed.length > 0 ? [...new Set(listed)] : Array.from({ length: count }, (_, n) => n);
+}
+
+/** The binding name of shard n, as bookmarks name databases. */
+export const shardName = (n: number) => `SHARD_${n}`;

@@ -7,8 +7,14 @@ declare namespace Cloudflare {
   }
 
   interface Env {
-    /** The control database: operators, keys, applications, waitlist. */
+    /** The control database: operators, keys, applications, waitlist, the agent directory. */
     DB: D1Database;
+    /** Shard databases: agents and their history. Bindings SHARD_0 ... SHARD_{N-1}, contiguous. */
+    SHARD_0: D1Database;
+    SHARD_1?: D1Database;
+    [shard: `SHARD_${number}`]: D1Database | undefined;
+    /** Shards that take new agents, e.g. "1,2" (default: every shard): a full shard stops growing. */
+    PLACEMENT_SHARDS?: string;
     AGENT_SCORER: DurableObjectNamespace<import("./durable/agent-scorer").AgentScorer>;
     RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
     ADMIN_TOKEN?: string;

@@ -89,3 +89,11 @@ export function testApp(options: TestAppOptions = {}) {
   };
   return { app, clock, request, env: bindings };
 }
+
+/** The shard database an agent lives on (from the control database's directory). */
+export async function shardOf(sid: string): Promise<D1Database> {
+  const entry = await env.DB.prepare("SELECT shard FROM agent_directory WHERE sid = ?").bind(sid).first<{ shard: number }>();
+  if (!entry) throw new Error(`no directory entry for ${sid}`);
+  const shard = (env as unknown as Record<string, D1Database>)[`SHARD_${entry.shard}`];
+  return shard;
+}

@@ -2,7 +2,7 @@ import type { Database } from "./client";
 import { and, asc, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import type { Scope } from "../domain/scopes";
 import { db } from "./client";
-import { apiKeys, operators } from "./schema";
+import { apiKeys, operators } from "./control-schema";
 
 export type KeyRow = typeof apiKeys.$inferSelect;
 

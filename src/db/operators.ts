@@ -3,9 +3,11 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Scope } from "../domain/scopes";
 import type { Tier } from "../domain/limits";
 import { db } from "./client";
-import { apiKeys, applications, operators } from "./schema";
+import { apiKeys, applications, operators } from "./control-schema";
 
-export async function findKey(d1: Database, keyHash: string) {
+export const findKey = (d1: Database, keyHash: string) => keyQuery(d1, keyHash).get();
+
+export function keyQuery(d1: Database, keyHash: string) {
   return db(d1)
     .select({
       keyId: apiKeys.id,
@@ -23,8 +25,7 @@ export async function findKey(d1: Database, keyHash: string) {
     })
     .from(apiKeys)
     .innerJoin(operators, eq(operators.id, apiKeys.operatorId))
-    .where(eq(apiKeys.keyHash, keyHash))
-    .get();
+    .where(eq(apiKeys.keyHash, keyHash));
 }
 
 export async function insertApplication(

@@ -116,6 +116,15 @@ export function refusalError(refusal: Refusal): ApiError {
       return errors.invalid("Invalid or expired challenge token");
     case "idempotency_mismatch":
       return new ApiError("idempotency_mismatch", "Idempotency-Key was already used with a different request");
+    case "already_registered":
+      return new ApiError("conflict", "Agent is already registered");
+    case "history_full":
+      return new ApiError("conflict", "Agent history is full: an agent records at most 4,194,303 events");
+    case "interrupted":
+      return new ApiError(
+        "unavailable",
+        "The change was interrupted and may or may not have been recorded. Repeat it with the same Idempotency-Key to get its answer.",
+      );
     case "write_failed":
       return new ApiError("unavailable", "The score update could not be saved; nothing was changed. Retry the request.");
     case "idempotency_conflict":

@@ -9,10 +9,16 @@ export type Refusal =
   | "already_claimed"
   | "invalid_claim_token"
   | "invalid_challenge"
-  | "write_failed";
+  | "already_registered"
+  | "write_failed"
+  | "interrupted"
+  | "history_full";
 
 /**
- * `bookmark`: the D1 bookmark after the change, so the client can read its own write from a replica.
- * `faceChanged`: what public faces (badges) show moved, so their caches must be dropped.
+ * `bookmarks`: the D1 bookmarks after the change, by database name (DB, SHARD_n), so the client can
+ * read its own write from a replica. `faceChanged`: what public faces (badges) show moved, so their
+ * caches must be dropped.
  */
-export type Result<T> = { ok: true; result: T; bookmark: string | null; faceChanged?: boolean } | { ok: false; refusal: Refusal };
+export type Result<T> =
+  | { ok: true; result: T; bookmarks?: Record<string, string>; faceChanged?: boolean }
+  | { ok: false; refusal: Refusal };

@@ -3,7 +3,6 @@ import { refusalError } from "../domain/errors";
 import type { Result } from "../domain/results";
 import { purgeBadge } from "./badge-cache";
 import type { AppEnv } from "./context";
-import { noteBookmark } from "./session";
 
 /**
  * What an agent's object answered, settled for the response: a refusal becomes its error; a result
@@ -11,7 +10,7 @@ import { noteBookmark } from "./session";
  */
 export function settle<T>(c: Context<AppEnv>, sid: string, out: Result<T>): T {
   if (!out.ok) throw refusalError(out.refusal);
-  noteBookmark(c, out.bookmark);
+  c.get("sessions").note(out.bookmarks);
   if (out.faceChanged) c.executionCtx.waitUntil(purgeBadge(sid));
   return out.result;
 }

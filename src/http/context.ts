@@ -2,6 +2,7 @@
 import type { Env } from "../env";
 import type { Resolver } from "../net/resolver";
 import type { Scope } from "../domain/scopes";
+import type { Sessions } from "./sessions";
 
 /** Outbound dependencies and the clock, injected so tests control them. */
 export interface Deps {
@@ -29,10 +30,10 @@ export type AppEnv = {
     auth: AuthContext;
     deps: Deps;
     requestId: string;
-    /** This request's D1 session: reads may be served by a replica, at least as new as its bookmark. */
+    /** This request's D1 sessions, one per database it touches. */
+    sessions: Sessions;
+    /** The control database's session: reads may be served by a replica, at least as new as its bookmark. */
     db: D1DatabaseSession;
-    /** The newest D1 bookmark this request wrote (from the agent's scorer), for X-D1-Bookmark. */
-    bookmark: string | null;
     /** A request body validated by the form-aware validator (routes whose payload differs by form). */
     input: unknown;
   };

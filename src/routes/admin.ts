@@ -4,6 +4,7 @@ import { deleteKey, insertKey, revokeOtherKeys } from "../db/keys";
 import { approveApplication, getApplication, getOperator, listApplications, rejectApplication, undoApproval, updateOperator } from "../db/operators";
 import { errors } from "../domain/errors";
 import { settle } from "../http/agent-result";
+import { forgetOperator, locate, scorerOf } from "../http/agents";
 import { newApiKey } from "../domain/identifiers";
 import { TIER_NAMES } from "../domain/limits";
 import { SCOPES } from "../domain/scopes";
@@ -191,6 +192,7 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
     });
     if (!updated) throw errors.operatorNotFound();
     await announceEpoch(c, updated.id, updated.authEpoch);
+    forgetOperator(updated.id);
     return c.json({ operator: view.operator(updated) }, 200);
   });
 
@@ -218,7 +220,8 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
   app.openapi(setAgent, async (c) => {
     const { sid } = c.req.valid("param");
     const { status } = c.req.valid("json");
-    settle(c, sid, await c.env.AGENT_SCORER.getByName(sid).setStatus(sid, status));
+    const ref = await locate(c, sid);
+    settle(c, sid, await scorerOf(c, ref).setStatus(ref, status, c.get("deps").now()));
     return c.json({ sid, status }, 200);
   });
 }

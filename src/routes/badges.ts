@@ -1,8 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { makeBadge } from "badge-maker";
 import type { Context } from "hono";
-import { readAgentScore } from "../db/agents";
-import { errors } from "../domain/errors";
+import { agentScore } from "../http/agents";
+import { ApiError, errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
 import type { Recommendation } from "../domain/scoring";
 import type { AppEnv } from "../http/context";
@@ -52,7 +52,10 @@ async function badge(c: Context<AppEnv>, sid: string, format: BadgeFormat): Prom
   const decision = await consume(c, `ip:badge:${clientIp(c)}`, [LIMITS.badge]);
   if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
 
-  const found = await readAgentScore(c.get("db"), sid, c.get("deps").now());
+  const found = await agentScore(c, sid).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === "not_found") return null;
+    throw err;
+  });
   // SIDs are 64 random bits, so a well-formed SID that is unknown now will not appear within the
   // 5 minutes its grey badge is cached: caching it too spares D1 repeated lookups of a bad link.
   const response = found

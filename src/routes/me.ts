@@ -1,7 +1,9 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { listOperatorAgents, operatorScoreOf, scoreOfRow } from "../db/agents";
+import { readAgentRows, scoreOfRow, type AgentRow } from "../db/agents";
+import { listOperatorAgents } from "../db/directory";
 import { getOperator } from "../db/operators";
 import { errors } from "../domain/errors";
+import { operatorFacts } from "../http/agents";
 import { authOf, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
@@ -20,22 +22,33 @@ const me = createRoute({
   responses: { 200: json(meSchema, "Profile"), ...errorResponses(400, 401, 429) },
 });
 
-const position = z.tuple([z.string(), z.string()]);
-
 export function registerMe(app: OpenAPIHono<AppEnv>) {
   app.openapi(me, async (c) => {
     const auth = authOf(c);
     const now = c.get("deps").now();
     const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
-    const after = readCursor(cursor, position);
-    const [operator, rows] = await Promise.all([
+    const after = readCursor(cursor, z.number().int()) ?? 0;
+    // The page comes from the control database's directory; the agents' rows from their shards.
+    const [operator, facts, entries] = await Promise.all([
       getOperator(c.get("db"), auth.operatorId),
+      operatorFacts(c, auth.operatorId),
       listOperatorAgents(c.get("db"), auth.operatorId, after, limit + 1),
     ]);
-    if (!operator) throw errors.unknownKey();
-    const page = pageOf(rows, limit, (a) => [a.createdAt, a.sid]);
-    const profile = { ...operator, score: operatorScoreOf(operator), keyPrefix: auth.keyPrefix };
-    const agents = page.items.map((a) => ({ ...a, score: scoreOfRow(a, now) }));
+    if (!operator || !facts) throw errors.unknownKey();
+    const page = pageOf(entries, limit, (e) => e.num);
+    const byShard = new Map<number, typeof page.items>();
+    for (const e of page.items) byShard.set(e.shard, [...(byShard.get(e.shard) ?? []), e]);
+    const rows = new Map<string, AgentRow>();
+    await Promise.all(
+      [...byShard].map(async ([shard, items]) => {
+        for (const row of await readAgentRows(c.get("sessions").shard(shard), items.map((e) => e.sid))) rows.set(row.sid, row);
+      }),
+    );
+    const agents = page.items.flatMap((e) => {
+      const row = rows.get(e.sid);
+      return row ? [{ ...row, score: scoreOfRow(row, now, facts.score) }] : [];
+    });
+    const profile = { ...operator, score: facts.score, keyPrefix: auth.keyPrefix };
     return c.json(formA.me(profile, agents, page.nextCursor), 200);
   });
 }

@@ -5,6 +5,7 @@ import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";
+import { locate, scorerOf } from "../http/agents";
 import { MISSING } from "../http/validation";
 import { wire } from "../http/wire";
 import { transactionSchema } from "../http/wire/form-a";
@@ -60,16 +61,18 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
       const value = body[`${d}Signal`];
       if (value !== null && value !== undefined) signals[d] = value;
     }
-    const out = await idempotent(c, auth.operatorId, body, (idempotency) =>
-      c.env.AGENT_SCORER.getByName(body.sid).reportTransaction(body.sid, {
-        callerId: auth.operatorId,
-        reporterVerified: auth.verified,
-        now: c.get("deps").now(),
+    const ref = await locate(c, body.sid);
+    const out = await idempotent(c, body, (idempotency) =>
+      scorerOf(c, ref).reportTransaction(ref, {
+        reporter: auth.operatorId,
+        verified: auth.verified,
+        at: c.get("deps").now(),
         idempotency,
         transactionType: body.transactionType,
         outcome: body.outcome,
         signals,
         metadata: body.metadata ?? null,
+        penalty: 1,
       }),
     );
     return c.json(wire(c).transaction(settle(c, body.sid, out)), 201);

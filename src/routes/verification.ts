@@ -1,6 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { insertChallenge, invalidateChallenge } from "../db/challenges";
 import { errors } from "../domain/errors";
 import { newToken, sha256Hex, SID_PATTERN, TOKEN_PATTERN } from "../domain/identifiers";
 import type { AppEnv } from "../http/context";
@@ -10,7 +9,7 @@ import { consume } from "../http/rate-limit";
 import { LIMITS } from "../domain/limits";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverChallenge } from "../net/delivery";
-import { ownedAgent } from "./agents";
+import { locate, ownedAgent, scorerOf } from "../http/agents";
 import { sidParam } from "./fields";
 import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
@@ -25,7 +24,7 @@ export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Ve
 const countAttempt: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sid = c.req.param("sid") ?? "";
   if (!SID_PATTERN.test(sid)) throw errors.invalidSid();
-  await ownedAgent(c, sid);
+  await ownedAgent(c, sid, authOf(c).operatorId);
   const decision = await consume(c, `verify:${sid}`, [LIMITS.verify]);
   if (!decision.allowed) {
     throw errors.tooManyVerifications(decision.retryAfter);
@@ -91,12 +90,14 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const token = newToken();
     const tokenHash = await sha256Hex(token);
     const now = deps.now();
-    // Stored before delivery, so a receiver that confirms at once finds its token.
-    await insertChallenge(c.get("db"), { sid, tokenHash, now, ttlSeconds: CHALLENGE_TTL_SECONDS });
+    const ref = await locate(c, sid);
+    const scorer = scorerOf(c, ref);
+    // Kept by the agent's object before delivery, so a receiver that confirms at once finds its token.
+    settle(c, sid, await scorer.addChallenge(ref, { tokenHash, expiresAt: now + CHALLENGE_TTL_SECONDS * 1000 }));
     const delivered = await deliverChallenge(check.url, { challenge_token: token, sid }, deps.fetchCallback);
     if (!delivered) {
       // The token may have reached someone before the failure: it must not stay usable.
-      await invalidateChallenge(c.get("db"), tokenHash, now);
+      await scorer.voidChallenge(ref, tokenHash);
       throw errors.callbackFailed();
     }
     return c.json({ message: "Challenge token sent to callbackUrl. Confirm it within 10 minutes.", expires_in: CHALLENGE_TTL_SECONDS }, 202);
@@ -107,7 +108,8 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const token = c.req.valid("json").challenge_token;
     // A token that cannot be one is refused like a wrong one, after the owner check.
     const tokenHash = await sha256Hex(TOKEN_PATTERN.test(token) ? token : "");
-    settle(c, sid, await c.env.AGENT_SCORER.getByName(sid).confirmIdentity(sid, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() }));
+    const ref = await locate(c, sid);
+    settle(c, sid, await scorerOf(c, ref).confirmIdentity(ref, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() }));
     return c.json({ message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] }, 200);
   });
 }

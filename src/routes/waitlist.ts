@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { db } from "../db/client";
-import { waitlist } from "../db/schema";
+import { waitlist } from "../db/control-schema";
 import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
 import { emailField } from "./applications";

@@ -141,7 +141,7 @@ describe("tier limits", () => {
     const write = await h.request("/register", key, { body: { name: "late", ...agentConfig } });
     expect(write.status).toBe(429);
     expect(write.headers.get("x-ratelimit-remaining")).toBe("0");
-    const agents = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE operator_id = ?").bind(id).first<{ n: number }>();
+    const agents = await env.DB.prepare("SELECT count(*) AS n FROM agent_directory WHERE operator_id = ?").bind(id).first<{ n: number }>();
     expect(agents?.n).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 // Form A: the default wire format, with the spec's exact field names.
 import { z } from "@hono/zod-openapi";
 import type { ApiError } from "../../domain/errors";
-import type { ScoreView } from "../../domain/scoring";
+import type { ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, AgentSummary, ConfigUpdated, OperatorProfile, Registration, TransactionRecorded } from "../../domain/views";
 
 const confidence = z.enum(["low", "medium", "high"]);

@@ -2,7 +2,7 @@
 // 0.0-1.0 scale, `{error: {code, message}}`. Routes only Form A describes keep Form A payloads.
 import { z } from "@hono/zod-openapi";
 import type { ApiError } from "../../domain/errors";
-import type { Dimension, ScoreView } from "../../domain/scoring";
+import type { Dimension, ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
 import { formA } from "./form-a";
 
