@@ -1,5 +1,4 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { makeBadge } from "badge-maker";
 import type { Context, MiddlewareHandler } from "hono";
 import { readAgentScore } from "../db/agents";
 import { errors } from "../domain/errors";
@@ -7,6 +6,7 @@ import { SID_PATTERN } from "../domain/identifiers";
 import type { Recommendation } from "../domain/scoring";
 import type { AppEnv } from "../env";
 import { clientIp, consume, LIMITS } from "../http/rate-limit";
+import { badgeSvg, type BadgeColour } from "../http/wire/badge-svg";
 import { errorResponses } from "./common";
 
 // Public trust badges: `GET /badge/{sid}.svg` (shields.io flat style) and its twin
@@ -32,13 +32,13 @@ const CACHE_ORIGIN = "https://badge.cache";
 const FORMATS = ["svg", "json"] as const;
 type Format = (typeof FORMATS)[number];
 
-// shields.io named colours (badge-maker 6 palette: green #67ac09, yellow #d8b800, red #dd4343, lightgrey #939393).
-const COLOURS: Record<Recommendation, string> = { clear: "green", review: "yellow", caution: "red" };
-const UNKNOWN = { message: "unknown", color: "lightgrey" };
+// shields.io named colours; the SVG paints them as badge-maker 6 does (http/wire/badge-svg.ts).
+const COLOURS: Record<Recommendation, BadgeColour> = { clear: "green", review: "yellow", caution: "red" };
+const UNKNOWN: BadgeFace = { message: "unknown", color: "lightgrey" };
 
 interface BadgeFace {
   message: string;
-  color: string;
+  color: BadgeColour;
 }
 
 const cacheKey = (sid: string, format: Format) => `${CACHE_ORIGIN}/${encodeURIComponent(sid)}.${format}`;
@@ -92,7 +92,7 @@ function render(format: Format, face: BadgeFace, status: 200 | 404): Response {
     const body = JSON.stringify({ schemaVersion: 1, label: LABEL, message: face.message, color: face.color });
     return new Response(body, { status, headers: { ...headers, "Content-Type": "application/json" } });
   }
-  const svg = makeBadge({ label: LABEL, message: face.message, color: face.color, style: "flat" });
+  const svg = badgeSvg(LABEL, face.message, face.color);
   return new Response(svg, { status, headers: { ...headers, "Content-Type": "image/svg+xml" } });
 }
 
