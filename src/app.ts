@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { swaggerUI } from "@hono/swagger-ui";
 import { createDohResolver } from "./net/resolver";
 import { errors } from "./domain/errors";
 import { validateEnv, type AppEnv, type Deps } from "./env";
@@ -80,7 +79,6 @@ export function createApp(deps: Partial<Deps> = {}) {
         "send `API-Version: B` for Form B payloads and the `{error: {code, message}}` envelope.",
     },
   });
-  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
   app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: "/openapi.json" }));
 
   app.notFound((c) => renderError(c, errors.notFound()));

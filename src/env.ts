@@ -8,6 +8,8 @@ export interface Env {
   DB: D1Database;
   AGENT_SCORER: DurableObjectNamespace<AgentScorer>;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** Static assets (public/: the /docs page), served before the Worker runs. */
+  ASSETS: Fetcher;
   ADMIN_TOKEN?: string;
   DOH_ENDPOINT?: string;
   /** Optional `send_email` binding; without it approval responses carry the key. */
