@@ -14,7 +14,7 @@ describe("GET /docs", () => {
     expect(res.headers.get("content-security-policy")).toContain("connect-src 'self'");
     const html = await res.text();
     const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-    expect(refs).toEqual(["/swagger-ui/swagger-ui.css", "/swagger-ui/swagger-ui-bundle.js", "/docs.js"]);
+    expect(refs).toEqual(["/swagger-ui/favicon-32x32.png", "/swagger-ui/swagger-ui.css", "/swagger-ui/swagger-ui-bundle.js", "/docs.js"]);
     for (const ref of refs) {
       const loaded = await asset(ref);
       expect(loaded.status, ref).toBe(200);
