@@ -1,7 +1,9 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { copySwaggerUi } from "./scripts/swagger-ui.mjs";
 
 export default defineConfig(async () => {
+  copySwaggerUi(); // the static assets the /docs page loads (wrangler.toml [assets])
   const migrations = await readD1Migrations("./migrations");
   const shardMigrations = await readD1Migrations("./migrations-shard");
   return {

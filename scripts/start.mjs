@@ -1,10 +1,11 @@
 // `npm start [-- --port N]`: local development with workerd, local D1 and Durable Objects.
 // Creates .dev.vars from the example when missing, applies D1 migrations locally, then runs
 // `wrangler dev` on 127.0.0.1 (port 8787 unless --port is given). Extra arguments go to wrangler.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { migrateLocally } from "./d1.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wrangler = join(root, "node_modules", ".bin", process.platform === "win32" ? "wrangler.cmd" : "wrangler");
@@ -29,10 +30,11 @@ if (!existsSync(devVars)) {
 }
 
 // Every D1 database of wrangler.toml: the control database and each shard.
-const databases = [...readFileSync(join(root, "wrangler.toml"), "utf8").matchAll(/^database_name\s*=\s*"([^"]+)"/gm)].map((m) => m[1]);
-for (const database of databases) {
-  const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", database, "--local"], { cwd: root, env, stdio: "inherit" });
-  if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+try {
+  migrateLocally(wrangler, root, env, [], "inherit");
+} catch (err) {
+  console.error(err.message);
+  process.exit(1);
 }
 
 const args = process.argv.slice(2);

@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { swaggerUI } from "@hono/swagger-ui";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { errors } from "./domain/errors";
@@ -104,7 +103,6 @@ export function createApp(deps: Partial<Deps> = {}) {
       ].join("\n\n"),
     },
   });
-  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
   app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: "/openapi.json" }));
 
   app.notFound((c) => renderError(c, errors.notFound()));

@@ -17,6 +17,8 @@ declare namespace Cloudflare {
     PLACEMENT_SHARDS?: string;
     AGENT_SCORER: DurableObjectNamespace<import("./durable/agent-scorer").AgentScorer>;
     RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
+    /** Static assets (public/: the /docs page), served before the Worker for their paths only. */
+    ASSETS: Fetcher;
     ADMIN_TOKEN?: string;
     /** The previous admin secret, accepted until ADMIN_TOKEN_PREVIOUS_UNTIL (at most 7 days ahead). */
     ADMIN_TOKEN_PREVIOUS?: string;

@@ -1,13 +1,13 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { makeBadge } from "badge-maker";
 import type { Context } from "hono";
 import { agentScore } from "../http/agents";
 import { ApiError, errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
-import type { Recommendation } from "../domain/scoring";
+import type { Recommendation } from "../domain/model";
 import type { AppEnv } from "../http/context";
 import { clientIp, consume } from "../http/rate-limit";
 import { BADGE_CACHE_CONTROL, badgeKey, cachedBadge, lookedUpAndMissed, storeBadge, type BadgeFormat } from "../http/badge-cache";
+import { badgeSvg, type BadgeColour } from "../http/wire/badge-svg";
 import { LIMITS } from "../domain/limits";
 import { errorResponses } from "./openapi";
 
@@ -17,13 +17,13 @@ import { errorResponses } from "./openapi";
 
 const LABEL = "trust";
 
-// shields.io named colours (badge-maker 6 palette: green #67ac09, yellow #d8b800, red #dd4343, lightgrey #939393).
-const COLOURS: Record<Recommendation, string> = { clear: "green", review: "yellow", caution: "red" };
-const UNKNOWN = { message: "unknown", color: "lightgrey" };
+// shields.io named colours; the SVG paints them as badge-maker 6 does (http/wire/badge-svg.ts).
+const COLOURS: Record<Recommendation, BadgeColour> = { clear: "green", review: "yellow", caution: "red" };
+const UNKNOWN: BadgeFace = { message: "unknown", color: "lightgrey" };
 
 interface BadgeFace {
   message: string;
-  color: string;
+  color: BadgeColour;
 }
 
 function render(format: BadgeFormat, face: BadgeFace, status: 200 | 404): Response {
@@ -36,7 +36,7 @@ function render(format: BadgeFormat, face: BadgeFace, status: 200 | 404): Respon
     const body = JSON.stringify({ schemaVersion: 1, label: LABEL, message: face.message, color: face.color });
     return new Response(body, { status, headers: { ...headers, "Content-Type": "application/json" } });
   }
-  const svg = makeBadge({ label: LABEL, message: face.message, color: face.color, style: "flat" });
+  const svg = badgeSvg(LABEL, face.message, face.color);
   return new Response(svg, { status, headers: { ...headers, "Content-Type": "image/svg+xml" } });
 }
 
