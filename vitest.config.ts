@@ -11,6 +11,8 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          // A scratch database for the test that migrates a pre-sharding database in place.
+          d1Databases: ["MIGRATION_CHECK"],
           bindings: { TEST_MIGRATIONS: migrations, TEST_SHARD_MIGRATIONS: shardMigrations, ADMIN_TOKEN: "test-admin-token", RETURN_KEYS_IN_RESPONSES: "true" },
         },
       }),

@@ -1,16 +1,18 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SID_PATTERN } from "../domain/identifiers";
-import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/scoring";
+import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/model";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";
-import { locate, scorerOf } from "../http/agents";
+import { locate, ownedAgent, scorerOf } from "../http/agents";
+import { listTransactions } from "../db/agents";
+import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { MISSING } from "../http/validation";
 import { wire } from "../http/wire";
-import { transactionSchema } from "../http/wire/form-a";
+import { formA, transactionListSchema, transactionSchema } from "../http/wire/form-a";
 import { transactionSchemaB } from "../http/wire/form-b";
-import { jsonObject, requiredString } from "./fields";
+import { jsonObject, pageQuery, requiredString, sidParam } from "./fields";
 import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
 const isAbsent = (input: unknown) => input === undefined || input === null;
@@ -52,7 +54,28 @@ const report = createRoute({
   responses: { 201: json(z.union([transactionSchema, transactionSchemaB]), "Recorded (Form B: dimensions on 0.0-1.0)"), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
 });
 
+const list = createRoute({
+  method: "get",
+  path: "/agents/{sid}/transactions",
+  tags: ["Transactions"],
+  summary: "The agent's reports, newest first (owner; paginated): outcome, evidence and status, never the reporter",
+  security: bearer,
+  middleware: [requireKey("agents:read")],
+  request: { params: sidParam, query: z.object(pageQuery) },
+  responses: { 200: json(transactionListSchema, "Reports"), ...errorResponses(400, 401, 403, 404, 429) },
+});
+
 export function registerTransactions(app: OpenAPIHono<AppEnv>) {
+  app.openapi(list, async (c) => {
+    const { sid } = c.req.valid("param");
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const { ref } = await ownedAgent(c, sid, authOf(c).operatorId);
+    const before = readCursor(cursor, z.number().int().positive());
+    const rows = await listTransactions(c.get("sessions").shard(ref.shard), sid, before, limit + 1);
+    const page = pageOf(rows, limit, (t) => t.id);
+    return c.json(formA.transactions(page.items, page.nextCursor), 200);
+  });
+
   app.openapi(report, async (c) => {
     const body = c.req.valid("json");
     const auth = authOf(c);

@@ -2,7 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiError } from "../../domain/errors";
 import type { ScoreView } from "../../domain/model";
-import type { AgentReport, AgentScore, AgentSummary, ConfigUpdated, OperatorProfile, Registration, TransactionRecorded } from "../../domain/views";
+import { OUTCOMES } from "../../domain/model";
+import type { AgentReport, AgentScore, AgentSummary, ConfigUpdated, OperatorProfile, Registration, TransactionEntry, TransactionRecorded } from "../../domain/views";
 
 const confidence = z.enum(["low", "medium", "high"]);
 const recommendation = z.enum(["clear", "review", "caution"]);
@@ -124,6 +125,22 @@ export const meSchema = z
   })
   .openapi("Me");
 
+export const transactionListSchema = z
+  .object({
+    transactions: z.array(
+      z.object({
+        transaction_id: z.number().int(),
+        transaction_type: z.string(),
+        outcome: z.enum(OUTCOMES),
+        evidence: z.enum(["receipt", "none"]).openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
+        status: z.enum(["active", "disputed", "withdrawn"]),
+        timestamp: z.string(),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  })
+  .openapi("TransactionList");
+
 type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
 
 const updatedScores = (s: ScoreView): Out<"updatedScores"> => ({
@@ -207,6 +224,18 @@ export const formA = {
     transaction_id: t.transactionId,
     updated_scores: updatedScores(t.score),
     message: "Transaction recorded and scores updated",
+  }),
+
+  transactions: (entries: TransactionEntry[], nextCursor: string | null): z.infer<typeof transactionListSchema> => ({
+    transactions: entries.map((t) => ({
+      transaction_id: t.id,
+      transaction_type: t.transactionType,
+      outcome: t.outcome,
+      evidence: t.evidence,
+      status: t.status,
+      timestamp: t.createdAt,
+    })),
+    next_cursor: nextCursor,
   }),
 
   me: (operator: OperatorProfile, agents: AgentSummary[], nextCursor: string | null): z.infer<typeof meSchema> => ({
