@@ -14,7 +14,7 @@ const FLOORS: [RegExp, number, string][] = [
   [/^src\/db\//, 3, "db"],
   [/^src\/net\//, 2, "net"],
   [/^src\/domain\//, 1, "domain"],
-  [/^src\/(env|version)\.ts$/, 0, "platform"],
+  [/^src\/(env|version|d1-meter)\.ts$/, 0, "platform"],
 ];
 
 const files = Object.keys(sources)

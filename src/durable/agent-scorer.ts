@@ -22,6 +22,7 @@ import type { Refusal, Result } from "../domain/results";
 import type { ConfigUpdated, Registration, TransactionRecorded } from "../domain/views";
 import { shardDatabases, shardName, type Env } from "../env";
 import { AgentStorage } from "./agent-storage";
+import { metering } from "../d1-meter";
 
 export interface ReportInput extends Omit<Report, "evidenceFactor"> {
   idempotency?: Idempotency;
@@ -88,7 +89,7 @@ export class AgentScorer extends DurableObject<Env> {
   clock: () => number = Date.now;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
+    super(ctx, metering(env));
     this.store = new AgentStorage(ctx.storage);
     void ctx.blockConcurrencyWhile(async () => this.store.migrate());
   }

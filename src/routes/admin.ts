@@ -14,6 +14,7 @@ import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { admin as view } from "../http/wire/admin";
 import { emailKey, type KeyEmailReason } from "../net/email";
+import { meterReading, resetMeter } from "../d1-meter";
 import { idParam, pageQuery, sidParam } from "./fields";
 import { adminSecurity, errorResponses, json, jsonBody } from "./openapi";
 
@@ -147,7 +148,34 @@ async function deliver(c: Context<AppEnv>, delivery: "email" | "response", to: {
 
 const shown = (delivery: "email" | "response", key: string) => (delivery === "response" ? { delivery, api_key: key } : { delivery });
 
+const meter = createRoute({
+  method: "get",
+  path: "/admin/d1-meter",
+  tags: ["Admin"],
+  summary: "D1 calls per database since the last reading (benchmark only: D1_METER=true)",
+  description: "Batches, statements, and rows read and written as D1's result meta reports them, per database (DB, SHARD_n). `reset=true` starts over.",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: { query: z.object({ reset: z.enum(["true", "false"]).optional() }) },
+  responses: {
+    200: json(
+      z.object({
+        databases: z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsRead: z.number(), rowsWritten: z.number() })),
+      }),
+      "Counts",
+    ),
+    ...errorResponses(401, 404, 503),
+  },
+});
+
 export function registerAdmin(app: OpenAPIHono<AppEnv>) {
+  app.openapi(meter, async (c) => {
+    if (c.env.D1_METER !== "true") throw errors.notFound();
+    const databases = meterReading();
+    if (c.req.valid("query").reset === "true") resetMeter();
+    return c.json({ databases }, 200);
+  });
+
   app.openapi(list, async (c) => {
     const { status, limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
     const after = readCursor(cursor, z.number().int()) ?? 0;

@@ -210,3 +210,24 @@ describe("transaction ids", () => {
     expect(locateTransaction(1234)).toEqual({ legacy: true });
   });
 });
+
+describe("the control database per report", () => {
+  it("gets no statement at all once keys and directory entries are cached", async () => {
+    const { metering, meterReading, resetMeter } = await import("../../src/d1-meter");
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    await unlimited(reporter.id);
+    const sids = await onEveryShard(owner.key);
+    const h = testApp({ now: T_CALL, env: metering({ ...env, D1_METER: "true" }) });
+    for (const sid of sids) await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
+    resetMeter();
+    for (let i = 0; i < 10; i++) {
+      const res = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid: sids[i % 2], transactionType: "t", outcome: "success" } });
+      expect(res.status).toBe(201);
+    }
+    expect(meterReading().DB).toBeUndefined();
+    // The metered reads of the same run do reach the shards: the meter sees what it should.
+    await h.request(`/score/${sids[0]}`, { headers: bearer(reporter.key) });
+    expect(meterReading()[`SHARD_${await shardNumber(sids[0])}`]?.statements).toBeGreaterThan(0);
+  });
+});

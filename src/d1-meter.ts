@@ -1,0 +1,79 @@
+// An optional meter of every D1 call, per database, for the benchmark: it counts batches and
+// statements and sums what D1's own result meta reports (rows read and written). Off unless the
+// variable D1_METER is "true"; then env's D1 bindings are wrapped where the Worker and each object
+// receive env. Counts are per isolate (locally, one isolate runs the Worker and its objects).
+
+export interface D1Counts {
+  batches: number;
+  statements: number;
+  rowsRead: number;
+  rowsWritten: number;
+}
+
+const counts = new Map<string, D1Counts>();
+
+export const meterReading = (): Record<string, D1Counts> => Object.fromEntries(counts);
+export const resetMeter = () => counts.clear();
+
+function count(name: string, batches: number, results: unknown[]) {
+  const c = counts.get(name) ?? { batches: 0, statements: 0, rowsRead: 0, rowsWritten: 0 };
+  c.batches += batches;
+  c.statements += results.length;
+  for (const r of results) {
+    const meta = (r as { meta?: { rows_read?: number; rows_written?: number } } | null)?.meta;
+    c.rowsRead += meta?.rows_read ?? 0;
+    c.rowsWritten += meta?.rows_written ?? 0;
+  }
+  counts.set(name, c);
+}
+
+type Prepared = Pick<D1Database, "prepare" | "batch">;
+const RAW = Symbol("raw statement");
+
+function meteredStatement(name: string, statement: D1PreparedStatement): D1PreparedStatement {
+  return new Proxy(statement, {
+    get(target, prop) {
+      if (prop === RAW) return target;
+      if (prop === "bind") return (...values: unknown[]) => meteredStatement(name, target.bind(...values));
+      if (prop === "first" || prop === "run" || prop === "all" || prop === "raw") {
+        return async (...args: unknown[]) => {
+          // first() and raw() hide the meta: the statement is counted, its rows are not.
+          const result = await (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          count(name, 0, [prop === "run" || prop === "all" ? result : null]);
+          return result;
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function metered<T extends Prepared>(name: string, database: T): T {
+  return new Proxy(database, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => meteredStatement(name, target.prepare(sql));
+      if (prop === "batch") {
+        return async (statements: D1PreparedStatement[]) => {
+          // Unwrap: D1 accepts only its own statements in a batch.
+          const results = await target.batch(statements.map((s) => (s as { [RAW]?: D1PreparedStatement })[RAW] ?? s));
+          count(name, 1, results);
+          return results;
+        };
+      }
+      if (prop === "withSession") return (constraint?: string) => metered(name, (target as unknown as D1Database).withSession(constraint));
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** env with its D1 bindings metered when D1_METER is "true"; env itself otherwise. */
+export function metering<E extends object>(env: E): E {
+  if ((env as { D1_METER?: string }).D1_METER !== "true") return env;
+  const wrapped: Record<string, unknown> = { ...(env as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(env)) {
+    if (name === "DB" || /^SHARD_\d+$/.test(name)) wrapped[name] = metered(name, value as D1Database);
+  }
+  return wrapped as E;
+}
