@@ -341,12 +341,12 @@ function observe(p: Pair, x: number, w: number): void {
   p.b += w * (1 - x);
 }
 
+/** Scales the pair down to sum `cap` when it sums to more (a pair of one sign lands exactly on the cap). */
 function capPair(p: Pair, cap: number): void {
   const sum = p.a + p.b;
   if (sum > cap) {
-    const f = cap / sum;
-    p.a *= f;
-    p.b *= f;
+    p.a = cap * (p.a / sum);
+    p.b = cap * (p.b / sum);
   }
 }
 
