@@ -348,6 +348,8 @@ export interface Row {
   target: string;
   measured: string;
   pass: boolean;
+  /** The measured figures behind `pass`, for tests. */
+  figures: Record<string, number>;
 }
 
 export interface SimulationResult {
@@ -484,6 +486,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "still caution, composite not higher",
       measured: `still caution ${pct(stayed, cautionAt40.length)}, composite higher ${higher}`,
       pass: cautionAt40.length > 0 && stayed === cautionAt40.length && higher === 0,
+      figures: { agents: cautionAt40.length, stayed, higher },
     });
   }
 
@@ -499,6 +502,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "median ≥ 600 days, minimum ≥ 400",
       measured: `median ${days(med)}, minimum ${days(min)} (${sorted.filter((d) => d < 400).length} below 400)`,
       pass: cautionAt40.length > 0 && med >= 600 && min >= 400,
+      figures: { agents: cautionAt40.length, median: med, minimum: min, below400: sorted.filter((d) => d < 400).length },
     });
     notes.push(`idle: the 10 shortest stays in caution ${sorted.slice(0, 10).join(", ")} days`);
   }
@@ -523,6 +527,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "never clear",
       measured: `clear in ${clear} of ${runsCount} runs; highest composite ${max}`,
       pass: clear === 0,
+      figures: { runs: runsCount, clear, highest: max },
     });
   }
 
@@ -535,6 +540,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "never clear, any volume",
       measured: `clear ${r.clear} of ${r.victims}; highest composite ${r.max}`,
       pass: r.victims > 0 && r.clear === 0,
+      figures: { agents: r.victims, clear: r.clear, highest: r.max },
     });
     const variants = size.colluderVictims / 4;
     for (const start of ["firstCaution", 60, 100] as const) {
@@ -566,6 +572,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "never caution",
       measured: `new agent: caution in ${newCaution} of 3 runs; ${runs.good.at100.length} good agents: ${caution} ever caution`,
       pass: newCaution === 0 && caution === 0,
+      figures: { newAgentCaution: newCaution, agents: runs.good.at100.length, caution },
     });
   }
 
@@ -579,6 +586,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "composite ≤ 700, never clear",
       measured: `highest composite ${r.max}, clear ${r.hit ? "yes" : "never"}`,
       pass: r.max <= 700 && !r.hit,
+      figures: { highest: r.max, clear: r.hit ? 1 : 0 },
     });
   }
 
@@ -605,6 +613,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "moves ≤ 10",
       measured: `moves at most ${worst}`,
       pass: worst <= 10,
+      figures: { moves: worst },
     });
   }
 
@@ -619,6 +628,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "clear after median ≤ 18 reports, ever caution ≤ 0.5%",
       measured: `clear after median ${reports(med)} reports, ever caution ${pct(good.everCaution, n)} (in 100 reports)`,
       pass: med <= 18 && good.everCaution <= 0.005 * n,
+      figures: { medianReportsToClear: med, everCautionShare: good.everCaution / n },
     });
     rows.push({
       key: "bad",
@@ -626,6 +636,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "caution ≥ 85%",
       measured: `caution ${pct(runs.bad.cautionAt100, n)}`,
       pass: runs.bad.cautionAt100 >= 0.85 * n,
+      figures: { cautionShare: runs.bad.cautionAt100 / n },
     });
     const aucs = CHECKPOINTS.map((k) => auc(good.compositeAt[k], runs.bad.compositeAt[k]));
     rows.push({
@@ -634,6 +645,7 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       target: "≥ 0.99 each",
       measured: aucs.map((a) => a.toFixed(4)).join(" / "),
       pass: aucs.every((a) => a >= 0.99),
+      figures: { at10: aucs[0], at30: aucs[1], at100: aucs[2] },
     });
     for (const p of PROFILES) {
       const r = runs[p];
