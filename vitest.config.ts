@@ -1,14 +1,19 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { copySwaggerUi } from "./scripts/swagger-ui.mjs";
 
 export default defineConfig(async () => {
+  copySwaggerUi(); // the static assets the /docs page loads (wrangler.toml [assets])
   const migrations = await readD1Migrations("./migrations");
+  const shardMigrations = await readD1Migrations("./migrations-shard");
   return {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: "test-admin-token" },
+          // A scratch database for the test that migrates a pre-sharding database in place.
+          d1Databases: ["MIGRATION_CHECK"],
+          bindings: { TEST_MIGRATIONS: migrations, TEST_SHARD_MIGRATIONS: shardMigrations, ADMIN_TOKEN: "test-admin-token", RETURN_KEYS_IN_RESPONSES: "true" },
         },
       }),
     ],

@@ -6,6 +6,8 @@
 //   operator <operator id> [--tier free|growth|enterprise] [--verified true|false]
 //                          [--per-minute N|none] [--per-day N|none]
 //   agent <sid> --status active|suspended
+//   recover <operator id> [--revoke-existing]   issue a recovery key with every scope (e-mailed,
+//                                               or printed where RETURN_KEYS_IN_RESPONSES=true)
 // Target: --url, else TRUST_API_URL, else http://127.0.0.1:8787 (npm start).
 // Token: ADMIN_TOKEN from the environment, else from .dev.vars (local development).
 import { existsSync, readFileSync } from "node:fs";
@@ -20,6 +22,7 @@ const { values, positionals } = parseArgs({
     verified: { type: "string" },
     "per-minute": { type: "string" },
     "per-day": { type: "string" },
+    "revoke-existing": { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -87,6 +90,10 @@ async function main() {
     case "agent":
       if (!values.status) throw new Error("agent needs --status active|suspended");
       result = await request("POST", `/admin/agents/${need("a sid")}`, { status: values.status });
+      break;
+    case "recover":
+      result = await request("POST", `/admin/operators/${need("an operator id")}/keys`, { revoke_existing: values["revoke-existing"] ?? false });
+      if (result.api_key) console.log(`Recovery key (shown once, hand it to the operator securely):\n${result.api_key}\n`);
       break;
     default:
       throw new Error(`Unknown command ${command}\n\n${usage}`);

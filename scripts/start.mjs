@@ -1,23 +1,41 @@
 // `npm start [-- --port N]`: local development with workerd, local D1 and Durable Objects.
 // Creates .dev.vars from the example when missing, applies D1 migrations locally, then runs
 // `wrangler dev` on 127.0.0.1 (port 8787 unless --port is given). Extra arguments go to wrangler.
-import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { migrateLocally } from "./d1.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wrangler = join(root, "node_modules", ".bin", process.platform === "win32" ? "wrangler.cmd" : "wrangler");
 // wrangler dev would otherwise fetch Request.cf data from the internet at start-up.
 const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
 
-if (!existsSync(join(root, ".dev.vars"))) {
-  copyFileSync(join(root, ".dev.vars.example"), join(root, ".dev.vars"));
+const devVars = join(root, ".dev.vars");
+if (!existsSync(devVars)) {
+  copyFileSync(join(root, ".dev.vars.example"), devVars);
   console.log("Created .dev.vars from .dev.vars.example");
+} else {
+  // An older .dev.vars keeps its values and gains the variables added to the example since.
+  const names = (text) => new Set(text.split("\n").filter((l) => /^[A-Z_][A-Z0-9_]*=/.test(l)).map((l) => l.slice(0, l.indexOf("="))));
+  const have = names(readFileSync(devVars, "utf8"));
+  const missing = readFileSync(join(root, ".dev.vars.example"), "utf8")
+    .split("\n")
+    .filter((l) => /^[A-Z_][A-Z0-9_]*=/.test(l) && !have.has(l.slice(0, l.indexOf("="))));
+  if (missing.length > 0) {
+    appendFileSync(devVars, `\n${missing.join("\n")}\n`);
+    console.log(`Added to .dev.vars: ${missing.map((l) => l.slice(0, l.indexOf("="))).join(", ")}`);
+  }
 }
 
-const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local"], { cwd: root, env, stdio: "inherit" });
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+// Every D1 database of wrangler.toml: the control database and each shard.
+try {
+  migrateLocally(wrangler, root, env, [], "inherit");
+} catch (err) {
+  console.error(err.message);
+  process.exit(1);
+}
 
 const args = process.argv.slice(2);
 const defaults = [];

@@ -1,23 +1,29 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { swaggerUI } from "@hono/swagger-ui";
-import { createDohResolver } from "./net/resolver";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { requestId } from "hono/request-id";
 import { errors } from "./domain/errors";
-import { validateEnv, type AppEnv, type Deps } from "./env";
-import { fromFramework, readBody, selectForm, validationHook } from "./http/request";
+import { dohEndpoint } from "./env";
+import { readBody } from "./http/body";
+import type { AppEnv, Deps } from "./http/context";
+import { selectForm } from "./http/form";
+import { publicReads } from "./http/public-reads";
 import { d1Session } from "./http/session";
+import { fromFramework, validationHook } from "./http/validation";
 import { renderError, toApiError } from "./http/wire";
+import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
-import { badgeFromCache, registerBadges } from "./routes/badges";
+import { registerBadges } from "./routes/badges";
+import { badgeFromCache } from "./http/badge-cache";
+import { registerHealth } from "./routes/health";
+import { registerKeys } from "./routes/keys";
 import { registerMe } from "./routes/me";
 import { registerScores } from "./routes/scores";
 import { registerTransactions } from "./routes/transactions";
 import { registerVerification } from "./routes/verification";
-import { registerKeys } from "./routes/keys";
 import { registerWaitlist } from "./routes/waitlist";
-
-const DEFAULT_DOH = "https://cloudflare-dns.com/dns-query";
+import { SERVICE_VERSION } from "./version";
 
 /**
  * Builds the Worker's app. `deps` replaces the clock and the outbound calls (DNS-over-HTTPS and the
@@ -26,29 +32,33 @@ const DEFAULT_DOH = "https://cloudflare-dns.com/dns-query";
 export function createApp(deps: Partial<Deps> = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  // Cached badges are answered before any other middleware: a hit needs none of it.
-  app.use("/badge/*", badgeFromCache);
+  app.use("*", requestId());
   // Built once per environment (the env object is stable within an isolate), not per request.
   const built = new WeakMap<object, Deps>();
   app.use("*", async (c, next) => {
     let resolved = built.get(c.env);
     if (!resolved) {
-      validateEnv(c.env);
       const outbound: typeof fetch = (input, init) => fetch(input, init);
+      const endpoint = dohEndpoint(c.env);
       resolved = {
         now: deps.now ?? Date.now,
         fetchCallback: deps.fetchCallback ?? outbound,
-        resolve: deps.resolve ?? createDohResolver(c.env.DOH_ENDPOINT ?? DEFAULT_DOH, outbound),
+        resolve: deps.resolve ?? (endpoint ? createDohResolver(endpoint, outbound) : null),
       };
       built.set(c.env, resolved);
     }
     c.set("deps", resolved);
     await next();
   });
+  app.use("*", publicReads);
+  app.use("*", methodNotAllowed({ app, onMethodNotAllowed: (c, methods) => renderError(c, errors.methodNotAllowed(methods.join(", "))) }));
+  // Cached badges are answered before the rest of the middleware: a hit needs none of it.
+  app.use("/badge/*", badgeFromCache);
   app.use("*", selectForm);
   app.use("*", readBody);
   app.use("*", d1Session);
 
+  registerHealth(app);
   registerApplications(app);
   registerAdmin(app);
   registerMe(app);
@@ -74,16 +84,28 @@ export function createApp(deps: Partial<Deps> = {}) {
     openapi: "3.1.0",
     info: {
       title: "Agent Trust Scoring Service",
-      version: "1.0.0",
-      description:
+      version: SERVICE_VERSION,
+      description: [
         "Trust profiles and scores for autonomous software agents. Form A is the default wire format; " +
-        "send `API-Version: B` for Form B payloads and the `{error: {code, message}}` envelope.",
+          "send `API-Version: B` for Form B payloads and the `{error: {code, message}}` envelope.",
+        "**Keys and scopes.** `Authorization: Bearer sk_svc_...` (the scheme is case-insensitive). Scopes: " +
+          "`agents:read`, `agents:write`, `transactions:write`, `verify:write`, `keys:write`, `identity:write`, " +
+          "`webhooks:write`, `disputes:write`. A key in its 24-hour rotation grace keeps only the first four. " +
+          "A missing scope is 403 with the X-RateLimit headers. Admins issue recovery keys " +
+          "(`POST /admin/operators/{id}/keys`); keys are e-mailed, and appear in admin responses only where " +
+          "RETURN_KEYS_IN_RESPONSES=true.",
+        "**Requests.** Every response carries `X-Request-Id`; every error body repeats it as `request_id`. " +
+          "Lists page with `limit` (1-200, default 50) and `cursor`, answering `next_cursor`. An undefined method " +
+          "on a known path is 405 with `Allow`.",
+        "**Public reads** (public score, badges) allow any origin (CORS), answer preflights with 204 and " +
+          "`If-None-Match` with 304. Public limits count an IPv6 client by its /64 network. Keyed routes send no " +
+          "CORS headers and `Cache-Control: no-store`.",
+      ].join("\n\n"),
     },
   });
-  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
   app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: "/openapi.json" }));
 
   app.notFound((c) => renderError(c, errors.notFound()));
-  app.onError((err, c) => renderError(c, fromFramework(err) ?? toApiError(err)));
+  app.onError((err, c) => renderError(c, fromFramework(err) ?? toApiError(err, c.get("requestId"))));
   return app;
 }

@@ -1,61 +1,66 @@
 import { z } from "zod";
-import type { AgentScorer } from "./durable/agent-scorer";
-import type { RateLimiter } from "./durable/rate-limiter";
-import type { Resolver } from "./net/resolver";
-import type { AuthContext } from "./http/auth";
 
-export interface Env {
-  DB: D1Database;
-  AGENT_SCORER: DurableObjectNamespace<AgentScorer>;
-  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
-  ADMIN_TOKEN?: string;
-  DOH_ENDPOINT?: string;
-  /** Optional `send_email` binding; without it approval responses carry the key. */
-  EMAIL?: SendEmail;
-  EMAIL_FROM?: string;
+/** The Worker's bindings and variables (declared in src/types.d.ts). */
+export type Env = Cloudflare.Env;
+
+const MIN_SECRET = 12;
+const MAX_PREVIOUS_MS = 7 * 86_400_000;
+
+/** The admin interface's secrets, or why it is disabled. */
+export type AdminConfig = { ok: true; current: string; previous: { token: string; until: number } | null } | { ok: false; problem: string };
+
+/**
+ * The admin secrets. Anything wrong with them disables the admin routes only (503): every other
+ * route keeps serving. The previous token (rotation) must come with an end at most 7 days ahead.
+ */
+export function adminConfig(env: Env, now: number): AdminConfig {
+  const current = env.ADMIN_TOKEN;
+  if (!current) return { ok: false, problem: "ADMIN_TOKEN is not set" };
+  if (current.length < MIN_SECRET) return { ok: false, problem: `ADMIN_TOKEN is shorter than ${MIN_SECRET} characters` };
+  if (!env.ADMIN_TOKEN_PREVIOUS) return { ok: true, current, previous: null };
+  if (env.ADMIN_TOKEN_PREVIOUS.length < MIN_SECRET) {
+    return { ok: false, problem: `ADMIN_TOKEN_PREVIOUS is shorter than ${MIN_SECRET} characters` };
+  }
+  const until = Date.parse(env.ADMIN_TOKEN_PREVIOUS_UNTIL ?? "");
+  if (!Number.isFinite(until)) return { ok: false, problem: "ADMIN_TOKEN_PREVIOUS_UNTIL must be an ISO time" };
+  if (until - now > MAX_PREVIOUS_MS) return { ok: false, problem: "ADMIN_TOKEN_PREVIOUS_UNTIL is more than 7 days ahead" };
+  return { ok: true, current, previous: until > now ? { token: env.ADMIN_TOKEN_PREVIOUS, until } : null };
 }
 
-// Validated once per isolate: a misconfigured deployment fails loudly instead of half working.
-const varsSchema = z.object({
-  ADMIN_TOKEN: z.string().min(12).optional(),
-  DOH_ENDPOINT: z.url({ protocol: /^https$/ }).optional(),
-  EMAIL_FROM: z.email().optional(),
-});
-
-export function validateEnv(env: Env): Env {
-  const result = varsSchema.safeParse(env);
-  if (!result.success) throw new Error(`Invalid configuration: ${z.prettifyError(result.error)}`);
-  return env;
+/** Where keys issued by admins (approval, recovery) go: e-mail, the admin's response, or nowhere. */
+export function keyDelivery(env: Env): "email" | "response" | null {
+  if (env.EMAIL && env.EMAIL_FROM && z.email().safeParse(env.EMAIL_FROM).success) return "email";
+  if (env.RETURN_KEYS_IN_RESPONSES === "true") return "response";
+  return null;
 }
 
-/** Outbound dependencies and the clock, injected so tests control them. */
-export interface Deps {
-  now: () => number;
-  resolve?: Resolver;
-  fetchCallback: typeof fetch;
+/** The DNS-over-HTTPS endpoint of the callback guard, or null when the configured one is not HTTPS. */
+export function dohEndpoint(env: Env): string | null {
+  const endpoint = env.DOH_ENDPOINT ?? "https://cloudflare-dns.com/dns-query";
+  return z.url({ protocol: /^https$/ }).safeParse(endpoint).success ? endpoint : null;
 }
 
-export type Form = "A" | "B";
-
-export type AppEnv = {
-  Bindings: Env;
-  Variables: {
-    form: Form;
-    auth: AuthContext;
-    deps: Deps;
-    /** This request's D1 session: reads may be served by a replica, at least as new as its bookmark. */
-    db: D1DatabaseSession;
-    /** The newest D1 bookmark this request wrote (from the agent's scorer), for X-D1-Bookmark. */
-    bookmark: string | null;
-    /** A request body validated by the form-aware validator (routes whose payload differs by form). */
-    input: unknown;
-  };
-};
-
-declare global {
-  namespace Cloudflare {
-    // `env` from cloudflare:workers is this Worker's Env.
-    interface Env extends Bindings {}
+/** The shard databases, in order: SHARD_0 ... SHARD_{N-1} (contiguous from 0). */
+export function shardDatabases(env: Env): D1Database[] {
+  const shards: D1Database[] = [];
+  for (let n = 0; ; n++) {
+    const shard = env[`SHARD_${n}`];
+    if (!shard) return shards;
+    shards.push(shard);
   }
 }
-type Bindings = Env;
+
+/** The shards new agents are placed on: PLACEMENT_SHARDS ("0,2"), else every shard. */
+export function placementShards(env: Env): number[] {
+  const count = shardDatabases(env).length;
+  const listed = (env.PLACEMENT_SHARDS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => /^[0-9]+$/.test(s))
+    .map(Number)
+    .filter((n) => n < count);
+  return listed.length > 0 ? [...new Set(listed)] : Array.from({ length: count }, (_, n) => n);
+}
+
+/** The binding name of shard n, as bookmarks name databases. */
+export const shardName = (n: number) => `SHARD_${n}`;

@@ -1,7 +1,33 @@
-// Ties the runtime's typed `exports` (cloudflare:workers) to this Worker's main module.
+// The Worker's bindings, as `wrangler types` would declare them. Declared here, ambiently, so that
+// src/env.ts (the lowest floor) names the Durable Object classes without importing them.
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./index");
     durableNamespaces: "AgentScorer" | "RateLimiter";
+  }
+
+  interface Env {
+    /** The control database: operators, keys, applications, waitlist, the agent directory. */
+    DB: D1Database;
+    /** Shard databases: agents and their history. Bindings SHARD_0 ... SHARD_{N-1}, contiguous. */
+    SHARD_0: D1Database;
+    SHARD_1?: D1Database;
+    [shard: `SHARD_${number}`]: D1Database | undefined;
+    /** Shards that take new agents, e.g. "1,2" (default: every shard): a full shard stops growing. */
+    PLACEMENT_SHARDS?: string;
+    AGENT_SCORER: DurableObjectNamespace<import("./durable/agent-scorer").AgentScorer>;
+    RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
+    /** Static assets (public/: the /docs page), served before the Worker for their paths only. */
+    ASSETS: Fetcher;
+    ADMIN_TOKEN?: string;
+    /** The previous admin secret, accepted until ADMIN_TOKEN_PREVIOUS_UNTIL (at most 7 days ahead). */
+    ADMIN_TOKEN_PREVIOUS?: string;
+    ADMIN_TOKEN_PREVIOUS_UNTIL?: string;
+    /** "true" only in local development: admin approval and recovery answers carry the key. */
+    RETURN_KEYS_IN_RESPONSES?: string;
+    DOH_ENDPOINT?: string;
+    /** Optional `send_email` binding for keys (approval, recovery). */
+    EMAIL?: SendEmail;
+    EMAIL_FROM?: string;
   }
 }

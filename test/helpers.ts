@@ -1,18 +1,26 @@
-import { exports } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { createApp } from "../src/app";
+import type { Env } from "../src/env";
+import type { Deps } from "../src/http/context";
 
 export const ADMIN = { authorization: "Bearer test-admin-token" };
 let ipCounter = 0;
 /** A fresh client address, so public per-IP limits of one test never touch another's. */
 export const freshIp = () => `198.51.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;
 
+/**
+ * The instant every `call` happens at. Frozen, in the middle of an hour and of a minute, so that no
+ * test's windowed limit (per minute, per hour, per day) can straddle a window boundary.
+ */
+export const T_CALL = Date.parse("2026-11-21T10:20:30Z");
+
+let shared: ReturnType<typeof testApp> | undefined;
+
+/** A request to the app at the frozen instant T_CALL. */
 export function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
-  const headers: Record<string, string> = { "cf-connecting-ip": "203.0.113.7", ...init.headers };
-  let body: string | undefined;
-  if (init.body !== undefined) {
-    body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
-    headers["content-type"] ??= "application/json";
-  }
-  return exports.default.fetch(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+  shared ??= testApp({ now: T_CALL });
+  return shared.request(path, init);
 }
 
 export const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
@@ -50,4 +58,42 @@ export async function registerAgent(key: string, overrides: Record<string, unkno
   const res = await call("/register", { headers: bearer(key), body: { name: "Agent", ...agentConfig, ...overrides } });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as { sid: string; fingerprint: string };
+}
+
+export interface TestAppOptions {
+  /** The frozen clock's start (ms); move it with `clock.now`. */
+  now?: number;
+  resolve?: Deps["resolve"];
+  fetchCallback?: Deps["fetchCallback"];
+  /** Bindings that replace the test environment's (e.g. an e-mail binding, another admin token). */
+  env?: Record<string, unknown>;
+}
+
+/**
+ * The app with a frozen clock and controlled outbound calls, answering like `call`: the one test-app
+ * helper of every test that needs a clock, a resolver, a callback or other bindings.
+ */
+export function testApp(options: TestAppOptions = {}) {
+  const clock = { now: options.now ?? Date.parse("2026-11-21T10:00:30Z") };
+  const app = createApp({ now: () => clock.now, resolve: options.resolve, fetchCallback: options.fetchCallback });
+  const bindings = { ...env, ...options.env } as Env;
+  const request = (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) => {
+    const headers: Record<string, string> = { "cf-connecting-ip": "203.0.113.7", ...init.headers };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const req = new Request(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+    return Promise.resolve(app.fetch(req, bindings, createExecutionContext()));
+  };
+  return { app, clock, request, env: bindings };
+}
+
+/** The shard database an agent lives on (from the control database's directory). */
+export async function shardOf(sid: string): Promise<D1Database> {
+  const entry = await env.DB.prepare("SELECT shard FROM agent_directory WHERE sid = ?").bind(sid).first<{ shard: number }>();
+  if (!entry) throw new Error(`no directory entry for ${sid}`);
+  const shard = (env as unknown as Record<string, D1Database>)[`SHARD_${entry.shard}`];
+  return shard;
 }

@@ -1,59 +1,17 @@
-import type { Database } from "./client";
-import { desc, eq, getTableColumns, sql } from "drizzle-orm";
+// Reads of agents and their history on their shard. Scores are computed at read time from the
+// stored evidence (forgetting applies at the reader's time).
+
+import { and, desc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { AgentConfiguration } from "../domain/configuration";
-import { operatorScoreFromSums, scoreOf, SCORING, type EvidenceState } from "../domain/scoring";
-import type { AgentReport, AgentScore, ConfigChange, ScoreEvent } from "../domain/views";
-import { db } from "./client";
-import { agents, configHistory, operators, scoreEvents } from "./schema";
+import { scoreOf, type AgentEvidence, type ScoreView } from "../domain/model";
+import type { AgentReport, AgentScore, ConfigChange, OperatorSummary, ScoreEvent, TransactionEntry } from "../domain/views";
+import { db, type Database } from "./client";
+import { agents, configHistory, scoreEvents, transactions } from "./shard-schema";
 
 export const SCORE_HISTORY_LIMIT = 50;
 export const CONFIG_HISTORY_LIMIT = 20;
 
 export type AgentRow = typeof agents.$inferSelect;
-
-export interface NewAgent {
-  sid: string;
-  operatorId: number | null;
-  name: string;
-  description: string | null;
-  config: AgentConfiguration;
-  fingerprint: string;
-  evidence: EvidenceState;
-  claimTokenHash: string | null;
-  now: string;
-}
-
-/** The agent and its initial configuration entry (change_type null), in one batch. */
-export async function insertAgent(d1: Database, a: NewAgent) {
-  const d = db(d1);
-  await d.batch([
-    d.insert(agents).values({
-      sid: a.sid,
-      operatorId: a.operatorId,
-      name: a.name,
-      description: a.description,
-      modelProvider: a.config.modelProvider,
-      modelName: a.config.modelName,
-      systemPromptHash: a.config.systemPromptHash,
-      tools: JSON.stringify(a.config.tools),
-      memoryConfig: a.config.memoryConfig === null ? null : JSON.stringify(a.config.memoryConfig),
-      fingerprint: a.fingerprint,
-      lastConfigChangeAt: a.now,
-      claimTokenHash: a.claimTokenHash,
-      evidence: JSON.stringify(a.evidence),
-      createdAt: a.now,
-      updatedAt: a.now,
-    }),
-    d.insert(configHistory).values({
-      sid: a.sid,
-      fingerprint: a.fingerprint,
-      modelProvider: a.config.modelProvider,
-      modelName: a.config.modelName,
-      changeType: null,
-      createdAt: a.now,
-    }),
-  ]);
-}
 
 export const configurationOf = (row: AgentRow): AgentConfiguration => ({
   modelProvider: row.modelProvider,
@@ -63,112 +21,97 @@ export const configurationOf = (row: AgentRow): AgentConfiguration => ({
   memoryConfig: row.memoryConfig === null ? null : (JSON.parse(row.memoryConfig) as Record<string, unknown>),
 });
 
-/** Reporters other than the owner within the last 90 days. */
-export function independentReporters(reporters: Record<string, string>, ownerId: number | null, now: number): number {
-  return Object.entries(reporters).filter(
-    ([id, at]) => Number(id) !== ownerId && now - Date.parse(at) <= SCORING.independentReporterWindowMs,
-  ).length;
-}
+/** The agent's score at `now` from its row, with its owner's operator score (reasons). */
+export const scoreOfRow = (row: AgentRow, now: number, operatorScore = 500): ScoreView =>
+  scoreOf(JSON.parse(row.evidence) as AgentEvidence, { now, ownerId: row.operatorId, identityLevel: row.identityLevel, operatorScore });
 
-// Aliased: in a D1 batch rows come back keyed by column name, and agents has `name` too.
-const operatorColumns = {
-  name: sql<string>`${operators.name}`.as("operator_name"),
-  verified: sql<boolean>`${operators.verified}`.mapWith(operators.verified).as("operator_verified"),
-  createdAt: sql<string>`${operators.createdAt}`.as("operator_created_at"),
-  agentEvidence: sql<number>`${operators.agentEvidence}`.as("operator_agent_evidence"),
-  agentWeightedComposite: sql<number>`${operators.agentWeightedComposite}`.as("operator_agent_weighted"),
-};
-
-/** One indexed read: the agent by primary key with its owner. */
-export function agentWithOperator(d1: Database, sid: string) {
-  return db(d1)
-    .select({ agent: agents, operator: operatorColumns })
-    .from(agents)
-    .leftJoin(operators, eq(operators.id, agents.operatorId))
-    .where(eq(agents.sid, sid));
-}
-
-type OperatorColumns = { name: string; verified: boolean; createdAt: string; agentEvidence: number; agentWeightedComposite: number };
-
-export const operatorScoreOf = (o: Pick<OperatorColumns, "agentEvidence" | "agentWeightedComposite">) =>
-  operatorScoreFromSums(o.agentEvidence, o.agentWeightedComposite);
-
-/** The agent's score now, from its stored evidence (forgetting applies at read time). */
-export const scoreOfRow = (agent: AgentRow, now: number) =>
-  scoreOf(JSON.parse(agent.evidence) as EvidenceState, {
-    now,
-    identityLevel: agent.identityLevel,
-    independentReporters: independentReporters(JSON.parse(agent.reporters) as Record<string, string>, agent.operatorId, now),
-  });
-
-export function toAgentScore(row: { agent: AgentRow; operator: OperatorColumns | null }, now: number): AgentScore {
-  const { agent, operator } = row;
-  const score = scoreOfRow(agent, now);
+export function toAgentScore(row: AgentRow, operator: OperatorSummary | null, now: number): AgentScore {
   return {
-    sid: agent.sid,
-    name: agent.name,
-    description: agent.description,
-    status: agent.status,
-    createdAt: agent.createdAt,
-    lastUpdated: agent.updatedAt,
-    score,
-    identityLevel: agent.identityLevel,
-    fingerprint: agent.fingerprint,
-    operator: agent.operatorId !== null && operator ? { name: operator.name, score: operatorScoreOf(operator), verified: operator.verified } : null,
+    sid: row.sid,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    createdAt: row.createdAt,
+    lastUpdated: row.updatedAt,
+    score: scoreOfRow(row, now, operator?.score),
+    identityLevel: row.identityLevel,
+    identityKey: row.identityKey,
+    fingerprint: row.fingerprint,
+    operator: row.operatorId !== null && operator ? { name: operator.name, score: operator.score, verified: operator.verified } : null,
   };
 }
 
-// The hottest read (GET /score, the public score, badges) as constant SQL: the same query as
-// agentWithOperator, without building it anew on every call. Rows are mapped through the drizzle
-// schema's own columns, so the table definition stays the one source of the mapping.
-const SCORE_READ = `SELECT a.*, o.name AS operator_name, o.verified AS operator_verified, o.created_at AS operator_created_at,
-  o.agent_evidence AS operator_agent_evidence, o.agent_weighted_composite AS operator_agent_weighted
-  FROM agents a LEFT JOIN operators o ON o.id = a.operator_id WHERE a.sid = ?`;
+// The hottest read (GET /score, the public score, badges) as constant SQL, mapped through the
+// drizzle table's own columns, so the table definition stays the one source of the mapping.
+export const ROW_READ = "SELECT * FROM agents WHERE sid = ?";
 const AGENT_COLUMNS = Object.entries(getTableColumns(agents));
 
-export async function readAgentScore(d1: Database, sid: string, now: number) {
-  const raw = await d1.prepare(SCORE_READ).bind(sid).first<Record<string, string | number | null>>();
-  if (!raw) return null;
-  const agent = Object.fromEntries(
+function mapRow(raw: Record<string, unknown>): AgentRow {
+  return Object.fromEntries(
     AGENT_COLUMNS.map(([property, column]) => {
       const value = raw[column.name];
-      return [property, value === null ? null : column.mapFromDriverValue(value)];
+      return [property, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
     }),
   ) as AgentRow;
-  const operator =
-    raw.operator_name === null
-      ? null
-      : {
-          name: String(raw.operator_name),
-          verified: raw.operator_verified === 1,
-          createdAt: String(raw.operator_created_at),
-          agentEvidence: Number(raw.operator_agent_evidence),
-          agentWeightedComposite: Number(raw.operator_agent_weighted),
-        };
-  return toAgentScore({ agent, operator }, now);
+}
+
+export async function readAgentRow(d1: Database, sid: string): Promise<AgentRow | null> {
+  const raw = await d1.prepare(ROW_READ).bind(sid).first<Record<string, unknown>>();
+  return raw ? mapRow(raw) : null;
+}
+
+/** Several agents of one shard by SID (a page of /me). */
+export const readAgentRows = (d1: Database, sids: string[]) => db(d1).select().from(agents).where(inArray(agents.sid, sids)).all();
+
+/** An operator's figures on one shard: its agents, and the sums of their independent evidence. */
+export async function operatorSums(d1: Database, operatorId: number) {
+  const row = await db(d1)
+    .select({
+      agents: sql<number>`count(*)`,
+      evidence: sql<number>`coalesce(sum(${agents.independentEvidence}), 0)`,
+      weighted: sql<number>`coalesce(sum(${agents.independentEvidence} * ${agents.independentComposite}), 0)`,
+    })
+    .from(agents)
+    .where(eq(agents.operatorId, operatorId))
+    .get();
+  return { agents: Number(row?.agents ?? 0), evidence: Number(row?.evidence ?? 0), weighted: Number(row?.weighted ?? 0) };
+}
+
+const eventColumns = { ...getTableColumns(scoreEvents), status: transactions.status, evidence: transactions.evidence };
+
+/** The report's three queries: the agent, its newest score events, its newest configurations. */
+export function reportQueries(d1: Database, sid: string) {
+  const d = db(d1);
+  return [
+    d.select().from(agents).where(eq(agents.sid, sid)),
+    d
+      .select(eventColumns)
+      .from(scoreEvents)
+      .leftJoin(transactions, eq(transactions.id, scoreEvents.transactionId))
+      .where(eq(scoreEvents.sid, sid))
+      .orderBy(desc(scoreEvents.id))
+      .limit(SCORE_HISTORY_LIMIT),
+    d.select().from(configHistory).where(eq(configHistory.sid, sid)).orderBy(desc(configHistory.id)).limit(CONFIG_HISTORY_LIMIT),
+  ] as const;
 }
 
 /**
- * The report in one round trip: agent + owner, the newest 50 score events and 20 configuration
- * entries (each by index, bounded by LIMIT whatever the history size), and the owner's agent count.
+ * The report in one round trip: the agent, the newest 50 score events (with their report's evidence
+ * and status) and 20 configuration entries, each read by index and bounded by LIMIT.
  */
-export async function readAgentReport(d1: Database, sid: string, now: number): Promise<AgentReport | null> {
-  const d = db(d1);
-  const [rows, events, configs, counted] = await d.batch([
-    agentWithOperator(d1, sid),
-    d.select().from(scoreEvents).where(eq(scoreEvents.sid, sid)).orderBy(desc(scoreEvents.id)).limit(SCORE_HISTORY_LIMIT),
-    d.select().from(configHistory).where(eq(configHistory.sid, sid)).orderBy(desc(configHistory.id)).limit(CONFIG_HISTORY_LIMIT),
-    d
-      .select({ n: sql<number>`count(*)` })
-      .from(agents)
-      .where(eq(agents.operatorId, sql`(select ${agents.operatorId} from ${agents} where ${agents.sid} = ${sid})`)),
-  ]);
+export async function readAgentReport(
+  d1: Database,
+  sid: string,
+  now: number,
+  operator: OperatorSummary | null,
+  owner: { since: string; agentsOperated: number } | null,
+): Promise<AgentReport | null> {
+  const [rows, events, configs] = await db(d1).batch(reportQueries(d1, sid));
   const row = rows[0];
   if (!row) return null;
-  const base = toAgentScore(row, now);
-  const outcomes = JSON.parse(row.agent.outcomeCounts) as Record<string, number>;
+  const outcomes = JSON.parse(row.outcomeCounts) as Record<string, number>;
   return {
-    ...base,
+    ...toAgentScore(row, operator, now),
     scoreHistory: events.map(
       (e): ScoreEvent => ({
         eventType: e.eventType,
@@ -179,6 +122,9 @@ export async function readAgentReport(d1: Database, sid: string, now: number): P
         security: e.security,
         stability: e.stability,
         timestamp: e.createdAt,
+        transactionId: e.transactionId,
+        evidence: e.transactionId === null ? null : (e.evidence ?? "none"),
+        status: e.transactionId === null ? null : (e.status ?? "active"),
       }),
     ),
     configHistory: configs.map(
@@ -191,25 +137,35 @@ export async function readAgentReport(d1: Database, sid: string, now: number): P
       }),
     ),
     transactions: { total: Object.values(outcomes).reduce((a, b) => a + b, 0), outcomes },
-    config: { modelName: row.agent.modelName, version: row.agent.configVersion, lastChange: row.agent.lastConfigChangeAt },
-    operatorProfile: row.agent.operatorId !== null && row.operator ? {
-      score: operatorScoreOf(row.operator),
-      since: row.operator.createdAt,
-      agentsOperated: counted[0]?.n ?? 0,
-    } : null,
+    config: { modelName: row.modelName, version: row.configVersion, lastChange: row.lastConfigChangeAt },
+    operatorProfile: row.operatorId !== null && operator && owner ? { score: operator.score, since: owner.since, agentsOperated: owner.agentsOperated } : null,
     asOf: new Date(now).toISOString(),
   };
 }
 
-export function listOperatorAgents(d1: Database, operatorId: number) {
-  return db(d1).select().from(agents).where(eq(agents.operatorId, operatorId)).orderBy(agents.createdAt).all();
+/** One page of the agent's reports, newest first, after transaction id `beforeId`; never the reporter. */
+export async function listTransactions(d1: Database, sid: string, beforeId: number | null, limit: number): Promise<TransactionEntry[]> {
+  const rows = await db(d1)
+    .select({
+      id: transactions.id,
+      transactionType: transactions.transactionType,
+      outcome: transactions.outcome,
+      evidence: transactions.evidence,
+      status: transactions.status,
+      createdAt: transactions.createdAt,
+    })
+    .from(transactions)
+    .where(and(eq(transactions.sid, sid), beforeId === null ? undefined : sql`${transactions.id} < ${beforeId}`))
+    .orderBy(desc(transactions.id))
+    .limit(limit)
+    .all();
+  return rows.map((r) => ({ ...r, outcome: r.outcome as TransactionEntry["outcome"] }));
 }
 
-/** The facts a route checks before it asks the agent's scorer for a change. */
-export const agentGate = (d1: Database, sid: string) =>
+/** A report by id on one shard (the SID it belongs to and who reported it): disputes route by it. */
+export const findTransaction = (d1: Database, id: number) =>
   db(d1)
-    .select({ operatorId: agents.operatorId, status: agents.status, identityLevel: agents.identityLevel })
-    .from(agents)
-    .where(eq(agents.sid, sid))
+    .select({ id: transactions.id, sid: transactions.sid, reporterOperatorId: transactions.reporterOperatorId, status: transactions.status, createdAt: transactions.createdAt })
+    .from(transactions)
+    .where(eq(transactions.id, id))
     .get();
-

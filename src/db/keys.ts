@@ -1,8 +1,8 @@
 import type { Database } from "./client";
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import type { Scope } from "../http/auth";
+import { and, asc, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import type { Scope } from "../domain/scopes";
 import { db } from "./client";
-import { apiKeys, operators } from "./schema";
+import { apiKeys, operators } from "./control-schema";
 
 export type KeyRow = typeof apiKeys.$inferSelect;
 
@@ -39,8 +39,31 @@ export async function rotateKey(
   return { created, old, epoch: operator.authEpoch };
 }
 
-export const listKeys = (d1: Database, operatorId: number) =>
-  db(d1).select().from(apiKeys).where(eq(apiKeys.operatorId, operatorId)).orderBy(asc(apiKeys.id)).all();
+/** One page of the operator's keys, oldest first, after key id `afterId`. */
+export const listKeys = (d1: Database, operatorId: number, afterId: number, limit: number) =>
+  db(d1)
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.operatorId, operatorId), gt(apiKeys.id, afterId)))
+    .orderBy(asc(apiKeys.id))
+    .limit(limit)
+    .all();
+
+/** Takes back a key that was never delivered (its e-mail failed). */
+export const deleteKey = (d1: Database, keyId: number) => db(d1).delete(apiKeys).where(eq(apiKeys.id, keyId)).run();
+
+/** Revokes every other key of the operator at once (admin recovery), and marks cached facts stale. */
+export async function revokeOtherKeys(d1: Database, operatorId: number, keepKeyId: number, now: string) {
+  const d = db(d1);
+  const [revoked, [operator]] = await d.batch([
+    d.update(apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(apiKeys.operatorId, operatorId), ne(apiKeys.id, keepKeyId), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id }),
+    bumpEpoch(d1, operatorId),
+  ]);
+  return { revoked: revoked.length, epoch: operator.authEpoch };
+}
 
 /**
  * Revokes one of the operator's keys at once, unless it would leave the operator without a key

@@ -1,11 +1,13 @@
 import type { Database } from "./client";
-import { and, asc, eq, sql } from "drizzle-orm";
-import type { Scope } from "../http/auth";
-import type { Tier } from "../http/rate-limit";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import type { Scope } from "../domain/scopes";
+import type { Tier } from "../domain/limits";
 import { db } from "./client";
-import { apiKeys, applications, operators } from "./schema";
+import { apiKeys, applications, operators } from "./control-schema";
 
-export async function findKey(d1: Database, keyHash: string) {
+export const findKey = (d1: Database, keyHash: string) => keyQuery(d1, keyHash).get();
+
+export function keyQuery(d1: Database, keyHash: string) {
   return db(d1)
     .select({
       keyId: apiKeys.id,
@@ -23,8 +25,7 @@ export async function findKey(d1: Database, keyHash: string) {
     })
     .from(apiKeys)
     .innerJoin(operators, eq(operators.id, apiKeys.operatorId))
-    .where(eq(apiKeys.keyHash, keyHash))
-    .get();
+    .where(eq(apiKeys.keyHash, keyHash));
 }
 
 export async function insertApplication(
@@ -34,9 +35,15 @@ export async function insertApplication(
   return db(d1).insert(applications).values(app).returning({ id: applications.id }).get();
 }
 
-export async function listApplications(d1: Database, status?: "pending" | "approved" | "rejected") {
-  const q = db(d1).select().from(applications);
-  return (status ? q.where(eq(applications.status, status)) : q).orderBy(asc(applications.id)).all();
+/** One page of applications, oldest first, after application id `afterId`. */
+export async function listApplications(d1: Database, status: "pending" | "approved" | "rejected" | undefined, afterId: number, limit: number) {
+  return db(d1)
+    .select()
+    .from(applications)
+    .where(and(gt(applications.id, afterId), status ? eq(applications.status, status) : undefined))
+    .orderBy(asc(applications.id))
+    .limit(limit)
+    .all();
 }
 
 export const getApplication = (d1: Database, id: number) =>
@@ -68,6 +75,16 @@ export async function approveApplication(
     }),
   ]);
   return operator;
+}
+
+/** Undoes an approval whose key could not be delivered: nothing issued, the application pending again. */
+export async function undoApproval(d1: Database, applicationId: number, operatorId: number) {
+  const d = db(d1);
+  await d.batch([
+    d.delete(apiKeys).where(eq(apiKeys.operatorId, operatorId)),
+    d.update(applications).set({ status: "pending", decidedAt: null, operatorId: null }).where(eq(applications.id, applicationId)),
+    d.delete(operators).where(eq(operators.id, operatorId)),
+  ]);
 }
 
 export async function rejectApplication(d1: Database, id: number, now: string) {

@@ -1,3 +1,5 @@
+import type { Refusal } from "./results";
+
 // The one error type of the service. Handlers and the domain throw ApiError; the presentation layer
 // (src/http/wire) renders it as Form A `{error}` or Form B `{error: {code, message}}`.
 
@@ -9,6 +11,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   idempotency_mismatch: 422,
@@ -66,4 +69,66 @@ export const errors = {
       "Retry-After": String(retryAfter),
     }),
   adminOnly: () => new ApiError("invalid_api_key", "Invalid admin token"),
+  adminNotConfigured: () => new ApiError("unavailable", "Admin interface is not configured"),
+  keyDeliveryUnavailable: () =>
+    new ApiError(
+      "unavailable",
+      "No way to deliver the key: configure e-mail (EMAIL and EMAIL_FROM) or, in local development only, RETURN_KEYS_IN_RESPONSES=true. Nothing was issued.",
+    ),
+  keyEmailFailed: () => new ApiError("unavailable", "The key could not be e-mailed; nothing was issued. Retry later."),
+  methodNotAllowed: (allow: string) => new ApiError("method_not_allowed", "Method not allowed", { Allow: allow }),
+  unreadableBody: () => new ApiError("invalid_request", "Request body could not be read"),
+  resolverUnavailable: () => new ApiError("unavailable", "Outbound requests are not configured (DOH_ENDPOINT must be an https URL)"),
+  badId: (field = "id") => new ApiError("invalid_request", `${field} must be a positive decimal integer`),
+  badCursor: () => new ApiError("invalid_request", "Invalid cursor"),
+  notJsonObject: () => new ApiError("invalid_request", "Request body must be a JSON object"),
+  badApiVersion: () => new ApiError("invalid_request", "Invalid API-Version header. Expected: A or B"),
+  badIdempotencyKey: () => new ApiError("invalid_request", "Idempotency-Key must be 1-255 characters"),
+  internal: () => new ApiError("internal_error", "Internal server error"),
+  missingAuthentication: () => new ApiError("internal_error", "Route is missing authentication"),
+  applicationNotFound: () => new ApiError("not_found", "Application not found"),
+  applicationDecided: (status: string) => new ApiError("conflict", `Application is already ${status}`),
+  applicationRaced: () => new ApiError("conflict", "Application was approved concurrently"),
+  duplicateApplication: () => new ApiError("conflict", "An application with this email already exists."),
+  operatorNotFound: () => new ApiError("not_found", "Operator not found"),
+  keyNotFound: () => new ApiError("not_found", "API key not found"),
+  keyAlreadyRevoked: () => new ApiError("conflict", "API key is already revoked"),
+  lastKey: () => new ApiError("conflict", "Cannot revoke the operator's last valid API key; create or rotate a key first"),
+  tooManyVerifications: (retryAfter: number) =>
+    new ApiError("rate_limited", "Too many verification attempts", { "Retry-After": String(retryAfter) }),
+  callbackFailed: () => new ApiError("callback_failed", "Callback delivery failed"),
 } as const;
+
+/** What an agent object's refusals mean to a client. */
+export function refusalError(refusal: Refusal): ApiError {
+  switch (refusal) {
+    case "not_found":
+      return errors.agentNotFound();
+    case "forbidden":
+      return errors.notOwner();
+    case "suspended":
+      return new ApiError("conflict", "Agent is suspended and accepts no transactions");
+    case "already_claimed":
+      return new ApiError("conflict", "Agent is already claimed");
+    case "invalid_claim_token":
+      return errors.invalid("Invalid claim token");
+    case "invalid_challenge":
+      return errors.invalid("Invalid or expired challenge token");
+    case "idempotency_mismatch":
+      return new ApiError("idempotency_mismatch", "Idempotency-Key was already used with a different request");
+    case "already_registered":
+      return new ApiError("conflict", "Agent is already registered");
+    case "history_full":
+      return new ApiError("conflict", "Agent history is full: an agent records at most 4,194,303 events");
+    case "interrupted":
+      return new ApiError(
+        "unavailable",
+        "The change was interrupted and may or may not have been recorded. Repeat it with the same Idempotency-Key to get its answer.",
+      );
+    case "write_failed":
+      return new ApiError("unavailable", "The score update could not be saved; nothing was changed. Retry the request.");
+    case "idempotency_conflict":
+      // A concurrent request with the same key won, but its record is not readable yet: retryable.
+      return new ApiError("unavailable", "A request with this Idempotency-Key is in progress; retry");
+  }
+}

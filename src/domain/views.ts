@@ -1,6 +1,7 @@
 // What the domain hands to the presentation layer: plain values in the product's words, no wire
 // names. src/http/wire renders them as Form A or Form B.
-import type { ChangeType, ScoreView } from "./scoring";
+import type { AgentStatus } from "./agent";
+import type { ChangeType, Outcome, ScoreView } from "./model";
 
 export interface OperatorSummary {
   name: string;
@@ -12,11 +13,13 @@ export interface AgentScore {
   sid: string;
   name: string;
   description: string | null;
-  status: "active" | "suspended";
+  status: AgentStatus;
   createdAt: string;
   lastUpdated: string;
   score: ScoreView;
   identityLevel: number;
+  /** The thumbprint of the proven key at identity level 2, else null. */
+  identityKey: string | null;
   fingerprint: string;
   operator: OperatorSummary | null;
 }
@@ -24,7 +27,7 @@ export interface AgentScore {
 export interface Registration {
   sid: string;
   name: string;
-  status: "active" | "suspended";
+  status: AgentStatus;
   createdAt: string;
   score: ScoreView;
   fingerprint: string;
@@ -41,6 +44,22 @@ export interface ScoreEvent {
   security: number;
   stability: number;
   timestamp: string;
+  /** For transaction events: the report, whether a receipt backed it, and whether it still counts. */
+  transactionId: number | null;
+  evidence: "receipt" | "none" | null;
+  status: TransactionStatus | null;
+}
+
+export type TransactionStatus = "active" | "disputed" | "withdrawn";
+
+/** A report as the agent's owner sees it: never who reported it. */
+export interface TransactionEntry {
+  id: number;
+  transactionType: string;
+  outcome: Outcome;
+  evidence: "receipt" | "none";
+  status: TransactionStatus;
+  createdAt: string;
 }
 
 export interface ConfigChange {
@@ -71,5 +90,24 @@ export interface ConfigUpdated {
   changeDetected: boolean;
   changeType: ChangeType | null;
   fingerprint: string;
+  score: ScoreView;
+}
+
+export interface OperatorProfile {
+  id: number;
+  name: string;
+  email: string;
+  score: number;
+  verified: boolean;
+  keyPrefix: string;
+  createdAt: string;
+}
+
+export interface AgentSummary {
+  sid: string;
+  name: string;
+  description: string | null;
+  status: AgentStatus;
+  createdAt: string;
   score: ScoreView;
 }

@@ -1,471 +1,520 @@
 import { DurableObject } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
-import { db, isUniqueViolation } from "../db/client";
-import { configurationOf, independentReporters, type AgentRow } from "../db/agents";
-import { confirmChallenge } from "../db/challenges";
-import { agents } from "../db/schema";
+import { db } from "../db/client";
+import { readAgentRow, configurationOf } from "../db/agents";
+import { readHistory } from "../db/history";
+import { agentRow, configRow, controlStatements, scoreEventRow, shardStatements, transactionRow, type ControlWrite, type ShardWrite } from "../db/shard-writes";
 import type { AgentConfiguration } from "../domain/configuration";
 import {
-  applyConfigChange,
-  applyTransaction,
-  classifyChange,
-  reporterWeight,
-  scoreOf,
-  SCORING,
-  type EvidenceState,
-  type Outcome,
-  type ScoreView,
-  type SignalDimension,
-} from "../domain/scoring";
-import type { ConfigUpdated, TransactionRecorded } from "../domain/views";
-import type { Env } from "../env";
-import { purgeBadge } from "../routes/badges";
+  applyConfigTo,
+  applyReportTo,
+  newRecord,
+  replayHistory,
+  scoreOfRecord,
+  SEQUENCE_SPACE,
+  type AgentRecord,
+  type AgentRef,
+  type AgentStatus,
+  type Report,
+} from "../domain/agent";
+import type { Idempotency } from "../domain/idempotency";
+import { MODEL, type AgentEvidence, type ScoreView } from "../domain/model";
+import type { Refusal, Result } from "../domain/results";
+import type { ConfigUpdated, Registration, TransactionRecorded } from "../domain/views";
+import { shardDatabases, shardName, type Env } from "../env";
+import { AgentStorage } from "./agent-storage";
 
-/** Idempotency records answer repeats for this long. */
-export const IDEMPOTENCY_TTL_MS = 86_400_000;
-
-export interface Idempotency {
-  key: string;
-  requestHash: string;
-}
-
-interface Common {
-  /** The authenticated operator making the change (the reporter of a transaction). */
-  callerId: number;
-  now: number;
+export interface ReportInput extends Omit<Report, "evidenceFactor"> {
   idempotency?: Idempotency;
 }
 
-export interface TransactionInput extends Common {
-  reporterVerified: boolean;
-  transactionType: string;
-  outcome: Outcome;
-  signals: Partial<Record<SignalDimension, number>>;
-  metadata: Record<string, unknown> | null;
+export interface RegistrationInput {
+  operatorId: number | null;
+  name: string;
+  description: string | null;
+  config: AgentConfiguration;
+  fingerprint: string;
+  claimTokenHash: string | null;
+  now: number;
 }
 
-export interface ConfigInput extends Common {
+export interface ConfigInput {
+  callerId: number;
+  now: number;
+  idempotency?: Idempotency;
   config: AgentConfiguration;
   fingerprint: string;
 }
 
-export type Refusal =
-  | "not_found"
-  | "forbidden"
-  | "suspended"
-  | "idempotency_conflict"
-  | "already_claimed"
-  | "invalid_claim_token"
-  | "invalid_challenge"
-  | "write_failed";
-/** `bookmark`: the D1 bookmark after this update, so the client can read its own write from a replica. */
-export type Outcome_<T> = { ok: true; result: T; bookmark: string | null } | { ok: false; refusal: Refusal };
-
 interface PendingReport {
-  input: TransactionInput;
-  resolve: (outcome: Outcome_<TransactionRecorded>) => void;
+  input: ReportInput;
+  resolve: (outcome: Result<TransactionRecorded>) => void;
 }
 
-/** At most this many reports go into one D1 batch. */
+/** At most this many queued reports share one commit. */
 const MAX_GROUP = 25;
+const DAY_MS = 86_400_000;
+/** A shard batch that failed is retried by the alarm after this long (and by the next change). */
+const RETRY_MS = 5_000;
 
-interface Loaded {
-  row: AgentRow;
-  evidence: EvidenceState;
-  reporters: Record<string, string>;
-  outcomes: Record<string, number>;
-}
+type Bookmarks = Record<string, string>;
+type Face = { composite: number; recommendation: string };
 
 /**
  * One object per agent (named by its SID): every change to the agent (its score, configuration,
- * owner, status and identity level) passes through here, one at a time. D1 is not this object's
- * storage, so its input gate opens while a D1 call is awaited; the promise chain in `serial` is what
- * keeps read-compute-write strictly in order. The agent's state is cached here after the first read
- * (this object is its only writer). Every change is one D1 batch (reports queued behind a running
- * batch share the next one), and a failed batch drops the cache, so nothing half-applied survives.
+ * owner, status and identity level) passes through here, one at a time.
+ *
+ * The agent's working state lives in this object's own SQLite storage (src/durable/agent-storage.ts):
+ * its record and evidence, report times for damping, idempotency records, challenge tokens, and a
+ * journal of the writes its shard has not applied yet. A change is one transaction there (the new
+ * record and its journal entries together), then one batch on the agent's shard that applies the
+ * journal. Reports queued while a batch runs share the next commit and the next batch. A crash or a
+ * failed batch after the commit loses nothing: the journal stays, and the next change, or the alarm a
+ * few seconds later, applies it; its statements are idempotent, so nothing is applied twice.
+ *
+ * An object that finds its storage empty (an agent from before this storage, or after a move) rebuilds
+ * its working state once by replaying the agent's history from its shard.
  */
 export class AgentScorer extends DurableObject<Env> {
+  private readonly store: AgentStorage;
   private tail: Promise<unknown> = Promise.resolve();
-  private db!: D1DatabaseSession;
-  private loaded: Loaded | null = null;
-  /** Report times (ms) of each reporter on this agent within the damping window. */
+  /** The cached record; undefined until read from storage. */
+  private record: AgentRecord | undefined;
   private recent = new Map<number, number[]>();
-  /** Reports waiting for the next group commit. */
   private reports: PendingReport[] = [];
+  private alarmAt: number | null | undefined;
+  /** Test hooks: a crash right after the commit, or a shard batch that fails, the next n times. */
+  faults = { crashAfterCommit: 0, failShardBatch: 0 };
+  /** The clock of alarms (tests move it). */
+  clock: () => number = Date.now;
 
-  reportTransaction(sid: string, input: TransactionInput): Promise<Outcome_<TransactionRecorded>> {
-    return new Promise((resolve) => {
-      this.reports.push({ input, resolve });
-      // The first report of an empty queue schedules a drain; later ones join the same group.
-      if (this.reports.length === 1) void this.serial(() => this.drainReports(sid));
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new AgentStorage(ctx.storage);
+    void ctx.blockConcurrencyWhile(async () => this.store.migrate());
+  }
+
+  register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> {
+    return this.serial(async () => {
+      if (this.store.record()) return refuse("already_registered");
+      const record = newRecord(ref, input, input.now);
+      const writes = [agentRow(record, input.now), configRow(record, 0, [], input.now)];
+      const committed = this.commit(record, writes);
+      if (!committed) return refuse("write_failed");
+      const bookmarks = await this.flush();
+      const score = scoreOfRecord(record, input.now);
+      return ok({ sid: record.sid, name: record.name, status: record.status, createdAt: record.createdAt, score, fingerprint: record.fingerprint }, bookmarks);
     });
   }
 
-  updateConfig(sid: string, input: ConfigInput): Promise<Outcome_<ConfigUpdated>> {
-    return this.serial(() => this.config(sid, input));
+  reportTransaction(ref: AgentRef, input: ReportInput): Promise<Result<TransactionRecorded>> {
+    return new Promise((resolve) => {
+      this.reports.push({ input, resolve });
+      // The first report of an empty queue schedules a drain; later ones join the same group.
+      if (this.reports.length === 1) void this.serial(() => this.drainReports(ref));
+    });
   }
 
-  claim(sid: string, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Outcome_<{ sid: string }>> {
-    return this.serial(() => this.claimAgent(sid, input));
+  updateConfig(ref: AgentRef, input: ConfigInput): Promise<Result<ConfigUpdated>> {
+    return this.serial(async () => {
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      if (record.operatorId !== input.callerId) return refuse("forbidden");
+      const replay = this.replayed<ConfigUpdated>(input.callerId, input.idempotency, input.now);
+      if (replay) return replay;
+      const changed = applyConfigTo(record, input.config, input.fingerprint, input.now);
+      const result: ConfigUpdated = changed
+        ? { changeDetected: true, changeType: changed.changeType, fingerprint: input.fingerprint, score: changed.score }
+        : { changeDetected: false, changeType: null, fingerprint: record.fingerprint, score: scoreOfRecord(record, input.now) };
+      const next = changed?.record ?? record;
+      if (next.seq >= SEQUENCE_SPACE) return refuse("history_full");
+      const writes: ShardWrite[] = changed
+        ? [
+            configRow(next, changed.seq, changed.changes, input.now),
+            scoreEventRow(next.sid, changed.seq, `config_change:${changed.changeType}`, changed.score, input.now),
+            agentRow(next, input.now),
+          ]
+        : [];
+      const committed = this.commit(next, writes, [], () => this.keepAnswer(input.callerId, input.idempotency, result, input.now));
+      if (!committed) return refuse("write_failed");
+      const bookmarks = await this.flush();
+      return ok(result, bookmarks, this.faceMoved(record, next, input.now));
+    });
+  }
+
+  /** An operator takes a self-registered agent with its claim token: the history is replayed with it as owner. */
+  claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> {
+    return this.serial(async () => {
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      if (record.operatorId !== null) return refuse("already_claimed");
+      if (!record.claimTokenHash || record.claimTokenHash !== input.claimTokenHash) return refuse("invalid_claim_token");
+      const replayed = await this.replay(record, input.operatorId, input.now);
+      if (!replayed) return refuse("write_failed");
+      const next: AgentRecord = { ...record, operatorId: input.operatorId, claimTokenHash: null, evidence: replayed.evidence };
+      const committed = this.commit(next, [agentRow(next, input.now)], [{ kind: "directoryOwner", sid: next.sid, operatorId: input.operatorId }], () =>
+        this.store.replaceRecent(replayed.recent),
+      );
+      if (!committed) return refuse("write_failed");
+      this.recent = replayed.recent;
+      const bookmarks = await this.flush();
+      return ok({ sid: next.sid }, bookmarks, this.faceMoved(record, next, input.now));
+    });
   }
 
   /** An admin's status change (a suspended agent accepts no transactions). */
-  setStatus(sid: string, status: "active" | "suspended"): Promise<Outcome_<{ status: string }>> {
+  setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> {
     return this.serial(async () => {
-      const state = await this.load(sid);
-      if (!state) return { ok: false, refusal: "not_found" };
-      const written = await this.commit([this.db.prepare("UPDATE agents SET status = ? WHERE sid = ?").bind(status, sid)]);
-      if (!Array.isArray(written)) return { ok: false, refusal: written };
-      this.loaded = { ...state, row: { ...state.row, status } };
-      return { ok: true, result: { status }, bookmark: this.db.getBookmark() };
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      const next: AgentRecord = { ...record, status };
+      if (!this.commit(next, [agentRow(next, now)])) return refuse("write_failed");
+      return ok({ status }, await this.flush());
+    });
+  }
+
+  /** Keeps a callback challenge token (hashed) for the owner to return within its lifetime. */
+  addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> {
+    return this.serial(async () => {
+      if (!(await this.load(ref))) return refuse("not_found");
+      this.store.addChallenge(input.tokenHash, input.expiresAt);
+      return ok(null);
+    });
+  }
+
+  /** A token whose delivery failed may have reached someone: it must never work. */
+  voidChallenge(ref: AgentRef, tokenHash: string): Promise<void> {
+    return this.serial(async () => {
+      if (await this.load(ref)) this.store.voidChallenge(tokenHash);
     });
   }
 
   /** The owner returns a challenge token: consumed and the agent raised to level 1, or refused. */
-  confirmIdentity(sid: string, input: { callerId: number; tokenHash: string; now: number }): Promise<Outcome_<{ identityLevel: number }>> {
+  confirmIdentity(ref: AgentRef, input: { callerId: number; tokenHash: string; now: number }): Promise<Result<{ identityLevel: number }>> {
     return this.serial(async () => {
-      const state = await this.load(sid);
-      if (!state) return { ok: false, refusal: "not_found" };
-      if (state.row.operatorId !== input.callerId) return { ok: false, refusal: "forbidden" };
-      if (!(await confirmChallenge(this.db, sid, input.tokenHash, input.now))) return { ok: false, refusal: "invalid_challenge" };
-      const identityLevel = Math.max(state.row.identityLevel, 1);
-      this.loaded = { ...state, row: { ...state.row, identityLevel } };
-      this.ctx.waitUntil(purgeBadge(sid));
-      return { ok: true, result: { identityLevel }, bookmark: this.db.getBookmark() };
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      if (record.operatorId !== input.callerId) return refuse("forbidden");
+      const next: AgentRecord = { ...record, identityLevel: Math.max(record.identityLevel, 1) };
+      let consumed = false;
+      const committed = this.commit(next, [agentRow(next, input.now)], [], () => {
+        consumed = this.store.consumeChallenge(input.tokenHash, input.now);
+        // Nothing but the token's consumption may be stored when it fails: throwing rolls back.
+        if (!consumed) throw new ChallengeRefused();
+      });
+      if (!consumed) return refuse("invalid_challenge");
+      if (!committed) return refuse("write_failed");
+      return ok({ identityLevel: next.identityLevel }, await this.flush(), true);
+    });
+  }
+
+  /**
+   * Brings the agent's row up to date: applies journal entries a failed batch left, and moves a
+   * pre-sharding agent to the current scoring model. Readers call it when the row is missing or old.
+   */
+  sync(ref: AgentRef): Promise<Result<null>> {
+    return this.serial(async () => ((await this.load(ref)) ? ok(null, await this.flush()) : refuse("not_found")));
+  }
+
+  /** The agent's working state for tests and operators: the record, and the shard writes not applied yet. */
+  inspect(): Promise<{ record: AgentRecord | null; pending: number }> {
+    return this.serial(async () => ({ record: this.store.record(), pending: this.store.pending().length }));
+  }
+
+  /**
+   * The alarm applies journal entries a failed batch left behind, and keeps the agent's row current
+   * as time alone moves its score (forgetting, the 90-day reporter window): daily while it holds
+   * evidence, and whenever its public face or confidence would differ from what its row shows.
+   */
+  override async alarm(): Promise<void> {
+    this.alarmAt = null;
+    await this.serial(async () => {
+      const record = this.record ?? this.store.record();
+      if (!record) return;
+      this.record = record;
+      const now = this.clock();
+      const shown = this.store.fact<{ composite: number; confidence: string; recommendation: string }>("shown");
+      const score = scoreOfRecord(record, now);
+      if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
+        this.commit(record, [agentRow(record, now)]);
+      }
+      if ((await this.flush()) !== null) await this.scheduleRefresh(record);
     });
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const step = () => {
-      // Each update reads and writes through a session on the primary: it must see the last write.
-      this.db = this.env.DB.withSession("first-primary");
-      return work();
-    };
-    const run = this.tail.then(step, step);
+    const run = this.tail.then(work, work);
     this.tail = run.catch(() => undefined);
     return run;
   }
 
-  private async load(sid: string): Promise<Loaded | null> {
-    if (this.loaded) return this.loaded;
-    const row = await db(this.db).select().from(agents).where(eq(agents.sid, sid)).get();
-    if (!row) return null;
-    this.loaded = {
-      row,
-      evidence: JSON.parse(row.evidence) as EvidenceState,
-      reporters: JSON.parse(row.reporters) as Record<string, string>,
-      outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
-    };
-    return this.loaded;
-  }
-
-  private async earlierReports(sid: string, reporterId: number, now: number): Promise<number[]> {
-    const since = now - SCORING.dampingWindowMs;
-    let times = this.recent.get(reporterId);
-    if (!times) {
-      const { results } = await this.db.prepare(
-        "SELECT created_at FROM transactions WHERE sid = ? AND reporter_operator_id = ? AND created_at > ?",
-      )
-        .bind(sid, reporterId, new Date(since).toISOString())
-        .all<{ created_at: string }>();
-      times = results.map((r) => Date.parse(r.created_at));
+  private async load(ref: AgentRef): Promise<AgentRecord | null> {
+    if (this.record) return this.record;
+    const stored = this.store.record();
+    if (stored) {
+      this.record = stored;
+      this.recent = this.store.recentReports();
+      return stored;
     }
-    times = times.filter((t) => t > since);
-    this.recent.set(reporterId, times);
-    return times;
+    return this.rebuild(ref);
   }
 
   /**
-   * Group commit: the reports queued while the previous batch was being written are applied in
-   * order, in memory, and written in one D1 batch (each keeps its own transaction row, score event
-   * and idempotency record). If that batch fails, each report is tried on its own, so one bad
-   * report (an idempotency collision) never fails the others.
+   * Empty storage: the agent's row and history on its shard are the truth. Its history is replayed
+   * under the current scoring model, and the result becomes this object's working state.
    */
-  private async drainReports(sid: string): Promise<void> {
+  private async rebuild(ref: AgentRef): Promise<AgentRecord | null> {
+    const shard = this.shard(ref.shard);
+    const row = await readAgentRow(shard, ref.sid);
+    if (!row) return null;
+    const now = Date.now();
+    const history = await readHistory(shard, ref.sid);
+    const replayed = replayHistory(history, row.operatorId, Date.parse(row.createdAt), now);
+    const record: AgentRecord = {
+      ...ref,
+      operatorId: row.operatorId,
+      name: row.name,
+      description: row.description,
+      status: row.status,
+      config: configurationOf(row),
+      fingerprint: row.fingerprint,
+      configVersion: row.configVersion,
+      lastConfigChangeAt: row.lastConfigChangeAt,
+      identityLevel: row.identityLevel,
+      identityKey: row.identityKey,
+      claimTokenHash: row.claimTokenHash,
+      evidence: replayed.evidence,
+      outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
+      seq: row.seq,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    };
+    // Written back at once: the row now carries the current model's evidence.
+    this.commit(record, [agentRow(record, now)], [], () => this.store.replaceRecent(replayed.recent));
+    this.recent = replayed.recent;
+    return record;
+  }
+
+  /** The agent's evidence replayed from its complete history (the journal applied first), with `ownerId` as owner. */
+  private async replay(record: AgentRecord, ownerId: number | null, now: number): Promise<{ evidence: AgentEvidence; recent: Map<number, number[]> } | null> {
+    if ((await this.flush()) === null) return null;
+    const history = await readHistory(this.shard(record.shard).withSession("first-primary"), record.sid);
+    return replayHistory(history, ownerId, Date.parse(record.createdAt), now);
+  }
+
+  /**
+   * Group commit: the reports queued while the previous change was being written are applied in
+   * order, in memory, committed in one storage transaction and written in one shard batch (each keeps
+   * its own transaction row, score event and idempotency record).
+   */
+  private async drainReports(ref: AgentRef): Promise<void> {
     const group = this.reports.splice(0, MAX_GROUP);
-    if (this.reports.length > 0) void this.serial(() => this.drainReports(sid));
+    if (this.reports.length > 0) void this.serial(() => this.drainReports(ref));
     try {
-      const written = await this.writeReports(sid, group);
-      if (written) return;
-      for (const report of group) await this.writeReports(sid, [report]);
+      await this.writeReports(ref, group);
     } catch (err) {
-      console.error("agent score update failed", err);
-      this.loaded = null;
-      this.recent.clear();
-      for (const report of group) report.resolve({ ok: false, refusal: "write_failed" });
+      // Storage may or may not hold the group: a repeat with the same Idempotency-Key finds out.
+      log("error", "report group interrupted", { sid: ref.sid, error: String(err) });
+      this.forget();
+      for (const report of group) report.resolve(refuse("interrupted"));
     }
   }
 
-  /** Writes the reports in one batch; false when a group of several must be retried one by one. */
-  private async writeReports(sid: string, group: PendingReport[]): Promise<boolean> {
-    const state = await this.load(sid);
-    if (!state) {
-      for (const report of group) report.resolve({ ok: false, refusal: "not_found" });
-      return true;
+  private async writeReports(ref: AgentRef, group: PendingReport[]): Promise<void> {
+    const record = await this.load(ref);
+    if (!record || record.status === "suspended") {
+      for (const report of group) report.resolve(refuse(record ? "suspended" : "not_found"));
+      return;
     }
-    if (state.row.status === "suspended") {
-      for (const report of group) report.resolve({ ok: false, refusal: "suspended" });
-      return true;
-    }
-    const { row } = state;
-    let { evidence, reporters, outcomes } = state;
-    const planned: { report: PendingReport; score: ScoreView; statement: number }[] = [];
-    const statements: D1PreparedStatement[] = [];
-    const recent = new Map<number, number[]>();
-    let score = this.scoreAt(evidence, reporters, row, group[0].input.now);
-    let lastIso = row.updatedAt;
+    let current = record;
+    const writes: ShardWrite[] = [];
+    const times: { reporter: number; at: number }[] = [];
+    const answers: { operatorId: number; idempotency: Idempotency; result: TransactionRecorded; at: number }[] = [];
+    // Each report's answer: settled now (a replay or a refusal), or applied and answered after the batch.
+    const settled: { report: PendingReport; answer: Result<TransactionRecorded> | { applied: TransactionRecorded } }[] = [];
+    const inGroup = new Map<string, { requestHash: string; result: TransactionRecorded }>();
 
     for (const report of group) {
       const { input } = report;
-      const now = input.now;
-      const nowIso = new Date(now).toISOString();
-      const isOwner = row.operatorId === input.callerId;
-      const earlier = recent.get(input.callerId) ?? (await this.earlierReports(sid, input.callerId, now));
-      const weight = reporterWeight({ isOwner, reporterVerified: input.reporterVerified, earlierReportsInWindow: earlier.length });
-      recent.set(input.callerId, [...earlier, now]);
-      evidence = applyTransaction(evidence, { outcome: input.outcome, signals: input.signals }, weight, now);
-      if (!isOwner) reporters = { ...reporters, [input.callerId]: nowIso };
-      outcomes = { ...outcomes, [input.outcome]: (outcomes[input.outcome] ?? 0) + 1 };
-      score = this.scoreAt(evidence, reporters, row, now);
-      lastIso = nowIso;
-      planned.push({ report, score, statement: statements.length });
-      statements.push(
-        this.db
-          .prepare(
-            `INSERT INTO transactions (sid, reporter_operator_id, transaction_type, outcome, reliability_signal, quality_signal,
-               financial_signal, security_signal, weight, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-          )
-          .bind(
-            sid,
-            input.callerId,
-            input.transactionType,
-            input.outcome,
-            input.signals.reliability ?? null,
-            input.signals.quality ?? null,
-            input.signals.financial ?? null,
-            input.signals.security ?? null,
-            weight,
-            input.metadata === null ? null : JSON.stringify(input.metadata),
-            nowIso,
-          ),
-        // Right after the insert, so last_insert_rowid() is this transaction's id.
-        ...this.idempotencyRecord(input, 201, { score }, "$.transactionId"),
-        this.scoreEvent(sid, `transaction:${input.outcome}`, score, nowIso),
+      const idem = input.idempotency;
+      const groupKey = idem && `${input.reporter}\n${idem.key}`;
+      const prior = groupKey ? (inGroup.get(groupKey) ?? this.store.answer(input.reporter, idem!.key, input.at)) : null;
+      if (prior) {
+        settled.push({ report, answer: prior.requestHash === idem!.requestHash ? ok(prior.result as TransactionRecorded) : refuse("idempotency_mismatch") });
+        continue;
+      }
+      if (current.seq + 1 >= SEQUENCE_SPACE) {
+        settled.push({ report, answer: refuse("history_full") });
+        continue;
+      }
+      const since = input.at - MODEL.dampingWindowMs;
+      const earlier = this.recentOf(input.reporter, times).filter((t) => t > since).length;
+      const applied = applyReportTo(current, { ...input, evidenceFactor: 1 }, earlier);
+      current = applied.record;
+      const { recorded } = applied;
+      writes.push(
+        transactionRow(current.sid, recorded, false),
+        scoreEventRow(current.sid, recorded.seq, `transaction:${recorded.outcome}`, applied.score, recorded.at, recorded.id),
       );
+      times.push({ reporter: input.reporter, at: input.at });
+      const result: TransactionRecorded = { transactionId: recorded.id, score: applied.score };
+      if (idem) {
+        answers.push({ operatorId: input.reporter, idempotency: idem, result, at: input.at });
+        inGroup.set(groupKey!, { requestHash: idem.requestHash, result });
+      }
+      settled.push({ report, answer: { applied: result } });
     }
-    const now = group[group.length - 1].input.now;
-    reporters = { ...reporters };
-    for (const [id, at] of Object.entries(reporters)) if (now - Date.parse(at) > SCORING.independentReporterWindowMs) delete reporters[id];
-    statements.push(
-      ...this.projections(sid, state, evidence, score, lastIso, {
-        reporters: JSON.stringify(reporters),
-        outcome_counts: JSON.stringify(outcomes),
-      }),
-    );
 
-    const results = await this.commit(statements);
-    if (!Array.isArray(results)) {
-      if (group.length > 1) return false;
-      group[0].resolve({ ok: false, refusal: results });
-      return true;
+    const last = group[group.length - 1].input.at;
+    if (times.length > 0) {
+      writes.push(agentRow(current, last));
+      const committed = this.commit(current, writes, [], () => {
+        this.store.rememberReports(times, last);
+        for (const a of answers) this.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
+      });
+      if (!committed) {
+        for (const report of group) report.resolve(refuse("write_failed"));
+        return;
+      }
+      for (const t of times) this.recent.set(t.reporter, [...(this.recent.get(t.reporter) ?? []).filter((x) => x > last - 2 * MODEL.dampingWindowMs), t.at]);
     }
-    this.loaded = {
-      row: { ...row, composite: score.composite, evidenceTotal: score.evidence, updatedAt: lastIso },
-      evidence,
-      reporters,
-      outcomes,
-    };
-    for (const [reporter, times] of recent) this.recent.set(reporter, times);
-    this.purgeBadgeIfChanged(sid, state, score, now);
-    const bookmark = this.db.getBookmark();
-    for (const p of planned) {
-      const transactionId = (results[p.statement].results[0] as { id: number }).id;
-      p.report.resolve({ ok: true, result: { transactionId, score: p.score }, bookmark });
+    const bookmarks = times.length > 0 ? await this.flush() : {};
+    const faceChanged = this.faceMoved(record, current, last);
+    for (const { report, answer } of settled) report.resolve("applied" in answer ? ok(answer.applied, bookmarks, faceChanged) : answer);
+  }
+
+  /** Report times of a reporter: stored ones and those of the group being applied. */
+  private recentOf(reporter: number, group: { reporter: number; at: number }[]): number[] {
+    return [...(this.recent.get(reporter) ?? []), ...group.filter((t) => t.reporter === reporter).map((t) => t.at)];
+  }
+
+  private replayed<T>(operatorId: number, idempotency: Idempotency | undefined, now: number): Result<T> | null {
+    if (!idempotency) return null;
+    const prior = this.store.answer(operatorId, idempotency.key, now);
+    if (!prior) return null;
+    return prior.requestHash === idempotency.requestHash ? ok(prior.result as T) : refuse("idempotency_mismatch");
+  }
+
+  private keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number) {
+    if (idempotency) this.store.keepAnswer(operatorId, idempotency.key, idempotency.requestHash, result, now);
+  }
+
+  /**
+   * Stores the new record and its journal entries in one storage transaction (with `alsoStore`, other
+   * storage of the same change). False when the transaction failed: nothing was stored.
+   */
+  private commit(record: AgentRecord, shard: ShardWrite[], control: ControlWrite[] = [], alsoStore?: () => void): boolean {
+    try {
+      this.store.atomically(() => {
+        alsoStore?.();
+        this.store.saveRecord(record);
+        this.store.journal(shard, control);
+        const shown = shard.findLast((w) => w.kind === "agent");
+        if (shown?.kind === "agent") {
+          const { composite, confidence, recommendation } = shown.row;
+          this.store.setFact("shown", { composite, confidence, recommendation });
+        }
+      });
+    } catch (err) {
+      // A refused challenge rolled back a change that never happened: memory is still right.
+      if (err instanceof ChallengeRefused) return false;
+      log("error", "agent storage commit failed", { sid: record.sid, error: String(err) });
+      this.forget();
+      return false;
+    }
+    this.record = record;
+    if (this.faults.crashAfterCommit > 0) {
+      this.faults.crashAfterCommit--;
+      // What a crash leaves: storage as committed, nothing in memory, no batch sent.
+      this.forget();
+      throw new Error("injected crash after commit");
     }
     return true;
   }
 
-  private async config(sid: string, input: ConfigInput): Promise<Outcome_<ConfigUpdated>> {
-    const state = await this.load(sid);
-    if (!state) return { ok: false, refusal: "not_found" };
-    if (state.row.operatorId !== input.callerId) return { ok: false, refusal: "forbidden" };
-    const { row } = state;
-    const nowIso = new Date(input.now).toISOString();
-    const { changes, changeType } = classifyChange(configurationOf(row), input.config);
-
-    if (!changeType) {
-      const score = this.scoreAt(state.evidence, state.reporters, row, input.now);
-      const result: ConfigUpdated = { changeDetected: false, changeType: null, fingerprint: row.fingerprint, score };
-      if (input.idempotency) {
-        const written = await this.commit(this.idempotencyRecord(input, 200, result));
-        if (!Array.isArray(written)) return { ok: false, refusal: written };
-      }
-      return { ok: true, result, bookmark: this.db.getBookmark() };
-    }
-
-    const evidence = applyConfigChange(state.evidence, changes, input.now);
-    const score = this.scoreAt(evidence, state.reporters, row, input.now);
-    const result: ConfigUpdated = { changeDetected: true, changeType, fingerprint: input.fingerprint, score };
-    const c = input.config;
-    const DB = this.db;
-    const tools = JSON.stringify(c.tools);
-    const memory = c.memoryConfig === null ? null : JSON.stringify(c.memoryConfig);
-    const statements = [
-      ...this.idempotencyRecord(input, 200, result),
-      this.scoreEvent(sid, `config_change:${changeType}`, score, nowIso),
-      ...this.projections(sid, state, evidence, score, nowIso, {
-        model_provider: c.modelProvider,
-        model_name: c.modelName,
-        system_prompt_hash: c.systemPromptHash,
-        tools,
-        memory_config: memory,
-        fingerprint: input.fingerprint,
-        config_version: row.configVersion + 1,
-        last_config_change_at: nowIso,
-      }),
-      DB.prepare(
-        `INSERT INTO config_history (sid, fingerprint, model_provider, model_name, change_type, created_at)
-           VALUES (?, ?, ?, ?, ?, ?)`,
-      ).bind(sid, input.fingerprint, c.modelProvider, c.modelName, changeType, nowIso),
-    ];
-    const written = await this.commit(statements);
-    if (!Array.isArray(written)) return { ok: false, refusal: written };
-    this.loaded = {
-      ...state,
-      row: {
-        ...row,
-        modelProvider: c.modelProvider,
-        modelName: c.modelName,
-        systemPromptHash: c.systemPromptHash,
-        tools,
-        memoryConfig: memory,
-        fingerprint: input.fingerprint,
-        configVersion: row.configVersion + 1,
-        lastConfigChangeAt: nowIso,
-        composite: score.composite,
-        evidenceTotal: score.evidence,
-        updatedAt: nowIso,
-      },
-      evidence,
-    };
-    this.purgeBadgeIfChanged(sid, state, score, input.now);
-    return { ok: true, result, bookmark: this.db.getBookmark() };
-  }
-
-  private async claimAgent(sid: string, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Outcome_<{ sid: string }>> {
-    const state = await this.load(sid);
-    if (!state) return { ok: false, refusal: "not_found" };
-    const { row } = state;
-    if (row.operatorId !== null) return { ok: false, refusal: "already_claimed" };
-    if (!row.claimTokenHash || row.claimTokenHash !== input.claimTokenHash) return { ok: false, refusal: "invalid_claim_token" };
-    const DB = this.db;
-    const written = await this.commit([
-      DB.prepare("UPDATE agents SET operator_id = ?, claim_token_hash = NULL WHERE sid = ? AND operator_id IS NULL").bind(input.operatorId, sid),
-      // The agent brings the evidence it gathered while unclaimed into its new owner's score.
-      DB.prepare(
-        "UPDATE operators SET agent_evidence = agent_evidence + ?, agent_weighted_composite = agent_weighted_composite + ? WHERE id = ?",
-      ).bind(row.evidenceTotal, row.evidenceTotal * row.composite, input.operatorId),
-    ]);
-    if (!Array.isArray(written)) return { ok: false, refusal: written };
-    this.loaded = { ...state, row: { ...row, operatorId: input.operatorId, claimTokenHash: null } };
-    return { ok: true, result: { sid }, bookmark: this.db.getBookmark() };
-  }
-
-  private scoreAt(evidence: EvidenceState, reporters: Record<string, string>, row: AgentRow, now: number): ScoreView {
-    return scoreOf(evidence, {
-      now,
-      identityLevel: row.identityLevel,
-      independentReporters: independentReporters(reporters, row.operatorId, now),
-    });
-  }
-
   /**
-   * The new evidence and its projections: one UPDATE of the agent's row (with `alsoSet`, other
-   * columns of the same change, named by this code only) and the delta of its owner's sums.
+   * Applies every journal entry to the shard (and the control database) in one batch each, oldest
+   * first, then drops them. On failure they stay for the next change or the alarm. Returns the
+   * bookmarks of the batches, or null when one failed.
    */
-  private projections(
-    sid: string,
-    before: Loaded,
-    evidence: EvidenceState,
-    score: ScoreView,
-    nowIso: string,
-    alsoSet: Record<string, string | number | null> = {},
-  ): D1PreparedStatement[] {
-    const { row } = before;
-    const sets = { evidence: JSON.stringify(evidence), composite: score.composite, evidence_total: score.evidence, updated_at: nowIso, ...alsoSet };
-    const statements = [
-      this.db
-        .prepare(`UPDATE agents SET ${Object.keys(sets).map((column) => `${column} = ?`).join(", ")} WHERE sid = ?`)
-        .bind(...Object.values(sets), sid),
-    ];
-    if (row.operatorId !== null) {
-      // Deltas, so concurrent scorers of the same operator's agents never overwrite each other.
-      statements.push(
-        this.db
-          .prepare("UPDATE operators SET agent_evidence = agent_evidence + ?, agent_weighted_composite = agent_weighted_composite + ? WHERE id = ?")
-          .bind(score.evidence - row.evidenceTotal, score.evidence * score.composite - row.evidenceTotal * row.composite, row.operatorId),
-      );
-    }
-    return statements;
-  }
-
-  private scoreEvent(sid: string, eventType: string, score: ScoreView, nowIso: string): D1PreparedStatement {
-    const d = score.dimensions;
-    return this.db
-      .prepare(
-        `INSERT INTO score_events (sid, event_type, composite, reliability, quality, financial, security, stability, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(sid, eventType, score.composite, d.reliability, d.quality, d.financial, d.security, d.stability, nowIso);
-  }
-
-  /**
-   * Drops the agent's cached badges when what they show (composite, recommendation) changed; most
-   * reports on an agent with some history move neither.
-   */
-  private purgeBadgeIfChanged(sid: string, before: Loaded, after: ScoreView, now: number): void {
-    const shown = this.scoreAt(before.evidence, before.reporters, before.row, now);
-    if (shown.composite !== after.composite || shown.recommendation !== after.recommendation) this.ctx.waitUntil(purgeBadge(sid));
-  }
-
-  /**
-   * The idempotency record, written in the same batch as the change it records. The primary key
-   * (operator, key) makes a concurrent duplicate fail the whole batch; the route then replays.
-   */
-  private idempotencyRecord(input: Common, status: number, result: object, idPath?: string) {
-    const idem = input.idempotency;
-    const operatorId = input.callerId;
-    if (!idem) return [];
-    const DB = this.db;
-    const nowIso = new Date(input.now).toISOString();
-    const body = JSON.stringify(result);
-    return [
-      DB.prepare("DELETE FROM idempotency_records WHERE operator_id = ? AND key = ? AND created_at <= ?").bind(
-        operatorId,
-        idem.key,
-        new Date(input.now - IDEMPOTENCY_TTL_MS).toISOString(),
-      ),
-      DB.prepare(
-        `INSERT INTO idempotency_records (operator_id, key, request_hash, status, response, created_at)
-           VALUES (?, ?, ?, ?, ${idPath ? `json_set(?, '${idPath}', last_insert_rowid())` : "?"}, ?)`,
-      ).bind(operatorId, idem.key, idem.requestHash, status, body, nowIso),
-    ];
-  }
-
-  /**
-   * Runs the batch (one SQL transaction). On failure the cache is dropped, so the next update starts
-   * again from what D1 holds, and the refusal says whether an idempotency key collided.
-   */
-  private async commit(statements: D1PreparedStatement[]): Promise<D1Result[] | Refusal> {
+  private async flush(): Promise<Bookmarks | null> {
+    const pending = this.store.pending();
+    if (pending.length === 0) return {};
+    const record = this.record ?? this.store.record();
+    if (!record) return {};
+    const bookmarks: Bookmarks = {};
     try {
-      return await this.db.batch(statements);
+      if (this.faults.failShardBatch > 0) {
+        this.faults.failShardBatch--;
+        throw new Error("injected shard batch failure");
+      }
+      const shardWrites = pending.flatMap((j) => (j.target === "shard" ? [j.write] : []));
+      const controlWrites = pending.flatMap((j) => (j.target === "control" ? [j.write] : []));
+      if (shardWrites.length > 0) {
+        const session = this.shard(record.shard).withSession("first-primary");
+        await db(session).batch(shardStatements(session, shardWrites) as [never]);
+        bookmarks[shardName(record.shard)] = session.getBookmark() ?? "";
+      }
+      if (controlWrites.length > 0) {
+        const session = this.env.DB.withSession("first-primary");
+        await db(session).batch(controlStatements(session, controlWrites) as [never]);
+        bookmarks.DB = session.getBookmark() ?? "";
+      }
     } catch (err) {
-      this.loaded = null;
-      this.recent.clear();
-      const text = String((err as Error).message) + String((err as { cause?: unknown }).cause);
-      if (isUniqueViolation(err) && text.includes("idempotency_records")) return "idempotency_conflict";
-      console.error("agent score write failed", err);
-      return "write_failed";
+      log("error", "shard batch failed; the journal keeps it", { sid: record.sid, pending: pending.length, error: String(err) });
+      await this.scheduleAlarm(Date.now() + RETRY_MS);
+      return null;
     }
+    this.store.applied(pending[pending.length - 1].id);
+    await this.scheduleRefresh(record);
+    return Object.fromEntries(Object.entries(bookmarks).filter(([, v]) => v !== ""));
   }
+
+  /** While the agent holds evidence, its row is refreshed at least daily (scores move with time alone). */
+  private async scheduleRefresh(record: AgentRecord): Promise<void> {
+    if (Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(Date.now() + DAY_MS);
+  }
+
+  /** Moves the alarm earlier when needed; never later (a pending retry keeps its time). */
+  private async scheduleAlarm(at: number): Promise<void> {
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
+  }
+
+  private shard(n: number): D1Database {
+    const shard = shardDatabases(this.env)[n];
+    if (!shard) throw new Error(`no shard ${n}`);
+    return shard;
+  }
+
+  /** Whether what public faces show (composite, recommendation) moved, so the caller drops cached badges. */
+  private faceMoved(before: AgentRecord, after: AgentRecord, now: number): boolean {
+    const face = (r: AgentRecord): Face => {
+      const s: ScoreView = scoreOfRecord(r, now);
+      return { composite: s.composite, recommendation: s.recommendation };
+    };
+    const [a, b] = [face(before), face(after)];
+    return a.composite !== b.composite || a.recommendation !== b.recommendation || before.identityLevel !== after.identityLevel;
+  }
+
+  /** Drops what memory holds; the next call reads storage again. */
+  private forget() {
+    this.record = undefined;
+    this.recent = new Map();
+  }
+}
+
+class ChallengeRefused extends Error {}
+
+const ok = <T>(result: T, bookmarks: Bookmarks | null = {}, faceChanged = false): Result<T> => ({
+  ok: true,
+  result,
+  bookmarks: bookmarks ?? {},
+  faceChanged,
+});
+const refuse = (refusal: Refusal): { ok: false; refusal: Refusal } => ({ ok: false, refusal });
+
+function log(level: "error" | "info", message: string, fields: Record<string, unknown>) {
+  console[level](JSON.stringify({ level, message, ...fields }));
 }

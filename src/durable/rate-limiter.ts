@@ -1,9 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-
-export interface RateWindow {
-  limit: number;
-  seconds: number;
-}
+import type { RateWindow } from "../domain/limits";
 
 export interface RateDecision {
   allowed: boolean;
@@ -17,6 +13,8 @@ export interface RateDecision {
   retryAfter: number;
   /** The caller's facts are older than `epoch`: nothing was counted. */
   stale: boolean;
+  /** Requests counted by this call: 1, or up to the `want` of a lease; 0 when refused. */
+  granted: number;
   /**
    * The newest version announced for the bucket owner's facts (an operator's auth_epoch, raised on
    * revocation, rotation and admin changes). A caller holding facts of an older epoch reloads them.
@@ -39,20 +37,23 @@ export class RateLimiter extends DurableObject {
   private cleanupAt = 0;
 
   /**
-   * Counts one request, unless the caller's facts are older than the owner's epoch (`knownEpoch`):
-   * then nothing is counted and the answer is `stale`, so the caller reloads and asks again.
+   * Counts one request (or, for a lease, up to `want` requests at once, as many as every window has
+   * room for), unless the caller's facts are older than the owner's epoch (`knownEpoch`): then
+   * nothing is counted and the answer is `stale`, so the caller reloads and asks again.
    */
-  hit(windows: RateWindow[], now: number, knownEpoch?: number): RateDecision {
+  hit(windows: RateWindow[], now: number, knownEpoch?: number, want = 1): RateDecision {
     const epoch = this.ctx.storage.kv.get<number>("epoch") ?? 0;
     if (knownEpoch !== undefined && knownEpoch < epoch) {
-      return { allowed: false, stale: true, limit: windows[0].limit, remaining: 0, reset: 0, retryAfter: 0, epoch };
+      return { allowed: false, stale: true, granted: 0, limit: windows[0].limit, remaining: 0, reset: 0, retryAfter: 0, epoch };
     }
     const states = windows.map((w) => this.current(w, now));
     const refused = states.findIndex((s, i) => s.count >= windows[i].limit);
     const allowed = refused === -1;
+    const room = Math.min(...states.map((s, i) => windows[i].limit - s.count));
+    const granted = allowed ? Math.max(1, Math.min(Math.floor(want), room)) : 0;
     if (allowed) {
       states.forEach((s, i) => {
-        s.count += 1;
+        s.count += granted;
         this.ctx.storage.kv.put(key(windows[i]), s);
       });
     }
@@ -67,6 +68,7 @@ export class RateLimiter extends DurableObject {
       reset: Math.ceil(resetMs / 1000),
       retryAfter: allowed ? 0 : Math.max(1, Math.ceil((resetMs - now) / 1000)),
       stale: false,
+      granted,
       epoch,
     };
   }

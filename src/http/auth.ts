@@ -1,42 +1,37 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, errors, KEY_PREFIX } from "../domain/errors";
 import { sha256Hex } from "../domain/identifiers";
-import type { AppEnv } from "../env";
+import { tierWindows } from "../domain/limits";
+import { effectiveScopes, type Scope } from "../domain/scopes";
 import type { RateDecision } from "../durable/rate-limiter";
+import { adminConfig } from "../env";
+import type { AppEnv, AuthContext } from "./context";
 import { lookupKey, reloadKey, type KeyEntry, type KeyFacts } from "./key-cache";
+import { consume, rateHeaders } from "./rate-limit";
+import { dropLease, fromLease, keepLease, leaseWant } from "./tier-lease";
 import { renderError } from "./wire";
-import { consume, rateHeaders, tierWindows } from "./rate-limit";
 
-export const SCOPES = ["agents:read", "agents:write", "transactions:write", "verify:write"] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export interface AuthContext {
-  keyId: number;
-  keyPrefix: string;
-  operatorId: number;
-  operatorName: string;
-  verified: boolean;
-  scopes: Scope[];
+/** The credential of `Authorization: Bearer <credential>`; the scheme is case-insensitive (RFC 9110 §11.1). */
+export function bearerCredential(header: string | undefined): string | null {
+  return /^bearer +(\S+) *$/i.exec(header ?? "")?.[1] ?? null;
 }
 
 /**
  * Bearer API key authentication, in the spec's order of checks (header form, prefix, known key),
- * then the operator's tier limit (every authenticated response carries X-RateLimit-*), then the
- * key's revocation or grace, then the route's scope.
+ * then the operator's tier limit (every authenticated response carries X-RateLimit-*, refusals
+ * included), then the key's revocation or grace, then the route's scope.
  */
 export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const match = /^Bearer\s+(\S+)\s*$/.exec(c.req.header("authorization") ?? "");
-    if (!match) throw errors.missingAuth();
-    const key = match[1];
+    const key = bearerCredential(c.req.header("authorization"));
+    if (!key) throw errors.missingAuth();
     if (!key.startsWith(KEY_PREFIX)) throw errors.badKeyFormat();
     const entry = await lookupKey(c.get("db"), key);
     if (!entry) throw errors.unknownKey();
 
-    if (c.req.method === "GET" && !entry.facts.revokedAt) {
+    if (c.req.method === "GET" && !admit(c, entry.facts, scope)) {
       // A read has no side effects: count it and run the handler at the same time, so the limiter's
       // round trip adds no latency; a refusal (or a key found revoked on reload) replaces the answer.
-      admit(c, entry.facts, scope);
       const [decision] = await Promise.all([limit(c, key, entry), next()]);
       if (decision instanceof ApiError) c.res = renderError(c, decision);
       else setHeaders(c.res.headers, rateHeaders(decision));
@@ -48,32 +43,30 @@ export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
     await next();
   };
 
-  /** Counts the request in the operator's bucket; an ApiError when it must be refused. */
+  /** Counts the request in the operator's bucket; an ApiError (with the limit headers) when it must be refused. */
   async function limit(c: Context<AppEnv>, key: string, entry: KeyEntry): Promise<RateDecision | ApiError> {
-    let decision = await consume(c, `operator:${entry.facts.operatorId}`, windowsOf(entry.facts), entry.epoch);
+    let decision = await count(c, entry, true);
     if (decision.stale) {
       // The operator's keys or limits changed since these facts were read: read them again from the
-      // primary (a revocation takes effect at once everywhere), then count with the new limits.
+      // primary (a revocation takes effect at once), then count with the new limits.
       const fresh = await reloadKey(c.env.DB.withSession("first-primary"), key);
       if (!fresh) return errors.unknownKey();
       entry = fresh;
-      decision = await consume(c, `operator:${entry.facts.operatorId}`, windowsOf(entry.facts));
+      decision = await count(c, entry, false);
     }
-    try {
-      admit(c, entry.facts, scope);
-    } catch (err) {
-      return err as ApiError;
-    }
+    const refusal = admit(c, entry.facts, scope);
+    if (refusal?.status === 401) return refusal;
     if (!decision.allowed) return errors.rateLimited(decision.retryAfter, rateHeaders(decision));
+    if (refusal) return new ApiError(refusal.code, refusal.message, { ...refusal.headers, ...rateHeaders(decision) });
     return decision;
   }
 }
 
-/** The key's own checks (revoked or past its grace, scope); records who is calling. */
-function admit(c: Context<AppEnv>, facts: KeyFacts, scope: Scope | null): void {
-  if (facts.revokedAt || (facts.expiresAt && Date.parse(facts.expiresAt) <= c.get("deps").now())) throw errors.revokedKey();
-  const scopes = facts.scopes.split(" ") as Scope[];
-  if (scope && !scopes.includes(scope)) throw errors.insufficientScope(scope);
+/** The key's own checks (revoked or past its grace, scope); records who is calling, or says why not. */
+function admit(c: Context<AppEnv>, facts: KeyFacts, scope: Scope | null): ApiError | null {
+  if (facts.revokedAt || (facts.expiresAt && Date.parse(facts.expiresAt) <= c.get("deps").now())) return errors.revokedKey();
+  const scopes = effectiveScopes(facts.scopes, facts.expiresAt);
+  if (scope && !scopes.includes(scope)) return errors.insufficientScope(scope);
   c.set("auth", {
     keyId: facts.keyId,
     keyPrefix: facts.keyPrefix,
@@ -82,6 +75,7 @@ function admit(c: Context<AppEnv>, facts: KeyFacts, scope: Scope | null): void {
     verified: facts.verified,
     scopes,
   });
+  return null;
 }
 
 function setHeaders(target: Headers, values: Record<string, string>) {
@@ -94,16 +88,39 @@ function setHeaders(target: Headers, values: Record<string, string>) {
 
 const windowsOf = (facts: KeyFacts) => tierWindows(facts.tier, facts.rateLimitPerMinute, facts.rateLimitPerDay);
 
+/** Counts one request in the operator's tier limit: from this isolate's lease, else at its limiter. */
+async function count(c: Context<AppEnv>, entry: KeyEntry, checkEpoch: boolean): Promise<RateDecision> {
+  const { operatorId } = entry.facts;
+  const windows = windowsOf(entry.facts);
+  const now = c.get("deps").now();
+  const leased = fromLease(operatorId, windows, now, entry.epoch);
+  if (leased) return leased;
+  const decision = await consume(c, `operator:${operatorId}`, windows, checkEpoch ? entry.epoch : undefined, leaseWant(operatorId));
+  if (decision.stale) return decision;
+  return keepLease(operatorId, windows, now, decision);
+}
+
 /** Tells every isolate that cached facts about this operator's keys are older than `epoch`. */
 export async function announceEpoch(c: Context<AppEnv>, operatorId: number, epoch: number): Promise<void> {
+  dropLease(operatorId);
   await c.env.RATE_LIMITER.getByName(`operator:${operatorId}`).raiseEpoch(epoch);
 }
 
-/** Admin routes: the ADMIN_TOKEN secret, compared in constant time; nothing else is accepted. */
+/**
+ * Admin routes: the ADMIN_TOKEN secret (or, while a rotation runs, ADMIN_TOKEN_PREVIOUS until its
+ * end), compared in constant time; nothing else is accepted. A missing or invalid secret disables
+ * these routes only: 503.
+ */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const expected = c.env.ADMIN_TOKEN;
-  const given = /^Bearer\s+(\S+)\s*$/.exec(c.req.header("authorization") ?? "")?.[1];
-  if (!expected || !given || !(await sameSecret(given, expected))) throw errors.adminOnly();
+  const config = adminConfig(c.env, c.get("deps").now());
+  if (!config.ok) {
+    console.error(JSON.stringify({ level: "error", message: "admin interface disabled", problem: config.problem, request_id: c.get("requestId") }));
+    throw errors.adminNotConfigured();
+  }
+  const given = bearerCredential(c.req.header("authorization"));
+  const accepted = [config.current, ...(config.previous ? [config.previous.token] : [])];
+  const matches = given ? await Promise.all(accepted.map((secret) => sameSecret(given, secret))) : [];
+  if (!matches.includes(true)) throw errors.adminOnly();
   await next();
 };
 
@@ -117,6 +134,6 @@ async function sameSecret(a: string, b: string): Promise<boolean> {
 
 export const authOf = (c: Context<AppEnv>): AuthContext => {
   const auth = c.get("auth");
-  if (!auth) throw new ApiError("internal_error", "Route is missing authentication");
+  if (!auth) throw errors.missingAuthentication();
   return auth;
 };

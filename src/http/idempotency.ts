@@ -1,43 +1,20 @@
 import type { Context } from "hono";
-import { and, eq, gt } from "drizzle-orm";
-import { db } from "../db/client";
-import { idempotencyRecords } from "../db/schema";
-import { IDEMPOTENCY_TTL_MS, type Idempotency } from "../durable/agent-scorer";
-import { ApiError, errors } from "../domain/errors";
+import { errors } from "../domain/errors";
 import { sha256Hex } from "../domain/identifiers";
-import type { AppEnv } from "../env";
-
-
-/** The request's Idempotency-Key (1-255 characters) and a hash of what it asks for. */
-export async function idempotencyOf(c: Context<AppEnv>, input: unknown): Promise<Idempotency | undefined> {
-  const key = c.req.header("idempotency-key");
-  if (key === undefined) return undefined;
-  if (key.length < 1 || key.length > 255) throw errors.invalid("Idempotency-Key must be 1-255 characters");
-  return { key, requestHash: await sha256Hex(`${c.req.method} ${c.req.path}\n${JSON.stringify(input)}`) };
-}
+import type { Idempotency } from "../domain/idempotency";
+import type { Result } from "../domain/results";
+import type { AppEnv } from "./context";
 
 /**
- * The first response recorded under this key within 24 hours, to replay; a different request under
- * the same key is refused with 422.
+ * The one path of an idempotent change: the request's Idempotency-Key (1-255 characters) and a hash
+ * of what it asks for (method, path, validated body) go to the agent's object, which replays the
+ * answer recorded under that key for the calling operator on that agent, refuses a different request
+ * under it (422), or runs the change and records its answer in the same storage transaction. The
+ * object serialises every change of its agent, so two requests with one key can never both run.
  */
-export async function recorded<T>(
-  c: Context<AppEnv>,
-  operatorId: number,
-  idem: Idempotency | undefined,
-  // After losing a race, the winner's record was just written: read it from the primary.
-  from: "session" | "primary" = "session",
-) {
-  if (!idem) return null;
-  const since = new Date(c.get("deps").now() - IDEMPOTENCY_TTL_MS).toISOString();
-  const database = from === "primary" ? c.env.DB.withSession("first-primary") : c.get("db");
-  const row = await db(database)
-    .select()
-    .from(idempotencyRecords)
-    .where(and(eq(idempotencyRecords.operatorId, operatorId), eq(idempotencyRecords.key, idem.key), gt(idempotencyRecords.createdAt, since)))
-    .get();
-  if (!row) return null;
-  if (row.requestHash !== idem.requestHash) {
-    throw new ApiError("idempotency_mismatch", "Idempotency-Key was already used with a different request");
-  }
-  return { status: row.status, result: JSON.parse(row.response) as T };
+export async function idempotent<T>(c: Context<AppEnv>, input: unknown, run: (idempotency: Idempotency | undefined) => Promise<Result<T>>): Promise<Result<T>> {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined) return run(undefined);
+  if (key.length < 1 || key.length > 255) throw errors.badIdempotencyKey();
+  return run({ key, requestHash: await sha256Hex(`${c.req.method} ${c.req.path}\n${JSON.stringify(input)}`) });
 }

@@ -1,42 +1,28 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { RateDecision, RateWindow } from "../durable/rate-limiter";
+import ipaddr from "ipaddr.js";
+import type { RateDecision } from "../durable/rate-limiter";
 import { errors } from "../domain/errors";
-import type { AppEnv } from "../env";
-
-const HOUR = 3600;
-const DAY = 86_400;
-
-export const LIMITS = {
-  apply: { limit: 5, seconds: HOUR },
-  selfRegister: { limit: 5, seconds: HOUR },
-  publicScore: { limit: 5, seconds: HOUR },
-  waitlist: { limit: 5, seconds: 60 },
-  badge: { limit: 120, seconds: 60 },
-  verify: { limit: 3, seconds: HOUR },
-} satisfies Record<string, RateWindow>;
-
-export const TIERS = {
-  free: { perMinute: 60, perDay: 5_000 },
-  growth: { perMinute: 300, perDay: 50_000 },
-  enterprise: { perMinute: 1_000, perDay: 500_000 },
-} as const;
-export type Tier = keyof typeof TIERS;
-
-/** An operator's windows: per minute, then per day (its custom limits override the tier's). */
-export function tierWindows(tier: Tier, perMinute: number | null, perDay: number | null): RateWindow[] {
-  return [
-    { limit: perMinute ?? TIERS[tier].perMinute, seconds: 60 },
-    { limit: perDay ?? TIERS[tier].perDay, seconds: DAY },
-  ];
-}
+import { LIMITS, type RateWindow } from "../domain/limits";
+import type { AppEnv } from "./context";
 
 /** Counts one request in a bucket; every bucket is its own RateLimiter object. */
-export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number): Promise<RateDecision> {
-  return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now(), knownEpoch);
+export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number, want = 1): Promise<RateDecision> {
+  return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now(), knownEpoch, want);
 }
 
-/** The client address: CF-Connecting-IP only; X-Forwarded-For is client-controlled and never trusted. */
-export const clientIp = (c: Context<AppEnv>) => c.req.header("cf-connecting-ip") ?? "unknown";
+/**
+ * The client for limits: CF-Connecting-IP only (X-Forwarded-For is client-controlled and never
+ * trusted). An IPv6 client is its /64 network, the smallest allocation a subscriber gets, so one
+ * subscriber cannot take a fresh address per request; an IPv4-mapped address counts as the IPv4.
+ */
+export function clientIp(c: Context<AppEnv>): string {
+  const raw = c.req.header("cf-connecting-ip")?.trim() ?? "";
+  if (ipaddr.IPv4.isValidFourPartDecimal(raw)) return raw;
+  if (!ipaddr.IPv6.isValid(raw)) return "unknown";
+  const v6 = ipaddr.IPv6.parse(raw);
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${v6.parts.slice(0, 4).map((p) => p.toString(16)).join(":")}::/64`;
+}
 
 /** A public per-IP limit, one bucket per endpoint; every request counts, valid or not. */
 export function publicLimit(endpoint: keyof typeof LIMITS): MiddlewareHandler<AppEnv> {

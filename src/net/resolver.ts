@@ -5,6 +5,8 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 const TYPE_A = 1;
 const TYPE_AAAA = 28;
+/** Records that may accompany an address answer: CNAME, DNAME and RRSIG. */
+const NAME_TYPES = new Set([5, 39, 46]);
 
 interface DohAnswer {
   type?: unknown;
@@ -29,20 +31,20 @@ export function createDohResolver(endpoint: string, fetchFn: typeof fetch, timeo
     if (!Array.isArray(answers)) throw new Error(`DoH ${type} query for ${host}: malformed Answer`);
 
     const addresses: string[] = [];
-    // Only A/AAAA records carry addresses; CNAME and other data are names, never parsed as IPs.
-    // All A/AAAA records are taken, whichever name in a CNAME chain they belong to.
+    // Only A/AAAA records carry addresses; names in a chain (CNAME, DNAME) and their signatures are
+    // never parsed as IPs. A record of any other shape or type means the answer is not understood:
+    // the resolution fails, and the caller refuses the URL.
     for (const answer of answers as DohAnswer[]) {
       const data = answer?.data;
-      if (answer?.type === TYPE_A) {
-        if (typeof data !== "string" || !ipaddr.IPv4.isValidFourPartDecimal(data)) {
-          throw new Error(`DoH ${type} query for ${host}: bad A data`);
-        }
+      if (typeof data !== "string") throw new Error(`DoH ${type} query for ${host}: unreadable record`);
+      if (answer.type === TYPE_A) {
+        if (!ipaddr.IPv4.isValidFourPartDecimal(data)) throw new Error(`DoH ${type} query for ${host}: bad A data`);
         addresses.push(data);
-      } else if (answer?.type === TYPE_AAAA) {
-        if (typeof data !== "string" || data.includes("%") || !ipaddr.IPv6.isValid(data)) {
-          throw new Error(`DoH ${type} query for ${host}: bad AAAA data`);
-        }
+      } else if (answer.type === TYPE_AAAA) {
+        if (data.includes("%") || !ipaddr.IPv6.isValid(data)) throw new Error(`DoH ${type} query for ${host}: bad AAAA data`);
         addresses.push(data);
+      } else if (!NAME_TYPES.has(answer.type as number)) {
+        throw new Error(`DoH ${type} query for ${host}: unexpected record type ${String(answer.type)}`);
       }
     }
     return addresses;

@@ -1,90 +1,58 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { approveApplication, getApplication, listApplications, rejectApplication, updateOperator } from "../db/operators";
-import { ApiError, errors } from "../domain/errors";
+import type { Context } from "hono";
+import { deleteKey, insertKey, revokeOtherKeys } from "../db/keys";
+import { approveApplication, getApplication, getOperator, listApplications, rejectApplication, undoApproval, updateOperator } from "../db/operators";
+import { errors } from "../domain/errors";
+import { settle } from "../http/agent-result";
+import { forgetOperator, locate, scorerOf } from "../http/agents";
 import { newApiKey } from "../domain/identifiers";
-import type { AppEnv, Env } from "../env";
-import { announceEpoch, requireAdmin, SCOPES } from "../http/auth";
-import { TIERS } from "../http/rate-limit";
-import { errorResponses, json, jsonBody, sidParam } from "./common";
-
-const adminSecurity = [{ adminAuth: [] }];
-const idParam = z.object({
-  id: z.coerce.number({ error: "id must be a number" }).int().positive("id must be a positive integer").openapi({ param: { name: "id", in: "path" } }),
-});
-
-const applicationSchema = z.object({
-  id: z.number(),
-  name: z.string(),
-  email: z.string(),
-  company: z.string().nullable(),
-  reason: z.string().nullable(),
-  status: z.enum(["pending", "approved", "rejected"]),
-  created_at: z.string(),
-});
-const operatorSchema = z.object({
-  id: z.number(),
-  name: z.string(),
-  email: z.string(),
-  tier: z.enum(["free", "growth", "enterprise"]),
-  verified: z.boolean(),
-  rate_limit_per_minute: z.number().nullable(),
-  rate_limit_per_day: z.number().nullable(),
-  created_at: z.string(),
-});
-
-type ApplicationRow = NonNullable<Awaited<ReturnType<typeof getApplication>>>;
-type OperatorRow = NonNullable<Awaited<ReturnType<typeof updateOperator>>>;
-const application = (a: ApplicationRow) => ({
-  id: a.id,
-  name: a.name,
-  email: a.email,
-  company: a.company,
-  reason: a.reason,
-  status: a.status,
-  created_at: a.createdAt,
-});
-const operator = (o: OperatorRow) => ({
-  id: o.id,
-  name: o.name,
-  email: o.email,
-  tier: o.tier,
-  verified: o.verified,
-  rate_limit_per_minute: o.rateLimitPerMinute,
-  rate_limit_per_day: o.rateLimitPerDay,
-  created_at: o.createdAt,
-});
+import { TIER_NAMES } from "../domain/limits";
+import { SCOPES } from "../domain/scopes";
+import { keyDelivery } from "../env";
+import { announceEpoch, requireAdmin } from "../http/auth";
+import type { AppEnv } from "../http/context";
+import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
+import { admin as view } from "../http/wire/admin";
+import { emailKey, type KeyEmailReason } from "../net/email";
+import { idParam, pageQuery, sidParam } from "./fields";
+import { adminSecurity, errorResponses, json, jsonBody } from "./openapi";
 
 const list = createRoute({
   method: "get",
   path: "/admin/applications",
   tags: ["Admin"],
-  summary: "List operator applications",
+  summary: "List operator applications, oldest first (paginated)",
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
-    query: z.object({ status: z.enum(["pending", "approved", "rejected"], { error: "status must be pending, approved or rejected" }).optional() }),
+    query: z.object({
+      status: z.enum(["pending", "approved", "rejected"], { error: "status must be pending, approved or rejected" }).optional(),
+      ...pageQuery,
+    }),
   },
-  responses: { 200: json(z.object({ applications: z.array(applicationSchema) }), "Applications"), ...errorResponses(400, 401) },
+  responses: {
+    200: json(z.object({ applications: z.array(view.schemas.application), next_cursor: z.string().nullable() }), "Applications"),
+    ...errorResponses(400, 401, 503),
+  },
 });
+
+const issued = {
+  delivery: z.enum(["email", "response"]),
+  api_key: z.string().optional().openapi({ description: "Only where RETURN_KEYS_IN_RESPONSES=true (local development); shown once" }),
+};
 
 const approve = createRoute({
   method: "post",
   path: "/admin/applications/{id}/approve",
   tags: ["Admin"],
   summary: "Approve an application: creates the operator and its first key, e-mailed once",
+  description: "Without e-mail and without RETURN_KEYS_IN_RESPONSES=true nothing is issued: 503.",
   security: adminSecurity,
   middleware: [requireAdmin],
   request: { params: idParam },
   responses: {
-    200: json(
-      z.object({
-        operator: operatorSchema,
-        delivery: z.enum(["email", "response"]),
-        api_key: z.string().optional().openapi({ description: "Only when e-mail is not configured; shown once" }),
-      }),
-      "Approved",
-    ),
-    ...errorResponses(401, 404, 409),
+    200: json(z.object({ operator: view.schemas.operator, ...issued }), "Approved"),
+    ...errorResponses(400, 401, 404, 409, 503),
   },
 });
 
@@ -96,7 +64,7 @@ const reject = createRoute({
   security: adminSecurity,
   middleware: [requireAdmin],
   request: { params: idParam },
-  responses: { 200: json(z.object({ application: applicationSchema }), "Rejected"), ...errorResponses(401, 404, 409) },
+  responses: { 200: json(z.object({ application: view.schemas.application }), "Rejected"), ...errorResponses(400, 401, 404, 409, 503) },
 });
 
 const limitField = z.number({ error: "limits must be positive integers or null" }).int().positive().nullable().optional();
@@ -111,14 +79,34 @@ const setOperator = createRoute({
     params: idParam,
     body: jsonBody(
       z.object({
-        tier: z.enum(Object.keys(TIERS) as [keyof typeof TIERS], { error: "tier must be free, growth or enterprise" }).optional(),
+        tier: z.enum(TIER_NAMES, { error: "tier must be free, growth or enterprise" }).optional(),
         verified: z.boolean({ error: "verified must be a boolean" }).optional(),
         rate_limit_per_minute: limitField,
         rate_limit_per_day: limitField,
       }),
     ),
   },
-  responses: { 200: json(z.object({ operator: operatorSchema }), "Updated"), ...errorResponses(400, 401, 404) },
+  responses: { 200: json(z.object({ operator: view.schemas.operator }), "Updated"), ...errorResponses(400, 401, 404, 503) },
+});
+
+const recover = createRoute({
+  method: "post",
+  path: "/admin/operators/{id}/keys",
+  tags: ["Admin"],
+  summary: "Issue a recovery key with every scope to an operator that lost its keys",
+  description:
+    "The key is e-mailed to the operator (or returned where RETURN_KEYS_IN_RESPONSES=true). With `revoke_existing`, " +
+    "every other key of the operator is revoked once the new key is delivered. Without a way to deliver it, nothing is issued: 503.",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: {
+    params: idParam,
+    body: jsonBody(z.object({ revoke_existing: z.boolean({ error: "revoke_existing must be a boolean" }).optional() })),
+  },
+  responses: {
+    201: json(z.object({ operator_id: z.number().int(), key_prefix: z.string(), revoked: z.number().int(), ...issued }), "Issued"),
+    ...errorResponses(400, 401, 404, 503),
+  },
 });
 
 const setAgent = createRoute({
@@ -132,59 +120,66 @@ const setAgent = createRoute({
     params: sidParam,
     body: jsonBody(z.object({ status: z.enum(["active", "suspended"], { error: "status must be active or suspended" }) })),
   },
-  responses: { 200: json(z.object({ sid: z.string(), status: z.enum(["active", "suspended"]) }), "Updated"), ...errorResponses(400, 401, 404) },
+  responses: {
+    200: json(z.object({ sid: z.string(), status: z.enum(["active", "suspended"]) }), "Updated"),
+    ...errorResponses(400, 401, 404, 503),
+  },
 });
 
-async function emailKey(env: Env, to: string, name: string, key: string): Promise<boolean> {
-  if (!env.EMAIL || !env.EMAIL_FROM) return false;
-  await env.EMAIL.send({
-    from: env.EMAIL_FROM,
-    to,
-    subject: "Your agent trust service API key",
-    text:
-      `Hello ${name},\n\nyour application was approved. Your API key:\n\n${key}\n\n` +
-      "It is shown only this once. Keep it on a server, never in client code or version control.\n",
-  });
-  return true;
+/** The delivery a key issued now will get; 503 before anything is issued when there is none. */
+function deliveryOrRefuse(c: Context<AppEnv>) {
+  const delivery = keyDelivery(c.env);
+  if (!delivery) throw errors.keyDeliveryUnavailable();
+  return delivery;
 }
+
+/** E-mails the key when e-mail is the delivery; false when that failed (the caller takes the key back). */
+async function deliver(c: Context<AppEnv>, delivery: "email" | "response", to: { address: string; name: string }, key: string, reason: KeyEmailReason) {
+  if (delivery === "response") return true;
+  try {
+    await emailKey(c.env.EMAIL!, c.env.EMAIL_FROM!, to, key, reason);
+    return true;
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", message: "key e-mail failed", reason, error: String(err), request_id: c.get("requestId") }));
+    return false;
+  }
+}
+
+const shown = (delivery: "email" | "response", key: string) => (delivery === "response" ? { delivery, api_key: key } : { delivery });
 
 export function registerAdmin(app: OpenAPIHono<AppEnv>) {
   app.openapi(list, async (c) => {
-    const rows = await listApplications(c.get("db"), c.req.valid("query").status);
-    return c.json({ applications: rows.map(application) }, 200);
+    const { status, limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.number().int()) ?? 0;
+    const rows = await listApplications(c.get("db"), status, after, limit + 1);
+    const page = pageOf(rows, limit, (a) => a.id);
+    return c.json({ applications: page.items.map(view.application), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(approve, async (c) => {
     const found = await getApplication(c.get("db"), c.req.valid("param").id);
-    if (!found) throw errors.notFound("Application not found");
-    if (found.status !== "pending") throw new ApiError("conflict", `Application is already ${found.status}`);
+    if (!found) throw errors.applicationNotFound();
+    if (found.status !== "pending") throw errors.applicationDecided(found.status);
+    const delivery = deliveryOrRefuse(c);
     const key = await newApiKey();
     const now = new Date(c.get("deps").now()).toISOString();
     const created = await approveApplication(c.get("db"), found, { ...key, scopes: SCOPES }, now).catch(() => {
-      throw new ApiError("conflict", "Application was approved concurrently");
+      throw errors.applicationRaced();
     });
-    let emailed = false;
-    try {
-      emailed = await emailKey(c.env, found.email, found.name, key.key);
-    } catch (err) {
-      // The key exists only here now: hand it to the admin rather than lose it.
-      console.error("approval e-mail failed", err);
+    if (!(await deliver(c, delivery, { address: found.email, name: found.name }, key.key, "approval"))) {
+      await undoApproval(c.get("db"), found.id, created.id);
+      throw errors.keyEmailFailed();
     }
-    return c.json(
-      emailed
-        ? { operator: operator(created), delivery: "email" as const }
-        : { operator: operator(created), delivery: "response" as const, api_key: key.key },
-      200,
-    );
+    return c.json({ operator: view.operator(created), ...shown(delivery, key.key) }, 200);
   });
 
   app.openapi(reject, async (c) => {
     const id = c.req.valid("param").id;
     const rejected = await rejectApplication(c.get("db"), id, new Date(c.get("deps").now()).toISOString());
-    if (rejected) return c.json({ application: application(rejected) }, 200);
+    if (rejected) return c.json({ application: view.application(rejected) }, 200);
     const found = await getApplication(c.get("db"), id);
-    if (!found) throw errors.notFound("Application not found");
-    throw new ApiError("conflict", `Application is already ${found.status}`);
+    if (!found) throw errors.applicationNotFound();
+    throw errors.applicationDecided(found.status);
   });
 
   app.openapi(setOperator, async (c) => {
@@ -195,16 +190,38 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
       rateLimitPerMinute: body.rate_limit_per_minute,
       rateLimitPerDay: body.rate_limit_per_day,
     });
-    if (!updated) throw errors.notFound("Operator not found");
+    if (!updated) throw errors.operatorNotFound();
     await announceEpoch(c, updated.id, updated.authEpoch);
-    return c.json({ operator: operator(updated) }, 200);
+    forgetOperator(updated.id);
+    return c.json({ operator: view.operator(updated) }, 200);
+  });
+
+  app.openapi(recover, async (c) => {
+    const operatorId = c.req.valid("param").id;
+    const operator = await getOperator(c.get("db"), operatorId);
+    if (!operator) throw errors.operatorNotFound();
+    const delivery = deliveryOrRefuse(c);
+    const key = await newApiKey();
+    const now = new Date(c.get("deps").now()).toISOString();
+    const created = await insertKey(c.get("db"), { operatorId, ...key, scopes: SCOPES, now });
+    if (!(await deliver(c, delivery, { address: operator.email, name: operator.name }, key.key, "recovery"))) {
+      await deleteKey(c.get("db"), created.id);
+      throw errors.keyEmailFailed();
+    }
+    let revoked = 0;
+    if (c.req.valid("json").revoke_existing) {
+      const done = await revokeOtherKeys(c.get("db"), operatorId, created.id, now);
+      await announceEpoch(c, operatorId, done.epoch);
+      revoked = done.revoked;
+    }
+    return c.json({ operator_id: operatorId, key_prefix: key.prefix, revoked, ...shown(delivery, key.key) }, 201);
   });
 
   app.openapi(setAgent, async (c) => {
     const { sid } = c.req.valid("param");
     const { status } = c.req.valid("json");
-    const out = await c.env.AGENT_SCORER.getByName(sid).setStatus(sid, status);
-    if (!out.ok) throw out.refusal === "not_found" ? errors.agentNotFound() : new ApiError("unavailable", "Status not saved; retry");
+    const ref = await locate(c, sid);
+    settle(c, sid, await scorerOf(c, ref).setStatus(ref, status, c.get("deps").now()));
     return c.json({ sid, status }, 200);
   });
 }

@@ -1,22 +1,23 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { agentGate, insertAgent } from "../db/agents";
+import { enterAgent } from "../db/directory";
 import { fingerprint, type AgentConfiguration } from "../domain/configuration";
-import { ApiError, errors } from "../domain/errors";
 import { newSid, newToken, sha256Hex } from "../domain/identifiers";
-import { initialEvidence, scoreOf } from "../domain/scoring";
 import type { Registration } from "../domain/views";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
-import { idempotencyOf, recorded } from "../http/idempotency";
+import { forgetOperator, locate, scorerOf } from "../http/agents";
+import { placementShards } from "../env";
+import { idempotent } from "../http/idempotency";
+import { settle } from "../http/agent-result";
 import { publicLimit } from "../http/rate-limit";
-import { formBody } from "../http/request";
+import { formBody } from "../http/form";
 import { wire } from "../http/wire";
-import { noteBookmark } from "../http/session";
 import { configSchema, formA, schemas as a } from "../http/wire/form-a";
-import { schemas as b } from "../http/wire/form-b";
-import type { ConfigUpdated } from "../domain/views";
-import { apiVersionHeader, bearer, errorResponses, json, jsonBody, jsonObject, optionalString, requiredString, scorerRefusal, sidParam } from "./common";
+import { configSchemaB, schemas as b } from "../http/wire/form-b";
+import { jsonObject, optionalString, requiredString, sidParam } from "./fields";
+import { apiVersionHeader, bearer, errorResponses, json, jsonBody } from "./openapi";
+
 
 const tools = (field: string) =>
   z
@@ -124,45 +125,32 @@ const configUpdate = createRoute({
     headers: z.object({ "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" } }) }),
     body: jsonBody(configBody),
   },
-  responses: { 200: json(configSchema, "Configuration compared and stored"), ...errorResponses(400, 401, 403, 404, 413, 422, 429) },
+  responses: { 200: json(z.union([configSchema, configSchemaB]), "Configuration compared and stored (Form B: dimensions on 0.0-1.0)"), ...errorResponses(400, 401, 403, 404, 413, 422, 429) },
 });
 
+/**
+ * Registers an agent: a shard is chosen (at random among the placement shards) and entered in the
+ * control database's directory with the agent's number, then the agent's object creates it.
+ */
 async function createAgent(c: Context<AppEnv>, input: { name: string; description: string | null; config: AgentConfiguration }, operatorId: number | null) {
   const now = c.get("deps").now();
-  const nowIso = new Date(now).toISOString();
   const claimToken = operatorId === null ? newToken() : undefined;
-  const evidence = initialEvidence(now);
   const sid = newSid();
-  const print = await fingerprint(input.config);
-  await insertAgent(c.get("db"), {
-    sid,
+  const placement = placementShards(c.env);
+  const shard = placement[crypto.getRandomValues(new Uint32Array(1))[0] % placement.length];
+  const entry = await enterAgent(c.get("db"), { sid, shard, operatorId, createdAt: new Date(now).toISOString() });
+  const ref = { sid, num: entry.num, shard };
+  const out = await scorerOf(c, ref).register(ref, {
     operatorId,
     name: input.name,
     description: input.description,
     config: input.config,
-    fingerprint: print,
-    evidence,
+    fingerprint: await fingerprint(input.config),
     claimTokenHash: claimToken ? await sha256Hex(claimToken) : null,
-    now: nowIso,
+    now,
   });
-  const registered: Registration = {
-    sid,
-    name: input.name,
-    status: "active",
-    createdAt: nowIso,
-    score: scoreOf(evidence, { now, identityLevel: 0, independentReporters: 0 }),
-    fingerprint: print,
-    claimToken,
-  };
+  const registered: Registration = { ...settle(c, sid, out), claimToken };
   return registered;
-}
-
-/** The owner check of every owner-only route: 404 for no agent, 403 for anyone but its owner. */
-export async function ownedAgent(c: Context<AppEnv>, sid: string) {
-  const gate = await agentGate(c.get("db"), sid);
-  if (!gate) throw errors.agentNotFound();
-  if (gate.operatorId !== authOf(c).operatorId) throw errors.notOwner();
-  return gate;
 }
 
 export function registerAgents(app: OpenAPIHono<AppEnv>) {
@@ -185,17 +173,11 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(claim, async (c) => {
     const { sid } = c.req.valid("param");
-    const out = await c.env.AGENT_SCORER.getByName(sid).claim(sid, {
-      operatorId: authOf(c).operatorId,
-      claimTokenHash: await sha256Hex(c.req.valid("json").claim_token),
-      now: c.get("deps").now(),
-    });
-    if (!out.ok) {
-      if (out.refusal === "already_claimed") throw new ApiError("conflict", "Agent is already claimed");
-      if (out.refusal === "invalid_claim_token") throw errors.invalid("Invalid claim token");
-      throw scorerRefusal(out.refusal);
-    }
-    noteBookmark(c, out.bookmark);
+    const ref = await locate(c, sid);
+    const operatorId = authOf(c).operatorId;
+    const out = await scorerOf(c, ref).claim(ref, { operatorId, claimTokenHash: await sha256Hex(c.req.valid("json").claim_token), now: c.get("deps").now() });
+    settle(c, sid, out);
+    forgetOperator(operatorId);
     return c.json({ sid, message: "Agent claimed: you are now its operator" }, 200);
   });
 
@@ -203,24 +185,13 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
     const { sid } = c.req.valid("param");
     const body = c.req.valid("json");
     const auth = authOf(c);
-    const idempotency = await idempotencyOf(c, { sid, ...body });
-    const replay = await recorded<ConfigUpdated>(c, auth.operatorId, idempotency);
-    if (replay) return c.json(formA.config(replay.result), 200);
     // The scorer checks that the agent exists and that the caller owns it.
     const config = configurationOfA(body);
-    const out = await c.env.AGENT_SCORER.getByName(sid).updateConfig(sid, {
-      callerId: auth.operatorId,
-      now: c.get("deps").now(),
-      idempotency,
-      config,
-      fingerprint: await fingerprint(config),
-    });
-    if (out.ok) {
-      noteBookmark(c, out.bookmark);
-      return c.json(formA.config(out.result), 200);
-    }
-    const raced = out.refusal === "idempotency_conflict" && (await recorded<ConfigUpdated>(c, auth.operatorId, idempotency, "primary"));
-    if (raced) return c.json(formA.config(raced.result), 200);
-    throw scorerRefusal(out.refusal);
+    const print = await fingerprint(config);
+    const ref = await locate(c, sid);
+    const out = await idempotent(c, { sid, ...body }, (idempotency) =>
+      scorerOf(c, ref).updateConfig(ref, { callerId: auth.operatorId, now: c.get("deps").now(), idempotency, config, fingerprint: print }),
+    );
+    return c.json(wire(c).config(settle(c, sid, out)), 200);
   });
 }

@@ -1,12 +1,14 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { isUniqueViolation } from "../db/client";
 import { insertApplication } from "../db/operators";
-import { ApiError } from "../domain/errors";
-import type { AppEnv } from "../env";
+import { errors } from "../domain/errors";
+import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
-import { errorResponses, json, jsonBody, optionalString } from "./common";
+import { optionalString } from "./fields";
+import { errorResponses, json, jsonBody } from "./openapi";
 
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** One @, a dot in the domain, no spaces and no control characters (NUL, escapes) anywhere. */
+export const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 export const emailField = z
   .string({ error: "Invalid email format" })
   .trim()
@@ -43,7 +45,7 @@ export function registerApplications(app: OpenAPIHono<AppEnv>) {
     try {
       await insertApplication(c.get("db"), { ...body, createdAt: new Date(c.get("deps").now()).toISOString() });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError("conflict", "An application with this email already exists.");
+      if (isUniqueViolation(err)) throw errors.duplicateApplication();
       throw err;
     }
     return c.json({ message: "Application received. You will receive your API key by email once it is approved." }, 201);

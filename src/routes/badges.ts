@@ -1,90 +1,34 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { makeBadge } from "badge-maker";
-import type { Context, MiddlewareHandler } from "hono";
-import { readAgentScore } from "../db/agents";
-import { errors } from "../domain/errors";
+import type { Context } from "hono";
+import { agentScore } from "../http/agents";
+import { ApiError, errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
-import type { Recommendation } from "../domain/scoring";
-import type { AppEnv } from "../env";
-import { clientIp, consume, LIMITS } from "../http/rate-limit";
-import { errorResponses } from "./common";
+import type { Recommendation } from "../domain/model";
+import type { AppEnv } from "../http/context";
+import { clientIp, consume } from "../http/rate-limit";
+import { BADGE_CACHE_CONTROL, badgeKey, cachedBadge, lookedUpAndMissed, storeBadge, type BadgeFormat } from "../http/badge-cache";
+import { badgeSvg, type BadgeColour } from "../http/wire/badge-svg";
+import { LIMITS } from "../domain/limits";
+import { errorResponses } from "./openapi";
 
 // Public trust badges: `GET /badge/{sid}.svg` (shields.io flat style) and its twin
-// `GET /badge/{sid}.json` (the shields.io endpoint format, for https://shields.io/badges/endpoint-badge).
-//
-// Both are cached at the edge with the Cache API for 5 minutes under a synthetic key
-// (https://badge.cache/<sid>.<ext>), so the host name the client used does not split the cache.
-// A hit answers from the cache alone: no D1 read, no rate-limit object. Only a miss reads D1 and
-// counts against the per-IP limit (120 per minute). The agent's scorer calls `purgeBadge` after every
-// score change. Caveats: the Cache API is per data centre and only works on a custom domain (on
-// *.workers.dev it is a no-op, so every request is a miss there).
-//
-// In front of the Cache API, each isolate keeps the badges it served for up to 30 seconds (MEMO): a
-// Cache API lookup leaves the isolate, and for a hot badge that round trip is most of the request
-// (docs/performance.md). `purgeBadge` clears the memo of the isolate it runs in; other isolates keep
-// their copy until it expires, which adds at most 30 seconds to the staleness other data centres
-// already have (up to max-age).
+// `GET /badge/{sid}.json` (the shields.io endpoint format, for https://shields.io/badges/endpoint-badge),
+// edge-cached (src/http/badge-cache.ts); only a miss reads D1 and counts against the per-IP limit.
 
 const LABEL = "trust";
-const MAX_AGE = 300;
-const CACHE_CONTROL = `public, max-age=${MAX_AGE}, s-maxage=${MAX_AGE}`;
-const CACHE_ORIGIN = "https://badge.cache";
-const FORMATS = ["svg", "json"] as const;
-type Format = (typeof FORMATS)[number];
 
-// shields.io named colours (badge-maker 6 palette: green #67ac09, yellow #d8b800, red #dd4343, lightgrey #939393).
-const COLOURS: Record<Recommendation, string> = { clear: "green", review: "yellow", caution: "red" };
-const UNKNOWN = { message: "unknown", color: "lightgrey" };
+// shields.io named colours; the SVG paints them as badge-maker 6 does (http/wire/badge-svg.ts).
+const COLOURS: Record<Recommendation, BadgeColour> = { clear: "green", review: "yellow", caution: "red" };
+const UNKNOWN: BadgeFace = { message: "unknown", color: "lightgrey" };
 
 interface BadgeFace {
   message: string;
-  color: string;
+  color: BadgeColour;
 }
 
-const cacheKey = (sid: string, format: Format) => `${CACHE_ORIGIN}/${encodeURIComponent(sid)}.${format}`;
-
-const MEMO_TTL_MS = 30_000;
-const MEMO_MAX_ENTRIES = 2_000; // ~1.3 KB each
-interface Memo {
-  body: string;
-  status: number;
-  headers: [string, string][];
-  expires: number;
-}
-/** This isolate's recent badges by cache key; insertion order is age order, so eviction is FIFO. */
-const MEMO = new Map<string, Memo>();
-
-function remember(key: string, body: string, status: number, headers: Headers, maxAgeLeftMs: number) {
-  if (MEMO.size >= MEMO_MAX_ENTRIES) MEMO.delete(MEMO.keys().next().value as string);
-  const kept = [...headers].filter(([name]) => name !== "age" && name !== "cf-cache-status");
-  MEMO.delete(key);
-  MEMO.set(key, { body, status, headers: kept, expires: Date.now() + Math.min(MEMO_TTL_MS, maxAgeLeftMs) });
-}
-
-function recall(key: string): Response | null {
-  const memo = MEMO.get(key);
-  if (!memo) return null;
-  if (memo.expires <= Date.now()) {
-    MEMO.delete(key);
-    return null;
-  }
-  return new Response(memo.body, { status: memo.status, headers: memo.headers });
-}
-
-/**
- * Drops the agent's cached badges (svg and json). Called by the agent's scorer after every score
- * change. The Cache API is per data centre: this purges only the location that runs it, so other
- * locations may serve the old badge until their copy expires (at most max-age, 5 minutes).
- */
-export async function purgeBadge(sid: string): Promise<void> {
-  const cache = caches.default;
-  for (const format of FORMATS) MEMO.delete(cacheKey(sid, format));
-  await Promise.all(FORMATS.map((format) => cache.delete(cacheKey(sid, format))));
-}
-
-function render(format: Format, face: BadgeFace, status: 200 | 404): Response {
+function render(format: BadgeFormat, face: BadgeFace, status: 200 | 404): Response {
   const headers = {
-    "Cache-Control": CACHE_CONTROL,
+    "Cache-Control": BADGE_CACHE_CONTROL,
     "Access-Control-Allow-Origin": "*",
     "X-Content-Type-Options": "nosniff",
   };
@@ -92,65 +36,32 @@ function render(format: Format, face: BadgeFace, status: 200 | 404): Response {
     const body = JSON.stringify({ schemaVersion: 1, label: LABEL, message: face.message, color: face.color });
     return new Response(body, { status, headers: { ...headers, "Content-Type": "application/json" } });
   }
-  const svg = makeBadge({ label: LABEL, message: face.message, color: face.color, style: "flat" });
+  const svg = badgeSvg(LABEL, face.message, face.color);
   return new Response(svg, { status, headers: { ...headers, "Content-Type": "image/svg+xml" } });
 }
 
-/** Requests `badgeFromCache` already looked up and missed, so the route does not look again. */
-const missed = new WeakSet<Request>();
-
-/** The cached badge (this isolate's memo, then the Cache API), or null. */
-async function cached(key: string): Promise<Response | null> {
-  const recalled = recall(key);
-  if (recalled) return recalled;
-  const hit = await caches.default.match(key);
-  if (!hit) return null;
-  const body = await hit.text();
-  const age = Number(hit.headers.get("age") ?? "0");
-  remember(key, body, hit.status, hit.headers, (MAX_AGE - (Number.isFinite(age) ? age : MAX_AGE)) * 1000);
-  return new Response(body, { status: hit.status, headers: hit.headers });
-}
-
-const BADGE_PATH = /^\/badge\/([^/]+)\.(svg|json)$/;
-
-/**
- * Optional fast path: registered before the app's other middleware (`app.use("/badge/*",
- * badgeFromCache)`), a cached badge is answered without them; a miss goes on to the route. A badge
- * needs none of them on a hit: no body, no wire form, no D1 session.
- */
-export const badgeFromCache: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const match = BADGE_PATH.exec(c.req.path);
-  if (c.req.method === "GET" && match && SID_PATTERN.test(match[1])) {
-    const hit = await cached(cacheKey(match[1], match[2] as Format));
-    if (hit) return hit;
-    missed.add(c.req.raw);
-  }
-  await next();
-};
-
 /** The badge of a well-formed SID: from the edge cache, or from D1 (counted per IP) and then cached. */
-async function badge(c: Context<AppEnv>, sid: string, format: Format): Promise<Response> {
+async function badge(c: Context<AppEnv>, sid: string, format: BadgeFormat): Promise<Response> {
   // A malformed SID can never exist: the grey badge, without D1, the limiter or the cache.
   if (!SID_PATTERN.test(sid)) return render(format, UNKNOWN, 404);
 
-  const key = cacheKey(sid, format);
-  const cache = caches.default;
-  const hit = missed.has(c.req.raw) ? null : await cached(key);
+  const key = badgeKey(sid, format);
+  const hit = lookedUpAndMissed(c.req.raw) ? null : await cachedBadge(key);
   if (hit) return hit;
 
   const decision = await consume(c, `ip:badge:${clientIp(c)}`, [LIMITS.badge]);
   if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
 
-  const found = await readAgentScore(c.get("db"), sid, c.get("deps").now());
+  const found = await agentScore(c, sid).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === "not_found") return null;
+    throw err;
+  });
   // SIDs are 64 random bits, so a well-formed SID that is unknown now will not appear within the
   // 5 minutes its grey badge is cached: caching it too spares D1 repeated lookups of a bad link.
   const response = found
     ? render(format, { message: `${found.score.composite} · ${found.score.recommendation}`, color: COLOURS[found.score.recommendation] }, 200)
     : render(format, UNKNOWN, 404);
-  const body = await response.text();
-  c.executionCtx.waitUntil(cache.put(key, new Response(body, response)));
-  remember(key, body, response.status, response.headers, MAX_AGE * 1000);
-  return new Response(body, response);
+  return storeBadge((p) => c.executionCtx.waitUntil(p), key, response);
 }
 
 // The OpenAPI description. Routing uses its own Hono pattern below, because an OpenAPI path like
@@ -207,7 +118,7 @@ export function registerBadges(app: OpenAPIHono<AppEnv>) {
   // every route of the app. `[^/]+` keeps the parameter inside one path segment.
   app.get("/badge/:file{[^/]+\\.(?:svg|json)}", (c) => {
     const file = c.req.param("file");
-    const format: Format = file.endsWith(".svg") ? "svg" : "json";
+    const format: BadgeFormat = file.endsWith(".svg") ? "svg" : "json";
     return badge(c, file.slice(0, file.length - format.length - 1), format);
   });
 }

@@ -1,55 +1,30 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { getKey, insertKey, listKeys, revokeKey, rotateKey, type KeyRow } from "../db/keys";
-import { ApiError, errors } from "../domain/errors";
+import { getKey, insertKey, listKeys, revokeKey, rotateKey } from "../db/keys";
+import { errors } from "../domain/errors";
 import { newApiKey } from "../domain/identifiers";
-import type { AppEnv } from "../env";
-import { announceEpoch, authOf, requireKey, SCOPES, type Scope } from "../http/auth";
-import { bearer, errorResponses, json, jsonBody } from "./common";
+import { SCOPES } from "../domain/scopes";
+import { announceEpoch, authOf, requireKey } from "../http/auth";
+import type { AppEnv } from "../http/context";
+import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
+import { keys as view } from "../http/wire/keys";
+import { idParam, pageQuery } from "./fields";
+import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
-
-const keySchema = z
-  .object({
-    id: z.number(),
-    prefix: z.string(),
-    scopes: z.array(z.enum(SCOPES)),
-    status: z.enum(["active", "expiring", "expired", "revoked"]),
-    created_at: z.string(),
-    expires_at: z.string().nullable(),
-    revoked_at: z.string().nullable(),
-  })
-  .openapi("ApiKey");
-const issuedSchema = keySchema.extend({ api_key: z.string().openapi({ description: "Shown only this once" }) }).openapi("IssuedApiKey");
-
-function keyView(k: KeyRow, now: number) {
-  const status = k.revokedAt
-    ? ("revoked" as const)
-    : k.expiresAt
-      ? Date.parse(k.expiresAt) <= now
-        ? ("expired" as const)
-        : ("expiring" as const)
-      : ("active" as const);
-  return {
-    id: k.id,
-    prefix: k.prefix,
-    scopes: k.scopes.split(" ") as Scope[],
-    status,
-    created_at: k.createdAt,
-    expires_at: k.expiresAt,
-    revoked_at: k.revokedAt,
-  };
-}
 
 const rotate = createRoute({
   method: "post",
   path: "/keys/rotate",
   tags: ["Keys"],
   summary: "Issue a new key with the calling key's scopes; the calling key stays valid for 24 hours",
+  description:
+    "During its grace period the old key keeps only agents:read, agents:write, transactions:write and verify:write: " +
+    "it can no longer manage keys, agent signing keys, webhooks or disputes.",
   security: bearer,
-  middleware: [requireKey(null)],
+  middleware: [requireKey("keys:write")],
   responses: {
-    201: json(z.object({ key: issuedSchema, previous_key: keySchema }), "Rotated"),
-    ...errorResponses(401, 429),
+    201: json(z.object({ key: view.schemas.issued, previous_key: view.schemas.key }), "Rotated"),
+    ...errorResponses(401, 403, 429),
   },
 });
 
@@ -59,7 +34,7 @@ const create = createRoute({
   tags: ["Keys"],
   summary: "Create another key, with the same or narrower scopes than the calling key",
   security: bearer,
-  middleware: [requireKey(null)],
+  middleware: [requireKey("keys:write")],
   request: {
     body: jsonBody(
       z.object({
@@ -69,17 +44,21 @@ const create = createRoute({
       }),
     ),
   },
-  responses: { 201: json(z.object({ key: issuedSchema }), "Created"), ...errorResponses(400, 401, 403, 429) },
+  responses: { 201: json(z.object({ key: view.schemas.issued }), "Created"), ...errorResponses(400, 401, 403, 429) },
 });
 
 const list = createRoute({
   method: "get",
   path: "/keys",
   tags: ["Keys"],
-  summary: "The operator's keys, by prefix (never the keys themselves)",
+  summary: "The operator's keys, by prefix (never the keys themselves), oldest first (paginated)",
   security: bearer,
   middleware: [requireKey(null)],
-  responses: { 200: json(z.object({ keys: z.array(keySchema) }), "Keys"), ...errorResponses(401, 429) },
+  request: { query: z.object(pageQuery) },
+  responses: {
+    200: json(z.object({ keys: z.array(view.schemas.key), next_cursor: z.string().nullable() }), "Keys"),
+    ...errorResponses(400, 401, 429),
+  },
 });
 
 const revoke = createRoute({
@@ -88,13 +67,9 @@ const revoke = createRoute({
   tags: ["Keys"],
   summary: "Revoke one of the operator's keys at once (not its last lasting key)",
   security: bearer,
-  middleware: [requireKey(null)],
-  request: {
-    params: z.object({
-      id: z.coerce.number({ error: "id must be a number" }).int().positive("id must be a positive integer").openapi({ param: { name: "id", in: "path" } }),
-    }),
-  },
-  responses: { 200: json(z.object({ key: keySchema }), "Revoked"), ...errorResponses(400, 401, 404, 409, 429) },
+  middleware: [requireKey("keys:write")],
+  request: { params: idParam },
+  responses: { 200: json(z.object({ key: view.schemas.key }), "Revoked"), ...errorResponses(400, 401, 403, 404, 409, 429) },
 });
 
 export function registerKeys(app: OpenAPIHono<AppEnv>) {
@@ -110,7 +85,7 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
       new Date(now + ROTATION_GRACE_MS).toISOString(),
     );
     await announceEpoch(c, auth.operatorId, epoch);
-    return c.json({ key: { ...keyView(created, now), api_key: next.key }, previous_key: keyView(old, now) }, 201);
+    return c.json({ key: view.issued(created, now, next.key), previous_key: view.key(old, now) }, 201);
   });
 
   app.openapi(create, async (c) => {
@@ -121,13 +96,15 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     const now = c.get("deps").now();
     const next = await newApiKey();
     const created = await insertKey(c.get("db"), { operatorId: auth.operatorId, ...next, scopes, now: new Date(now).toISOString() });
-    return c.json({ key: { ...keyView(created, now), api_key: next.key } }, 201);
+    return c.json({ key: view.issued(created, now, next.key) }, 201);
   });
 
   app.openapi(list, async (c) => {
     const now = c.get("deps").now();
-    const keys = await listKeys(c.get("db"), authOf(c).operatorId);
-    return c.json({ keys: keys.map((k) => keyView(k, now)) }, 200);
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.number().int()) ?? 0;
+    const page = pageOf(await listKeys(c.get("db"), authOf(c).operatorId, after, limit + 1), limit, (k) => k.id);
+    return c.json({ keys: page.items.map((k) => view.key(k, now)), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(revoke, async (c) => {
@@ -137,11 +114,11 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     const { revoked, epoch } = await revokeKey(c.get("db"), auth.operatorId, id, new Date(now).toISOString());
     if (revoked) {
       await announceEpoch(c, auth.operatorId, epoch);
-      return c.json({ key: keyView(revoked, now) }, 200);
+      return c.json({ key: view.key(revoked, now) }, 200);
     }
     const found = await getKey(c.get("db"), auth.operatorId, id);
-    if (!found) throw errors.notFound("API key not found");
-    if (found.revokedAt) throw new ApiError("conflict", "API key is already revoked");
-    throw new ApiError("conflict", "Cannot revoke the operator's last valid API key; create or rotate a key first");
+    if (!found) throw errors.keyNotFound();
+    if (found.revokedAt) throw errors.keyAlreadyRevoked();
+    throw errors.lastKey();
   });
 }

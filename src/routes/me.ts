@@ -1,79 +1,54 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { listOperatorAgents, operatorScoreOf, scoreOfRow } from "../db/agents";
+import { readAgentRows, scoreOfRow, type AgentRow } from "../db/agents";
+import { listOperatorAgents } from "../db/directory";
 import { getOperator } from "../db/operators";
 import { errors } from "../domain/errors";
-import type { AppEnv } from "../env";
+import { operatorFacts } from "../http/agents";
 import { authOf, requireKey } from "../http/auth";
-import { bearer, errorResponses, json } from "./common";
-
-const meSchema = z
-  .object({
-    operator: z.object({
-      id: z.number(),
-      name: z.string(),
-      email: z.string(),
-      operator_score: z.number(),
-      verified: z.boolean(),
-      api_key_prefix: z.string(),
-      created_at: z.string(),
-    }),
-    agents: z.array(
-      z.object({
-        sid: z.string(),
-        name: z.string(),
-        description: z.string().nullable(),
-        composite_score: z.number(),
-        confidence: z.enum(["low", "medium", "high"]),
-        recommendation: z.enum(["clear", "review", "caution"]),
-        status: z.string(),
-        created_at: z.string(),
-      }),
-    ),
-  })
-  .openapi("Me");
+import type { AppEnv } from "../http/context";
+import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
+import { formA, meSchema } from "../http/wire/form-a";
+import { pageQuery } from "./fields";
+import { bearer, errorResponses, json } from "./openapi";
 
 const me = createRoute({
   method: "get",
   path: "/me",
   tags: ["Operators"],
-  summary: "The calling operator's profile and agents",
+  summary: "The calling operator's profile and its agents, oldest first (paginated)",
   security: bearer,
   middleware: [requireKey(null)],
-  responses: { 200: json(meSchema, "Profile"), ...errorResponses(401, 429) },
+  request: { query: z.object(pageQuery) },
+  responses: { 200: json(meSchema, "Profile"), ...errorResponses(400, 401, 429) },
 });
 
 export function registerMe(app: OpenAPIHono<AppEnv>) {
   app.openapi(me, async (c) => {
     const auth = authOf(c);
     const now = c.get("deps").now();
-    const [operator, agents] = await Promise.all([getOperator(c.get("db"), auth.operatorId), listOperatorAgents(c.get("db"), auth.operatorId)]);
-    if (!operator) throw errors.unknownKey();
-    return c.json(
-      {
-        operator: {
-          id: operator.id,
-          name: operator.name,
-          email: operator.email,
-          operator_score: operatorScoreOf(operator),
-          verified: operator.verified,
-          api_key_prefix: auth.keyPrefix,
-          created_at: operator.createdAt,
-        },
-        agents: agents.map((a) => {
-          const s = scoreOfRow(a, now);
-          return {
-            sid: a.sid,
-            name: a.name,
-            description: a.description,
-            composite_score: s.composite,
-            confidence: s.confidence,
-            recommendation: s.recommendation,
-            status: a.status,
-            created_at: a.createdAt,
-          };
-        }),
-      },
-      200,
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.number().int()) ?? 0;
+    // The page comes from the control database's directory; the agents' rows from their shards.
+    const [operator, facts, entries] = await Promise.all([
+      getOperator(c.get("db"), auth.operatorId),
+      operatorFacts(c, auth.operatorId),
+      listOperatorAgents(c.get("db"), auth.operatorId, after, limit + 1),
+    ]);
+    if (!operator || !facts) throw errors.unknownKey();
+    const page = pageOf(entries, limit, (e) => e.num);
+    const byShard = new Map<number, typeof page.items>();
+    for (const e of page.items) byShard.set(e.shard, [...(byShard.get(e.shard) ?? []), e]);
+    const rows = new Map<string, AgentRow>();
+    await Promise.all(
+      [...byShard].map(async ([shard, items]) => {
+        for (const row of await readAgentRows(c.get("sessions").shard(shard), items.map((e) => e.sid))) rows.set(row.sid, row);
+      }),
     );
+    const agents = page.items.flatMap((e) => {
+      const row = rows.get(e.sid);
+      return row ? [{ ...row, score: scoreOfRow(row, now, facts.score) }] : [];
+    });
+    const profile = { ...operator, score: facts.score, keyPrefix: auth.keyPrefix };
+    return c.json(formA.me(profile, agents, page.nextCursor), 200);
   });
 }

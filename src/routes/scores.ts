@@ -1,13 +1,13 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { readAgentReport, readAgentScore } from "../db/agents";
-import { errors } from "../domain/errors";
-import type { AppEnv } from "../env";
+import { agentReport, agentScore } from "../http/agents";
+import type { AppEnv } from "../http/context";
 import { requireKey } from "../http/auth";
 import { publicLimit } from "../http/rate-limit";
 import { wire } from "../http/wire";
 import { schemas as a } from "../http/wire/form-a";
 import { schemas as b } from "../http/wire/form-b";
-import { apiVersionHeader, bearer, errorResponses, json, sidParam } from "./common";
+import { sidParam } from "./fields";
+import { apiVersionHeader, bearer, errorResponses, json } from "./openapi";
 
 const score = createRoute({
   method: "get",
@@ -41,22 +41,20 @@ const report = createRoute({
   responses: { 200: json(z.union([a.report, b.report]), "Report (Form A or B)"), ...errorResponses(400, 401, 403, 404, 429) },
 });
 
+const PUBLIC_CACHE = "public, max-age=60";
+
 export function registerScores(app: OpenAPIHono<AppEnv>) {
   app.openapi(score, async (c) => {
-    const found = await readAgentScore(c.get("db"), c.req.valid("param").sid, c.get("deps").now());
-    if (!found) throw errors.agentNotFound();
-    return c.json(wire(c).score(found), 200);
+    return c.json(wire(c).score(await agentScore(c, c.req.valid("param").sid)), 200);
   });
 
   app.openapi(publicScore, async (c) => {
-    const found = await readAgentScore(c.get("db"), c.req.valid("param").sid, c.get("deps").now());
-    if (!found) throw errors.agentNotFound();
-    return c.json(wire(c).publicScore(found), 200);
+    const found = await agentScore(c, c.req.valid("param").sid);
+    // Made for web pages: a browser or CDN may keep it a minute; the form depends on API-Version.
+    return c.json(wire(c).publicScore(found), 200, { "Cache-Control": PUBLIC_CACHE, Vary: "API-Version" });
   });
 
   app.openapi(report, async (c) => {
-    const found = await readAgentReport(c.get("db"), c.req.valid("param").sid, c.get("deps").now());
-    if (!found) throw errors.agentNotFound();
-    return c.json(wire(c).report(found), 200);
+    return c.json(wire(c).report(await agentReport(c, c.req.valid("param").sid)), 200);
   });
 }

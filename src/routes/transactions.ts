@@ -1,14 +1,19 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SID_PATTERN } from "../domain/identifiers";
-import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/scoring";
-import type { TransactionRecorded } from "../domain/views";
-import type { AppEnv } from "../env";
+import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/model";
+import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
-import { idempotencyOf, recorded } from "../http/idempotency";
-import { MISSING } from "../http/request";
-import { noteBookmark } from "../http/session";
-import { formA, transactionSchema } from "../http/wire/form-a";
-import { bearer, errorResponses, json, jsonBody, jsonObject, requiredString, scorerRefusal } from "./common";
+import { idempotent } from "../http/idempotency";
+import { settle } from "../http/agent-result";
+import { locate, ownedAgent, scorerOf } from "../http/agents";
+import { listTransactions } from "../db/agents";
+import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
+import { MISSING } from "../http/validation";
+import { wire } from "../http/wire";
+import { formA, transactionListSchema, transactionSchema } from "../http/wire/form-a";
+import { transactionSchemaB } from "../http/wire/form-b";
+import { jsonObject, pageQuery, requiredString, sidParam } from "./fields";
+import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
 const isAbsent = (input: unknown) => input === undefined || input === null;
 
@@ -46,38 +51,53 @@ const report = createRoute({
     headers: z.object({ "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" } }) }),
     body: jsonBody(transactionBody),
   },
-  responses: { 201: json(transactionSchema, "Recorded"), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
+  responses: { 201: json(z.union([transactionSchema, transactionSchemaB]), "Recorded (Form B: dimensions on 0.0-1.0)"), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
+});
+
+const list = createRoute({
+  method: "get",
+  path: "/agents/{sid}/transactions",
+  tags: ["Transactions"],
+  summary: "The agent's reports, newest first (owner; paginated): outcome, evidence and status, never the reporter",
+  security: bearer,
+  middleware: [requireKey("agents:read")],
+  request: { params: sidParam, query: z.object(pageQuery) },
+  responses: { 200: json(transactionListSchema, "Reports"), ...errorResponses(400, 401, 403, 404, 429) },
 });
 
 export function registerTransactions(app: OpenAPIHono<AppEnv>) {
+  app.openapi(list, async (c) => {
+    const { sid } = c.req.valid("param");
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const { ref } = await ownedAgent(c, sid, authOf(c).operatorId);
+    const before = readCursor(cursor, z.number().int().positive());
+    const rows = await listTransactions(c.get("sessions").shard(ref.shard), sid, before, limit + 1);
+    const page = pageOf(rows, limit, (t) => t.id);
+    return c.json(formA.transactions(page.items, page.nextCursor), 200);
+  });
+
   app.openapi(report, async (c) => {
     const body = c.req.valid("json");
     const auth = authOf(c);
-    const idempotency = await idempotencyOf(c, body);
-    const replay = await recorded<TransactionRecorded>(c, auth.operatorId, idempotency);
-    if (replay) return c.json(formA.transaction(replay.result), 201);
-
     const signals: Partial<Record<SignalDimension, number>> = {};
     for (const d of SIGNAL_DIMENSIONS) {
       const value = body[`${d}Signal`];
       if (value !== null && value !== undefined) signals[d] = value;
     }
-    const out = await c.env.AGENT_SCORER.getByName(body.sid).reportTransaction(body.sid, {
-      callerId: auth.operatorId,
-      reporterVerified: auth.verified,
-      now: c.get("deps").now(),
-      idempotency,
-      transactionType: body.transactionType,
-      outcome: body.outcome,
-      signals,
-      metadata: body.metadata ?? null,
-    });
-    if (out.ok) {
-      noteBookmark(c, out.bookmark);
-      return c.json(formA.transaction(out.result), 201);
-    }
-    const raced = out.refusal === "idempotency_conflict" && (await recorded<TransactionRecorded>(c, auth.operatorId, idempotency, "primary"));
-    if (raced) return c.json(formA.transaction(raced.result), 201);
-    throw scorerRefusal(out.refusal);
+    const ref = await locate(c, body.sid);
+    const out = await idempotent(c, body, (idempotency) =>
+      scorerOf(c, ref).reportTransaction(ref, {
+        reporter: auth.operatorId,
+        verified: auth.verified,
+        at: c.get("deps").now(),
+        idempotency,
+        transactionType: body.transactionType,
+        outcome: body.outcome,
+        signals,
+        metadata: body.metadata ?? null,
+        penalty: 1,
+      }),
+    );
+    return c.json(wire(c).transaction(settle(c, body.sid, out)), 201);
   });
 }

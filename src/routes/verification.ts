@@ -1,17 +1,17 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { insertChallenge, invalidateChallenge } from "../db/challenges";
-import { ApiError, errors } from "../domain/errors";
+import { errors } from "../domain/errors";
 import { newToken, sha256Hex, SID_PATTERN, TOKEN_PATTERN } from "../domain/identifiers";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
-import { noteBookmark } from "../http/session";
-import { consume, LIMITS } from "../http/rate-limit";
+import { settle } from "../http/agent-result";
+import { consume } from "../http/rate-limit";
+import { LIMITS } from "../domain/limits";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverChallenge } from "../net/delivery";
-import { ownedAgent } from "./agents";
-import { bearer, errorResponses, json, jsonBody, sidParam } from "./common";
-import { scorerRefusal } from "./common";
+import { locate, ownedAgent, scorerOf } from "../http/agents";
+import { sidParam } from "./fields";
+import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
 export const CHALLENGE_TTL_SECONDS = 600;
 export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Verified"] as const;
@@ -24,10 +24,10 @@ export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Ve
 const countAttempt: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sid = c.req.param("sid") ?? "";
   if (!SID_PATTERN.test(sid)) throw errors.invalidSid();
-  await ownedAgent(c, sid);
+  await ownedAgent(c, sid, authOf(c).operatorId);
   const decision = await consume(c, `verify:${sid}`, [LIMITS.verify]);
   if (!decision.allowed) {
-    throw new ApiError("rate_limited", "Too many verification attempts", { "Retry-After": String(decision.retryAfter) });
+    throw errors.tooManyVerifications(decision.retryAfter);
   }
   await next();
 };
@@ -83,20 +83,22 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
   app.openapi(verify, async (c) => {
     const { sid } = c.req.valid("param");
     const deps = c.get("deps");
-    if (!deps.resolve) throw new ApiError("internal_error", "No resolver configured");
+    if (!deps.resolve) throw errors.resolverUnavailable();
     const check = await checkCallbackUrl(c.req.valid("json").callbackUrl, deps.resolve);
     if (!check.ok) throw errors.invalid(check.message);
 
     const token = newToken();
     const tokenHash = await sha256Hex(token);
     const now = deps.now();
-    // Stored before delivery, so a receiver that confirms at once finds its token.
-    await insertChallenge(c.get("db"), { sid, tokenHash, now, ttlSeconds: CHALLENGE_TTL_SECONDS });
+    const ref = await locate(c, sid);
+    const scorer = scorerOf(c, ref);
+    // Kept by the agent's object before delivery, so a receiver that confirms at once finds its token.
+    settle(c, sid, await scorer.addChallenge(ref, { tokenHash, expiresAt: now + CHALLENGE_TTL_SECONDS * 1000 }));
     const delivered = await deliverChallenge(check.url, { challenge_token: token, sid }, deps.fetchCallback);
     if (!delivered) {
       // The token may have reached someone before the failure: it must not stay usable.
-      await invalidateChallenge(c.get("db"), tokenHash, now);
-      throw new ApiError("callback_failed", "Callback delivery failed");
+      await scorer.voidChallenge(ref, tokenHash);
+      throw errors.callbackFailed();
     }
     return c.json({ message: "Challenge token sent to callbackUrl. Confirm it within 10 minutes.", expires_in: CHALLENGE_TTL_SECONDS }, 202);
   });
@@ -106,12 +108,8 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const token = c.req.valid("json").challenge_token;
     // A token that cannot be one is refused like a wrong one, after the owner check.
     const tokenHash = await sha256Hex(TOKEN_PATTERN.test(token) ? token : "");
-    const out = await c.env.AGENT_SCORER.getByName(sid).confirmIdentity(sid, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() });
-    if (!out.ok) {
-      if (out.refusal === "invalid_challenge") throw errors.invalid("Invalid or expired challenge token");
-      throw scorerRefusal(out.refusal);
-    }
-    noteBookmark(c, out.bookmark);
+    const ref = await locate(c, sid);
+    settle(c, sid, await scorerOf(c, ref).confirmIdentity(ref, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() }));
     return c.json({ message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] }, 200);
   });
 }

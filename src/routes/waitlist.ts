@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { db } from "../db/client";
-import { waitlist } from "../db/schema";
-import type { AppEnv } from "../env";
+import { waitlist } from "../db/control-schema";
+import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
 import { emailField } from "./applications";
-import { errorResponses, json, jsonBody } from "./common";
+import { errorResponses, json, jsonBody } from "./openapi";
 
 export const ROLES = ["operator", "platform", "developer", "other"] as const;
 

@@ -60,6 +60,12 @@ describe("createDohResolver", () => {
     ["AAAA record with IPv4 data", { "x.example.com": { AAAA: [AAAA("93.184.216.34")] } }],
     ["AAAA record with a zone id", { "x.example.com": { AAAA: [AAAA("fe80::1%eth0")] } }],
     ["A record with non-string data", { "x.example.com": { body: '{"Status":0,"Answer":[{"type":1,"data":1572395042}]}' } }],
+    // Records it cannot read fail the resolution instead of being skipped.
+    ["a record with a string type", { "x.example.com": { body: '{"Status":0,"Answer":[{"type":"A","data":"10.0.0.1"},{"type":1,"data":"93.184.216.34"}]}' } }],
+    ["a record without data", { "x.example.com": { body: '{"Status":0,"Answer":[{"type":1},{"type":1,"data":"93.184.216.34"}]}' } }],
+    ["a record that is not an object", { "x.example.com": { body: '{"Status":0,"Answer":["10.0.0.1",{"type":1,"data":"93.184.216.34"}]}' } }],
+    ["a null record", { "x.example.com": { body: '{"Status":0,"Answer":[null,{"type":1,"data":"93.184.216.34"}]}' } }],
+    ["a record of an unexpected type", { "x.example.com": { body: '{"Status":0,"Answer":[{"type":16,"data":"v=spf1"},{"type":1,"data":"93.184.216.34"}]}' } }],
   ];
   it.each(failures)("throws on %s", async (_, zone) => {
     const doh = fakeDoh(zone);

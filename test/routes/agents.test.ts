@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent } from "../helpers";
+import { reportQueries, ROW_READ } from "../../src/db/agents";
+import { BY_SID, operatorAgentsQuery } from "../../src/db/directory";
+import { keyQuery } from "../../src/db/operators";
+import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, shardOf } from "../helpers";
 
-const SID_ERROR = { error: "Invalid SID format. Expected: SID-0x[16 hex chars]" };
+const SID_ERROR = { error: "Invalid SID format. Expected: SID-0x[16 hex chars]", request_id: expect.any(String) };
 
 describe("POST /register", () => {
   it("registers with 201 and the Form A fields; the service picks the sid", async () => {
@@ -38,7 +41,7 @@ describe("POST /register", () => {
     for (const [body, error] of cases) {
       const res = await call("/register", { headers: bearer(key), body });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error });
+      expect(await res.json()).toEqual({ error, request_id: expect.any(String) });
     }
   });
 
@@ -57,7 +60,7 @@ describe("POST /register", () => {
       const res = await call("/register", { headers: bearer(key), body: { name: "A", ...agentConfig, ...overrides } });
       expect(res.status, JSON.stringify(overrides).slice(0, 60)).toBe(400);
     }
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE operator_id = ?").bind(id).first<{ n: number }>();
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM agent_directory WHERE operator_id = ?").bind(id).first<{ n: number }>();
     expect(count?.n).toBe(0);
   });
 
@@ -105,7 +108,7 @@ describe("GET /score/{sid}", () => {
     }
     const res = await call("/score/SID-0x0123456789abcdef", { headers: bearer(key) });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "Agent not found" });
+    expect(await res.json()).toEqual({ error: "Agent not found", request_id: expect.any(String) });
   });
 });
 
@@ -148,7 +151,7 @@ describe("self-registration and claim", () => {
     const { key } = await createOperator({ name: "Claimer" });
     const before = await call(`/agents/${body.sid}/config`, { headers: bearer(key), body: agentConfig });
     expect(before.status).toBe(403);
-    expect(await before.json()).toEqual({ error: "Forbidden: you do not own this agent" });
+    expect(await before.json()).toEqual({ error: "Forbidden: you do not own this agent", request_id: expect.any(String) });
 
     const wrong = await call(`/agents/${body.sid}/claim`, { headers: bearer(key), body: { claim_token: "0".repeat(64) } });
     expect(wrong.status).toBe(400);
@@ -242,49 +245,50 @@ describe("GET /report/{sid}", () => {
 });
 
 describe("reads are indexed and bounded", () => {
-  const plan = async (query: string, ...args: unknown[]) => {
-    const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query}`).bind(...args).all<{ detail: string }>();
+  /** SQLite's plan for a query the service really runs (its own SQL text and parameters). */
+  const plan = async (d1: D1Database, query: { sql: string; params: unknown[] }) => {
+    const rows = await d1.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).bind(...query.params).all<{ detail: string }>();
     return rows.results.map((r) => r.detail).join(" | ");
   };
+  const sid = "SID-0x0123456789abcdef";
 
-  it("score, report and /me read by index, and history reads are bounded by LIMIT", async () => {
-    const sid = "SID-0x0123456789abcdef";
-    expect(await plan("SELECT * FROM agents LEFT JOIN operators ON operators.id = agents.operator_id WHERE agents.sid = ?", sid)).toMatch(
-      /SEARCH agents USING INDEX sqlite_autoindex_agents_1 \(sid=\?\).*SEARCH operators USING INTEGER PRIMARY KEY/,
-    );
-    expect(await plan("SELECT * FROM score_events WHERE sid = ? ORDER BY id DESC LIMIT 50", sid)).toMatch(
-      /SEARCH score_events USING INDEX score_events_sid \(sid=\?\)/,
-    );
-    expect(await plan("SELECT * FROM score_events WHERE sid = ? ORDER BY id DESC LIMIT 50", sid)).not.toMatch(/TEMP B-TREE/);
-    expect(await plan("SELECT * FROM config_history WHERE sid = ? ORDER BY id DESC LIMIT 20", sid)).toMatch(
-      /SEARCH config_history USING INDEX config_history_sid \(sid=\?\)/,
-    );
-    expect(await plan("SELECT * FROM config_history WHERE sid = ? ORDER BY id DESC LIMIT 20", sid)).not.toMatch(/TEMP B-TREE/);
-    expect(await plan("SELECT * FROM agents WHERE operator_id = ? ORDER BY created_at", 1)).toMatch(
-      /SEARCH agents USING INDEX agents_operator \(operator_id=\?\)/,
-    );
-    expect(await plan("SELECT * FROM api_keys WHERE key_hash = ?", "x")).toMatch(/SEARCH api_keys USING INDEX api_keys_hash/);
+  it("score, report, history and /me read by index, and history reads are bounded by LIMIT", async () => {
+    const shard = env.SHARD_0;
+    expect(await plan(shard, { sql: ROW_READ, params: [sid] })).toMatch(/SEARCH agents USING INDEX sqlite_autoindex_agents_1 \(sid=\?\)/);
+    const [agent, events, configs] = reportQueries(shard, sid).map((q) => q.toSQL());
+    expect(await plan(shard, agent)).toMatch(/SEARCH agents USING INDEX sqlite_autoindex_agents_1 \(sid=\?\)/);
+    expect(await plan(shard, events)).toMatch(/SEARCH score_events USING INDEX score_events_sid \(sid=\?\)/);
+    expect(await plan(shard, events)).toMatch(/SEARCH transactions USING INTEGER PRIMARY KEY/);
+    expect(await plan(shard, events)).not.toMatch(/TEMP B-TREE/);
+    expect(await plan(shard, configs)).toMatch(/SEARCH config_history USING INDEX config_history_sid \(sid=\?\)/);
+    expect(await plan(shard, configs)).not.toMatch(/TEMP B-TREE/);
+    expect(await plan(env.DB, { sql: BY_SID, params: [sid] })).toMatch(/SEARCH agent_directory USING INDEX agent_directory_sid \(sid=\?\)/);
+    const page = operatorAgentsQuery(env.DB, 1, 0, 51).toSQL();
+    expect(await plan(env.DB, page)).toMatch(/SEARCH agent_directory USING (COVERING )?INDEX agent_directory_operator \(operator_id=\? AND num>\?\)/);
+    expect(await plan(env.DB, page)).not.toMatch(/TEMP B-TREE/);
+    expect(await plan(env.DB, keyQuery(env.DB, "x").toSQL())).toMatch(/SEARCH api_keys USING INDEX api_keys_hash/);
   });
 
   it("the report returns at most 50 events and 20 configurations, newest first, whatever the history size", async () => {
     const { key } = await createOperator();
     const { sid } = await registerAgent(key);
+    const shard = await shardOf(sid);
     const inserts = [];
     for (let i = 0; i < 80; i++) {
       inserts.push(
-        env.DB.prepare(
+        shard.prepare(
           "INSERT INTO score_events (sid, event_type, composite, reliability, quality, financial, security, stability, created_at) VALUES (?, 'transaction:success', ?, 500, 500, 500, 500, 500, ?)",
         ).bind(sid, 400 + i, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()),
       );
     }
     for (let i = 0; i < 30; i++) {
       inserts.push(
-        env.DB.prepare(
+        shard.prepare(
           "INSERT INTO config_history (sid, fingerprint, model_provider, model_name, change_type, created_at) VALUES (?, ?, 'p', ?, 'model_swap', ?)",
         ).bind(sid, `f${i}`, `m${i}`, new Date(Date.UTC(2026, 0, 2, 0, i)).toISOString()),
       );
     }
-    await env.DB.batch(inserts);
+    await shard.batch(inserts);
     const report = (await (await call(`/report/${sid}`, { headers: bearer(key) })).json()) as {
       score_history: { composite: number }[];
       config_history: { model_name: string }[];

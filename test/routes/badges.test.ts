@@ -1,13 +1,12 @@
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newSid } from "../../src/domain/identifiers";
 import { createApp } from "../../src/app";
-import { initialEvidence } from "../../src/domain/scoring";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../src/env";
-import { badgeFromCache, purgeBadge } from "../../src/routes/badges";
-import { call, createOperator, freshIp, registerAgent } from "../helpers";
+import type { AppEnv } from "../../src/http/context";
+import { badgeFromCache, purgeBadge } from "../../src/http/badge-cache";
+import { call, createOperator, freshIp, registerAgent, testApp, shardOf, T_CALL } from "../helpers";
 
 const CACHE_CONTROL = "public, max-age=300, s-maxage=300";
 
@@ -76,10 +75,11 @@ describe("GET /badge/{sid}.svg", () => {
     await cached(sid, "json");
     expect(await counted(ip)).toBe(2);
 
-    // Change the score behind the cache's back: very poor stability gives `caution`.
-    const evidence = initialEvidence(Date.now());
-    evidence.dims.stability = { alpha: 3, beta: 200 };
-    await env.DB.prepare("UPDATE agents SET evidence = ? WHERE sid = ?").bind(JSON.stringify(evidence), sid).run();
+    // Change the score behind the cache's back: two reporters with very poor stability give `caution`.
+    const pair = { a: 0, b: 0 };
+    const negative = (b: number) => ({ dims: { reliability: pair, quality: pair, financial: pair, security: pair, stability: { a: 0, b } }, lastAt: T_CALL });
+    const evidence = { at: T_CALL, reporters: { "1": negative(10), "2": negative(10) }, lastConfigChangeAt: null };
+    await (await shardOf(sid)).prepare("UPDATE agents SET evidence = ? WHERE sid = ?").bind(JSON.stringify(evidence), sid).run();
 
     // The host name the client used does not matter: the cache key is synthetic.
     const again = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": ip, host: "other.example" } });
@@ -133,9 +133,8 @@ describe("GET /badge/{sid}.svg", () => {
 
   it("limits uncached requests to 120 per minute per IP", async () => {
     // A fixed clock: with the real one, the 121 requests could straddle a minute boundary.
-    const app = createApp({ now: () => Date.parse("2026-11-21T10:00:10Z") });
-    const get = (ip: string) =>
-      app.fetch(new Request(`http://trust.test/badge/${newSid()}.svg`, { headers: { "cf-connecting-ip": ip } }), env, createExecutionContext());
+    const h = testApp({ now: Date.parse("2026-11-21T10:00:10Z") });
+    const get = (ip: string) => h.request(`/badge/${newSid()}.svg`, { headers: { "cf-connecting-ip": ip } });
     const ip = freshIp();
     for (let i = 0; i < 120; i++) expect((await get(ip)).status).toBe(404);
     const refused = await get(ip);

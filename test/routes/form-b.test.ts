@@ -1,8 +1,6 @@
-import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
-import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 
 const B = { "api-version": "B" };
 
@@ -12,7 +10,7 @@ describe("API-Version", () => {
     expect((await call("/me", { headers: bearer(key, { "api-version": "A" }) })).status).toBe(200);
     const bad = await call("/me", { headers: bearer(key, { "api-version": "2" }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: "Invalid API-Version header. Expected: A or B" });
+    expect(await bad.json()).toEqual({ error: "Invalid API-Version header. Expected: A or B", request_id: expect.any(String) });
   });
 });
 
@@ -34,7 +32,7 @@ describe("Form B registration", () => {
     const { key } = await createOperator();
     const res = await call("/register", { headers: bearer(key, B), body: { model: "x" } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: "invalid_request", message: "Missing required fields: name" } });
+    expect(await res.json()).toEqual({ error: { code: "invalid_request", message: "Missing required fields: name" }, request_id: expect.any(String) });
   });
 });
 
@@ -145,25 +143,17 @@ describe("POST /waitlist", () => {
   it("validates email and role in both forms", async () => {
     const missing = await call("/waitlist", { body: {}, headers: { "cf-connecting-ip": freshIp() } });
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toEqual({ error: "Invalid email format" });
+    expect(await missing.json()).toEqual({ error: "Invalid email format", request_id: expect.any(String) });
     const role = await call("/waitlist", { body: { email: "r@example.com", role: "ceo" }, headers: { ...B, "cf-connecting-ip": freshIp() } });
     expect(role.status).toBe(400);
-    expect(await role.json()).toEqual({ error: { code: "invalid_request", message: "role must be one of: operator, platform, developer, other" } });
+    expect(await role.json()).toEqual({ error: { code: "invalid_request", message: "role must be one of: operator, platform, developer, other" }, request_id: expect.any(String) });
   });
 
   it("allows 5 per minute per IP", async () => {
     // A fixed clock, so the six requests cannot straddle a minute boundary.
-    const app = createApp({ now: () => Date.parse("2026-11-21T10:00:10Z") });
+    const h = testApp({ now: Date.parse("2026-11-21T10:00:10Z") });
     const join = (ip: string, email: string, headers: Record<string, string> = {}) =>
-      app.fetch(
-        new Request("http://trust.test/waitlist", {
-          method: "POST",
-          headers: { "content-type": "application/json", "cf-connecting-ip": ip, ...headers },
-          body: JSON.stringify({ email }),
-        }),
-        env,
-        createExecutionContext(),
-      );
+      h.request("/waitlist", { headers: { "cf-connecting-ip": ip, ...headers }, body: { email } });
     const ip = freshIp();
     for (let i = 0; i < 5; i++) expect((await join(ip, `w${i}@example.com`)).status).toBe(201);
     const sixth = await join(ip, "w6@example.com", B);

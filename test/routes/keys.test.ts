@@ -1,25 +1,17 @@
-import { createExecutionContext } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
-import { ADMIN, agentConfig, bearer, call, createOperator } from "../helpers";
+import { SCOPES } from "../../src/domain/scopes";
+import { ADMIN, agentConfig, bearer, call, createOperator, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:00:30Z");
 
+/** The shared test app at T0, with the operator key as Bearer. */
 function clocked() {
-  const clock = { now: T0 };
-  const app = createApp({ now: () => clock.now });
+  const h = testApp({ now: T0 });
   const request = (path: string, key: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
-    app.fetch(
-      new Request(`http://trust.test${path}`, {
-        method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-        headers: { "content-type": "application/json", ...bearer(key), ...init.headers },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      }),
-      env,
-      createExecutionContext(),
-    );
-  return { clock, request };
+    h.request(path, { ...init, headers: { ...bearer(key), ...init.headers } });
+  return { clock: h.clock, request };
 }
 
 type Issued = { key: { id: number; api_key: string; prefix: string; scopes: string[]; status: string; expires_at: string | null } };
@@ -33,7 +25,7 @@ describe("key rotation", () => {
     const body = (await res.json()) as Issued & { previous_key: { status: string; expires_at: string } };
     const newKey = body.key.api_key;
     expect(newKey).toMatch(/^sk_svc_[0-9a-f]{64}$/);
-    expect(body.key.scopes).toEqual(["agents:read", "agents:write", "transactions:write", "verify:write"]);
+    expect(body.key.scopes).toEqual([...SCOPES]);
     expect(body.previous_key).toMatchObject({ status: "expiring", expires_at: new Date(T0 + 86_400_000).toISOString() });
 
     h.clock.now = T0 + 86_400_000 - 1;
@@ -43,20 +35,22 @@ describe("key rotation", () => {
     h.clock.now = T0 + 86_400_000;
     const a = await h.request("/me", oldKey);
     expect(a.status).toBe(401);
-    expect(await a.json()).toEqual({ error: "Invalid API key" });
+    expect(await a.json()).toEqual({ error: "Invalid API key", request_id: expect.any(String) });
     const b = await h.request("/me", oldKey, { headers: { "api-version": "B" } });
     expect(b.status).toBe(401);
     expect(((await b.json()) as { error: { code: string } }).error.code).toBe("revoked_api_key");
     expect((await h.request("/me", newKey)).status).toBe(200);
   });
 
-  it("rotating twice never extends the first key's grace", async () => {
+  it("a key in its grace cannot rotate again, so its grace is never extended", async () => {
     const h = clocked();
     const { key } = await createOperator();
-    await h.request("/keys/rotate", key, { method: "POST" });
+    const first = (await (await h.request("/keys/rotate", key, { method: "POST" })).json()) as Issued;
     h.clock.now = T0 + 3_600_000;
-    const again = (await (await h.request("/keys/rotate", key, { method: "POST" })).json()) as { previous_key: { expires_at: string } };
-    expect(again.previous_key.expires_at).toBe(new Date(T0 + 86_400_000).toISOString());
+    const again = await h.request("/keys/rotate", key, { method: "POST" });
+    expect(again.status).toBe(403);
+    const listed = (await (await h.request("/keys", first.key.api_key)).json()) as { keys: { prefix: string; expires_at: string | null }[] };
+    expect(listed.keys.find((k) => k.prefix === key.slice(7, 15))?.expires_at).toBe(new Date(T0 + 86_400_000).toISOString());
   });
 });
 
@@ -69,7 +63,7 @@ describe("scopes and revocation", () => {
 
     const register = await call("/register", { headers: bearer(rk), body: { name: "x", ...agentConfig } });
     expect(register.status).toBe(403);
-    expect(await register.json()).toEqual({ error: "Forbidden: this API key lacks the agents:write scope" });
+    expect(await register.json()).toEqual({ error: "Forbidden: this API key lacks the agents:write scope", request_id: expect.any(String) });
     const tx = await call("/transactions", { headers: bearer(rk, { "api-version": "B" }), body: {} });
     expect(tx.status).toBe(403);
     expect(((await tx.json()) as { error: { code: string } }).error.code).toBe("insufficient_scope");
@@ -93,7 +87,7 @@ describe("scopes and revocation", () => {
     expect(((await revoked.json()) as { key: { status: string } }).key.status).toBe("revoked");
     const after = await call("/me", { headers: bearer(rk) });
     expect(after.status).toBe(401);
-    expect(await after.json()).toEqual({ error: "Invalid API key" });
+    expect(await after.json()).toEqual({ error: "Invalid API key", request_id: expect.any(String) });
   });
 
   it("refuses to revoke the operator's last valid key, and another operator's key", async () => {
@@ -127,7 +121,7 @@ describe("tier limits", () => {
     for (const r of limited) {
       expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
       expect(Number(r.headers.get("retry-after"))).toBe(reset - Math.floor(T0 / 1000));
-      expect(await r.json()).toEqual({ error: "Too many requests. Please try again later." });
+      expect(await r.json()).toEqual({ error: "Too many requests. Please try again later.", request_id: expect.any(String) });
     }
     h.clock.now = T0 + 60_000;
     expect((await h.request("/me", key)).status).toBe(200);
@@ -147,7 +141,41 @@ describe("tier limits", () => {
     const write = await h.request("/register", key, { body: { name: "late", ...agentConfig } });
     expect(write.status).toBe(429);
     expect(write.headers.get("x-ratelimit-remaining")).toBe("0");
-    const agents = await env.DB.prepare("SELECT count(*) AS n FROM agents WHERE operator_id = ?").bind(id).first<{ n: number }>();
+    const agents = await env.DB.prepare("SELECT count(*) AS n FROM agent_directory WHERE operator_id = ?").bind(id).first<{ n: number }>();
     expect(agents?.n).toBe(0);
+  });
+});
+
+describe("tier limit leases", () => {
+  it("never serve more than the limit, and remaining only counts down", async () => {
+    const h = clocked();
+    const { key, id } = await createOperator();
+    await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: 300 } });
+    const served: number[] = [];
+    let refused = 0;
+    for (let i = 0; i < 340; i++) {
+      const res = await h.request("/me", key);
+      if (res.status === 200) served.push(Number(res.headers.get("x-ratelimit-remaining")));
+      else if (res.status === 429) refused++;
+    }
+    expect(served.length).toBeLessThanOrEqual(300);
+    expect(served.length + refused).toBe(340);
+    // Conservative at most by the units of leases that ended unused.
+    expect(served.length).toBeGreaterThan(250);
+    for (let i = 1; i < served.length; i++) expect(served[i]).toBeLessThan(served[i - 1]);
+    const counted = await runInDurableObject(env.RATE_LIMITER.getByName(`operator:${id}`), (limiter) =>
+      (limiter as unknown as { ctx: DurableObjectState }).ctx.storage.kv.get<{ count: number }>("w60"),
+    );
+    expect(counted?.count).toBe(300);
+  });
+
+  it("a revocation takes effect at once in the isolate that holds a lease", async () => {
+    const h = clocked();
+    const { key, id } = await createOperator();
+    await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: 10_000, rate_limit_per_day: 100_000 } });
+    const second = ((await (await h.request("/keys", key, { body: { scopes: ["agents:read"] } })).json()) as Issued).key;
+    for (let i = 0; i < 5; i++) expect((await h.request("/me", second.api_key)).status).toBe(200);
+    expect((await h.request(`/keys/${second.id}`, key, { method: "DELETE" })).status).toBe(200);
+    expect((await h.request("/me", second.api_key)).status).toBe(401);
   });
 });

@@ -1,19 +1,15 @@
-import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
-import type { Deps } from "../../src/env";
-import { bearer, call, createOperator, freshIp, registerAgent } from "../helpers";
+import type { Deps } from "../../src/http/context";
+import { bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T12:00:00Z");
 
 /** The app with a controlled clock, resolver and callback fetch, recording every outbound call. */
 function harness(options: { status?: number; answers?: string[] } = {}) {
-  const clock = { now: T0 };
   const callbacks: { url: string; init: RequestInit; body: { challenge_token: string; sid: string } }[] = [];
   const lookups: string[] = [];
-  const deps: Partial<Deps> = {
-    now: () => clock.now,
+  const deps: Pick<Deps, "resolve" | "fetchCallback"> = {
     resolve: async (host) => {
       lookups.push(host);
       return options.answers ?? ["93.184.216.34"];
@@ -23,17 +19,10 @@ function harness(options: { status?: number; answers?: string[] } = {}) {
       return new Response(null, { status: options.status ?? 200 });
     },
   };
-  const app = createApp(deps);
+  const h = testApp({ now: T0, resolve: deps.resolve, fetchCallback: deps.fetchCallback });
   const request = (path: string, key: string, body: unknown, headers: Record<string, string> = {}) =>
-    app.fetch(
-      new Request(`http://trust.test${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "cf-connecting-ip": freshIp(), ...bearer(key), ...headers },
-        body: JSON.stringify(body),
-      }),
-      env,
-      createExecutionContext(),
-    );
+    h.request(path, { method: "POST", headers: { "cf-connecting-ip": freshIp(), ...bearer(key), ...headers }, body });
+  const clock = h.clock;
   return { clock, callbacks, lookups, request };
 }
 
@@ -76,7 +65,7 @@ describe("identity verification", () => {
 
     const reused = await h.request(`/agents/${sid}/verify/confirm`, key, { challenge_token: delivery.body.challenge_token });
     expect(reused.status).toBe(400);
-    expect(await reused.json()).toEqual({ error: "Invalid or expired challenge token" });
+    expect(await reused.json()).toEqual({ error: "Invalid or expired challenge token", request_id: expect.any(String) });
   });
 
   it("expires a token at 10 minutes", async () => {
@@ -90,7 +79,7 @@ describe("identity verification", () => {
     h.clock.now = T0 + 600_000;
     const expired = await h.request(`/agents/${sid}/verify/confirm`, key, { challenge_token: first });
     expect(expired.status).toBe(400);
-    expect(await expired.json()).toEqual({ error: "Invalid or expired challenge token" });
+    expect(await expired.json()).toEqual({ error: "Invalid or expired challenge token", request_id: expect.any(String) });
 
     h.clock.now = T0 + 599_999;
     const justInTime = await h.request(`/agents/${sid}/verify/confirm`, key, { challenge_token: second });
@@ -103,11 +92,11 @@ describe("identity verification", () => {
     await h.request(`/agents/${sid}/verify`, key, { callbackUrl: "https://agent.example.com/cb" });
     const missing = await h.request(`/agents/${sid}/verify/confirm`, key, {});
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toEqual({ error: "challenge_token is required" });
+    expect(await missing.json()).toEqual({ error: "challenge_token is required", request_id: expect.any(String) });
     for (const wrong of ["0".repeat(64), "short", h.callbacks[0].body.challenge_token.toUpperCase()]) {
       const res = await h.request(`/agents/${sid}/verify/confirm`, key, { challenge_token: wrong });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error: "Invalid or expired challenge token" });
+      expect(await res.json()).toEqual({ error: "Invalid or expired challenge token", request_id: expect.any(String) });
     }
     // A token of one agent does not verify another agent of the same owner.
     const other = await registerAgent(key);
@@ -122,7 +111,7 @@ describe("identity verification", () => {
     for (let i = 0; i < 4; i++) {
       const res = await h.request(`/agents/${sid}/verify`, stranger.key, { callbackUrl: "https://agent.example.com/cb" });
       expect(res.status).toBe(403);
-      expect(await res.json()).toEqual({ error: "Forbidden: you do not own this agent" });
+      expect(await res.json()).toEqual({ error: "Forbidden: you do not own this agent", request_id: expect.any(String) });
     }
     expect(h.callbacks).toHaveLength(0);
     expect(h.lookups).toHaveLength(0);
@@ -136,12 +125,12 @@ describe("identity verification", () => {
     const { key, sid } = await ownedAgent();
     expect((await h.request(`/agents/${sid}/verify`, key, {})).status).toBe(400);
     const http = await h.request(`/agents/${sid}/verify`, key, { callbackUrl: "http://agent.example.com/cb" });
-    expect(await http.json()).toEqual({ error: "callbackUrl must use HTTPS" });
+    expect(await http.json()).toEqual({ error: "callbackUrl must use HTTPS", request_id: expect.any(String) });
     expect((await h.request(`/agents/${sid}/verify`, key, { callbackUrl: "https://agent.example.com/cb" })).status).toBe(202);
     const lookupsBefore = h.lookups.length;
     const fourth = await h.request(`/agents/${sid}/verify`, key, { callbackUrl: "https://agent.example.com/cb" });
     expect(fourth.status).toBe(429);
-    expect(await fourth.json()).toEqual({ error: "Too many verification attempts" });
+    expect(await fourth.json()).toEqual({ error: "Too many verification attempts", request_id: expect.any(String) });
     expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(h.callbacks).toHaveLength(1);
     expect(h.lookups).toHaveLength(lookupsBefore);
@@ -157,9 +146,9 @@ describe("identity verification", () => {
     const { key, sid } = await ownedAgent();
     const mixed = await h.request(`/agents/${sid}/verify`, key, { callbackUrl: "https://rebind.example.com/cb" });
     expect(mixed.status).toBe(400);
-    expect(await mixed.json()).toEqual({ error: "callbackUrl must not resolve to a private address" });
+    expect(await mixed.json()).toEqual({ error: "callbackUrl must not resolve to a private address", request_id: expect.any(String) });
     const literal = await h.request(`/agents/${sid}/verify`, key, { callbackUrl: "https://169.254.169.254/latest" });
-    expect(await literal.json()).toEqual({ error: "callbackUrl must not resolve to a private address" });
+    expect(await literal.json()).toEqual({ error: "callbackUrl must not resolve to a private address", request_id: expect.any(String) });
     expect(h.callbacks).toHaveLength(0);
   });
 
@@ -168,11 +157,11 @@ describe("identity verification", () => {
     const { key, sid } = await ownedAgent();
     const res = await h.request(`/agents/${sid}/verify`, key, { callbackUrl: "https://agent.example.com/cb" });
     expect(res.status).toBe(502);
-    expect(await res.json()).toEqual({ error: "Callback delivery failed" });
+    expect(await res.json()).toEqual({ error: "Callback delivery failed", request_id: expect.any(String) });
     const token = h.callbacks[0].body.challenge_token;
     expect((await h.request(`/agents/${sid}/verify/confirm`, key, { challenge_token: token })).status).toBe(400);
     const formB = await h.request(`/agents/${sid}/verify`, key, { callbackUrl: "https://agent.example.com/cb" }, { "api-version": "B" });
     expect(formB.status).toBe(502);
-    expect(await formB.json()).toEqual({ error: { code: "callback_failed", message: "Callback delivery failed" } });
+    expect(await formB.json()).toEqual({ error: { code: "callback_failed", message: "Callback delivery failed" }, request_id: expect.any(String) });
   });
 });

@@ -1,8 +1,9 @@
 // Form A: the default wire format, with the spec's exact field names.
 import { z } from "@hono/zod-openapi";
 import type { ApiError } from "../../domain/errors";
-import type { ScoreView } from "../../domain/scoring";
-import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
+import type { ScoreView } from "../../domain/model";
+import { OUTCOMES } from "../../domain/model";
+import type { AgentReport, AgentScore, AgentSummary, ConfigUpdated, OperatorProfile, Registration, TransactionEntry, TransactionRecorded } from "../../domain/views";
 
 const confidence = z.enum(["low", "medium", "high"]);
 const recommendation = z.enum(["clear", "review", "caution"]);
@@ -18,7 +19,7 @@ const dimensions = z.object({
 });
 
 export const schemas = {
-  error: z.object({ error: z.string() }).openapi("ErrorA"),
+  error: z.object({ error: z.string(), request_id: z.string() }).openapi("ErrorA"),
   registration: z
     .object({
       sid: z.string(),
@@ -97,6 +98,49 @@ export const configSchema = z
   })
   .openapi("ConfigUpdatedA");
 
+export const meSchema = z
+  .object({
+    operator: z.object({
+      id: z.number().int(),
+      name: z.string(),
+      email: z.string(),
+      operator_score: z.number().int(),
+      verified: z.boolean(),
+      api_key_prefix: z.string(),
+      created_at: z.string(),
+    }),
+    agents: z.array(
+      z.object({
+        sid: z.string(),
+        name: z.string(),
+        description: z.string().nullable(),
+        composite_score: scoreValue,
+        confidence,
+        recommendation,
+        status: z.enum(["active", "suspended"]),
+        created_at: z.string(),
+      }),
+    ),
+    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page of agents; null on the last page" }),
+  })
+  .openapi("Me");
+
+export const transactionListSchema = z
+  .object({
+    transactions: z.array(
+      z.object({
+        transaction_id: z.number().int(),
+        transaction_type: z.string(),
+        outcome: z.enum(OUTCOMES),
+        evidence: z.enum(["receipt", "none"]).openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
+        status: z.enum(["active", "disputed", "withdrawn"]),
+        timestamp: z.string(),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  })
+  .openapi("TransactionList");
+
 type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
 
 const updatedScores = (s: ScoreView): Out<"updatedScores"> => ({
@@ -107,7 +151,7 @@ const updatedScores = (s: ScoreView): Out<"updatedScores"> => ({
 });
 
 export const formA = {
-  error: (e: ApiError): Out<"error"> => ({ error: e.message }),
+  error: (e: ApiError, requestId: string): Out<"error"> => ({ error: e.message, request_id: requestId }),
 
   registration: (r: Registration): Out<"registration"> => ({
     sid: r.sid,
@@ -180,6 +224,41 @@ export const formA = {
     transaction_id: t.transactionId,
     updated_scores: updatedScores(t.score),
     message: "Transaction recorded and scores updated",
+  }),
+
+  transactions: (entries: TransactionEntry[], nextCursor: string | null): z.infer<typeof transactionListSchema> => ({
+    transactions: entries.map((t) => ({
+      transaction_id: t.id,
+      transaction_type: t.transactionType,
+      outcome: t.outcome,
+      evidence: t.evidence,
+      status: t.status,
+      timestamp: t.createdAt,
+    })),
+    next_cursor: nextCursor,
+  }),
+
+  me: (operator: OperatorProfile, agents: AgentSummary[], nextCursor: string | null): z.infer<typeof meSchema> => ({
+    operator: {
+      id: operator.id,
+      name: operator.name,
+      email: operator.email,
+      operator_score: operator.score,
+      verified: operator.verified,
+      api_key_prefix: operator.keyPrefix,
+      created_at: operator.createdAt,
+    },
+    agents: agents.map((a) => ({
+      sid: a.sid,
+      name: a.name,
+      description: a.description,
+      composite_score: a.score.composite,
+      confidence: a.score.confidence,
+      recommendation: a.score.recommendation,
+      status: a.status,
+      created_at: a.createdAt,
+    })),
+    next_cursor: nextCursor,
   }),
 
   config: (u: ConfigUpdated): z.infer<typeof configSchema> => ({

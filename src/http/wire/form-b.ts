@@ -2,8 +2,8 @@
 // 0.0-1.0 scale, `{error: {code, message}}`. Routes only Form A describes keep Form A payloads.
 import { z } from "@hono/zod-openapi";
 import type { ApiError } from "../../domain/errors";
-import type { Dimension, ScoreView } from "../../domain/scoring";
-import type { AgentReport, AgentScore, Registration } from "../../domain/views";
+import type { Dimension, ScoreView } from "../../domain/model";
+import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
 import { formA } from "./form-a";
 
 const confidence = z.enum(["low", "medium", "high"]);
@@ -12,7 +12,7 @@ const unit = z.number().min(0).max(1);
 const dimensions = z.object({ reliability: unit, quality: unit, financial: unit, security: unit, stability: unit });
 
 export const schemas = {
-  error: z.object({ error: z.object({ code: z.string(), message: z.string() }) }).openapi("ErrorB"),
+  error: z.object({ error: z.object({ code: z.string(), message: z.string() }), request_id: z.string() }).openapi("ErrorB"),
   registration: z
     .object({
       sid: z.string(),
@@ -59,8 +59,30 @@ export const schemas = {
 
 type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
 
-const unitScale = (s: ScoreView) =>
-  Object.fromEntries(Object.entries(s.dimensions).map(([d, v]) => [d, v / 1000])) as Record<Dimension, number>;
+const updatedScores = z.object({ composite_score: z.number().int(), dimensions, confidence, recommendation });
+export const transactionSchemaB = z
+  .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: updatedScores, message: z.string() })
+  .openapi("TransactionRecordedB");
+export const configSchemaB = z
+  .object({
+    change_detected: z.boolean(),
+    change_type: z.string().nullable(),
+    updated_scores: updatedScores,
+    fingerprint_hash: z.string(),
+    message: z.string(),
+  })
+  .openapi("ConfigUpdatedB");
+
+/** Form A's payloads, with the dimensions of `updated_scores` on Form B's 0.0-1.0 scale. */
+const unitUpdatedScores = <T extends { updated_scores: { dimensions: Record<Dimension, number> } }>(body: T): T => ({
+  ...body,
+  updated_scores: { ...body.updated_scores, dimensions: unitDimensions(body.updated_scores.dimensions) },
+});
+
+const unitDimensions = (d: Record<Dimension, number>) =>
+  Object.fromEntries(Object.entries(d).map(([name, v]) => [name, v / 1000])) as Record<Dimension, number>;
+
+const unitScale = (s: ScoreView) => unitDimensions(s.dimensions);
 
 const DAY = 86_400_000;
 /** A coarse, human duration ("3 days", "4 months", "2 years"), as Form B's operator history shows. */
@@ -74,7 +96,10 @@ export function durationLabel(fromIso: string, toIso: string): string {
 export const formB = {
   ...formA,
 
-  error: (e: ApiError): Out<"error"> => ({ error: { code: e.code, message: e.message } }),
+  transaction: (t: TransactionRecorded) => unitUpdatedScores(formA.transaction(t)),
+  config: (u: ConfigUpdated) => unitUpdatedScores(formA.config(u)),
+
+  error: (e: ApiError, requestId: string): Out<"error"> => ({ error: { code: e.code, message: e.message }, request_id: requestId }),
 
   registration: (r: Registration): Out<"registration"> => ({
     sid: r.sid,

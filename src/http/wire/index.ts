@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { ApiError } from "../../domain/errors";
-import type { AppEnv, Form } from "../../env";
+import { ApiError, errors } from "../../domain/errors";
+import type { AppEnv, Form } from "../context";
 import { formA } from "./form-a";
 import { formB } from "./form-b";
 
@@ -9,12 +9,13 @@ export const wire = (c: Context<AppEnv>) => (c.get("form") === "B" ? formB : for
 /** The one place an error becomes a response. */
 export function renderError(c: Context<AppEnv>, error: ApiError): Response {
   const form: Form = c.get("form") ?? "A";
-  const body = form === "B" ? formB.error(error) : formA.error(error);
-  return c.json(body, error.status, error.headers);
+  const requestId = c.get("requestId") ?? "";
+  const body = form === "B" ? formB.error(error, requestId) : formA.error(error, requestId);
+  return c.json(body, error.status, { ...error.headers, "Cache-Control": "no-store" });
 }
 
-export function toApiError(err: unknown): ApiError {
+export function toApiError(err: unknown, requestId?: string): ApiError {
   if (err instanceof ApiError) return err;
-  console.error("unexpected error", err);
-  return new ApiError("internal_error", "Internal server error");
+  console.error(JSON.stringify({ level: "error", message: "unexpected error", error: String((err as Error)?.stack ?? err), request_id: requestId }));
+  return errors.internal();
 }

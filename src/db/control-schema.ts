@@ -1,0 +1,69 @@
+import { sql } from "drizzle-orm";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// The control database (binding DB): operators, their keys and applications, the waitlist, and
+// the agent directory that says on which shard each agent lives. Nothing here changes per report.
+// Timestamps are ISO 8601 strings in UTC (what the wire shows).
+
+export const applications = sqliteTable("applications", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  email: text("email").notNull(),
+  company: text("company"),
+  reason: text("reason"),
+  status: text("status", { enum: ["pending", "approved", "rejected"] }).notNull().default("pending"),
+  operatorId: integer("operator_id"),
+  createdAt: text("created_at").notNull(),
+  decidedAt: text("decided_at"),
+}, (t) => [uniqueIndex("applications_email").on(t.email), index("applications_status").on(t.status, t.id)]);
+
+export const operators = sqliteTable("operators", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  email: text("email").notNull(),
+  verified: integer("verified", { mode: "boolean" }).notNull().default(false),
+  tier: text("tier", { enum: ["free", "growth", "enterprise"] }).notNull().default("free"),
+  rateLimitPerMinute: integer("rate_limit_per_minute"),
+  rateLimitPerDay: integer("rate_limit_per_day"),
+  // Projection kept by the agents' scorer objects (deltas, so concurrent agents never overwrite each
+  // other): sums over the operator's agents of evidence and evidence x composite, as of each agent's
+  // last score update. The operator score is derived from them without reading every agent.
+  agentEvidence: real("agent_evidence").notNull().default(0),
+  // Bumped with every change to facts that isolates cache about the operator's keys (revocation,
+  // rotation, tier, verification); see src/http/key-cache.ts.
+  authEpoch: integer("auth_epoch").notNull().default(0),
+  agentWeightedComposite: real("agent_weighted_composite").notNull().default(0),
+  createdAt: text("created_at").notNull(),
+}, (t) => [uniqueIndex("operators_email").on(t.email)]);
+
+export const apiKeys = sqliteTable("api_keys", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  operatorId: integer("operator_id").notNull().references(() => operators.id),
+  keyHash: text("key_hash").notNull(),
+  prefix: text("prefix").notNull(),
+  scopes: text("scopes").notNull(),
+  createdAt: text("created_at").notNull(),
+  // Set when the key was rotated: the end of its grace period.
+  expiresAt: text("expires_at"),
+  revokedAt: text("revoked_at"),
+}, (t) => [uniqueIndex("api_keys_hash").on(t.keyHash), index("api_keys_operator").on(t.operatorId)]);
+
+export const waitlist = sqliteTable("waitlist", {
+  email: text("email").primaryKey(),
+  role: text("role"),
+  createdAt: text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+});
+
+/**
+ * Every agent's number and shard. `num` numbers the agent for transaction ids (num × 2^22 + the
+ * agent's own sequence) and orders an operator's agents; numbers start at 1024, so ids below
+ * 1024 × 2^22 are the ids issued before sharding (all on shard 0).
+ */
+export const agentDirectory = sqliteTable("agent_directory", {
+  num: integer("num").primaryKey(),
+  sid: text("sid").notNull(),
+  shard: integer("shard").notNull(),
+  // The owner, null until a self-registered agent is claimed: lists an operator's agents across shards.
+  operatorId: integer("operator_id"),
+  createdAt: text("created_at").notNull(),
+}, (t) => [uniqueIndex("agent_directory_sid").on(t.sid), index("agent_directory_operator").on(t.operatorId, t.num)]);

@@ -1,0 +1,109 @@
+import { sql } from "drizzle-orm";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// A shard database (bindings SHARD_0 ... SHARD_{N-1}): agents' rows and their history. Every row
+// here is written by the agent's own object (src/durable/agent-scorer.ts), in one batch per change,
+// idempotently: a batch repeated after a crash changes nothing (history rows are keyed by the
+// agent's sequence, the agent's row is written whole).
+
+export const agents = sqliteTable("agents", {
+  sid: text("sid").primaryKey(),
+  /** The agent's directory number (control database): transaction ids are num × 2^22 + seq. */
+  num: integer("dir_num"),
+  operatorId: integer("operator_id"),
+  name: text("name").notNull(),
+  description: text("description"),
+  status: text("status", { enum: ["active", "suspended"] }).notNull().default("active"),
+  modelProvider: text("model_provider").notNull(),
+  modelName: text("model_name").notNull(),
+  systemPromptHash: text("system_prompt_hash"),
+  tools: text("tools").notNull().default("[]"),
+  memoryConfig: text("memory_config"),
+  fingerprint: text("fingerprint").notNull(),
+  configVersion: integer("config_version").notNull().default(1),
+  lastConfigChangeAt: text("last_config_change_at").notNull(),
+  identityLevel: integer("identity_level").notNull().default(0),
+  /** The thumbprint of the key the agent proved control of (identity level 2). */
+  identityKey: text("identity_key"),
+  // Pre-sharding only: the claim token now lives in the agent's object.
+  claimTokenHash: text("claim_token_hash"),
+  /** The scoring model's evidence (src/domain/model.ts AgentEvidence, JSON); reads score it at their own time. */
+  evidence: text("evidence").notNull(),
+  /** 1: the evidence is the first model's (pre-sharding rows); the agent's object replays its history to 2. */
+  modelVersion: integer("model_version").notNull().default(1),
+  // Pre-sharding only: reporters now live inside the evidence.
+  reporters: text("reporters").notNull().default("{}"),
+  // The score as of updated_at (kept current by the object, at least daily): lists, operator figures.
+  composite: integer("composite").notNull().default(500),
+  confidence: text("confidence", { enum: ["low", "medium", "high"] }).notNull().default("low"),
+  recommendation: text("recommendation", { enum: ["clear", "review", "caution"] }).notNull().default("review"),
+  evidenceTotal: real("evidence_total").notNull().default(0),
+  /** Evidence from reporters other than the owner, and the composite it alone gives: the operator score. */
+  independentEvidence: real("independent_evidence").notNull().default(0),
+  independentComposite: integer("independent_composite").notNull().default(500),
+  outcomeCounts: text("outcome_counts").notNull().default("{}"),
+  /** The last history sequence number written. */
+  seq: integer("seq").notNull().default(0),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+}, (t) => [index("agents_operator").on(t.operatorId, t.createdAt)]);
+
+export const transactions = sqliteTable("transactions", {
+  /** num × 2^22 + seq; ids issued before sharding are smaller than 1024 × 2^22. */
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  sid: text("sid").notNull().references(() => agents.sid),
+  seq: integer("seq"),
+  reporterOperatorId: integer("reporter_operator_id").notNull(),
+  transactionType: text("transaction_type").notNull(),
+  outcome: text("outcome").notNull(),
+  reliabilitySignal: integer("reliability_signal"),
+  qualitySignal: integer("quality_signal"),
+  financialSignal: integer("financial_signal"),
+  securitySignal: integer("security_signal"),
+  /** The weight the report counted with when it was made. */
+  weight: real("weight").notNull(),
+  // The inputs of the weight, so a replay reproduces it: the reporter's base then, its damping, the
+  // receipt's factor and the reporter's penalty factor.
+  base: real("base"),
+  damping: real("damping"),
+  evidenceFactor: real("evidence_factor").notNull().default(1),
+  penalty: real("penalty").notNull().default(1),
+  /** `receipt` when a valid receipt backed the report, else `none`. */
+  evidence: text("evidence", { enum: ["receipt", "none"] }).notNull().default("none"),
+  status: text("status", { enum: ["active", "disputed", "withdrawn"] }).notNull().default("active"),
+  metadata: text("metadata"),
+  createdAt: text("created_at").notNull(),
+}, (t) => [
+  index("transactions_sid_outcome").on(t.sid, t.outcome),
+  index("transactions_reporter").on(t.sid, t.reporterOperatorId, t.createdAt),
+  uniqueIndex("transactions_sid_seq").on(t.sid, t.seq).where(sql`seq IS NOT NULL`),
+]);
+
+export const scoreEvents = sqliteTable("score_events", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  sid: text("sid").notNull(),
+  seq: integer("seq"),
+  eventType: text("event_type").notNull(),
+  /** The report this event recorded, for transaction events. */
+  transactionId: integer("transaction_id"),
+  composite: integer("composite").notNull(),
+  reliability: integer("reliability").notNull(),
+  quality: integer("quality").notNull(),
+  financial: integer("financial").notNull(),
+  security: integer("security").notNull(),
+  stability: integer("stability").notNull(),
+  createdAt: text("created_at").notNull(),
+}, (t) => [index("score_events_sid").on(t.sid, t.id), uniqueIndex("score_events_sid_seq").on(t.sid, t.seq).where(sql`seq IS NOT NULL`)]);
+
+export const configHistory = sqliteTable("config_history", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  sid: text("sid").notNull(),
+  seq: integer("seq"),
+  fingerprint: text("fingerprint").notNull(),
+  modelProvider: text("model_provider").notNull(),
+  modelName: text("model_name").notNull(),
+  changeType: text("change_type"),
+  /** Every change found (JSON array), most severe first: a replay decays by all of them. */
+  changes: text("changes"),
+  createdAt: text("created_at").notNull(),
+}, (t) => [index("config_history_sid").on(t.sid, t.id), uniqueIndex("config_history_sid_seq").on(t.sid, t.seq).where(sql`seq IS NOT NULL`)]);

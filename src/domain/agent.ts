@@ -1,0 +1,212 @@
+// An agent's working state, as its Durable Object keeps it, and what each change does to it. Pure:
+// the object stores the record and writes the history; the model (./model) scores the evidence.
+
+import type { AgentConfiguration } from "./configuration";
+import {
+  applyConfigChange,
+  classifyChange,
+  applyReport,
+  baseFor,
+  damping,
+  emptyEvidence,
+  independentContribution,
+  MODEL,
+  replay,
+  scoreOf,
+  type AgentEvidence,
+  type ChangeType,
+  type Contribution,
+  type HistoryEvent,
+  type Outcome,
+  type ScoreView,
+  type SignalDimension,
+} from "./model";
+
+export const AGENT_STATUSES = ["active", "suspended"] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+/** Where an agent lives: its SID, its directory number and its shard (from the control database). */
+export interface AgentRef {
+  sid: string;
+  num: number;
+  shard: number;
+}
+
+/** The agent's working state: the source of its shard row. JSON in its object's storage. */
+export interface AgentRecord extends AgentRef {
+  operatorId: number | null;
+  name: string;
+  description: string | null;
+  status: AgentStatus;
+  config: AgentConfiguration;
+  fingerprint: string;
+  configVersion: number;
+  lastConfigChangeAt: string;
+  identityLevel: number;
+  /** The RFC 7638 thumbprint of the key the agent proved control of (identity level 2). */
+  identityKey: string | null;
+  /** SHA-256 of the one-time claim token of a self-registered agent, until claimed. */
+  claimTokenHash: string | null;
+  evidence: AgentEvidence;
+  outcomes: Record<string, number>;
+  /** The last history sequence number used: transaction ids are num × 2^22 + seq. */
+  seq: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+// Transaction ids: numbers, unique across the service and routable without the SID.
+export const SEQUENCE_SPACE = 2 ** 22;
+/** Directory numbers start here, so every id below LEGACY_ID_CEILING is an id issued before sharding. */
+export const FIRST_DIRECTORY_NUMBER = 1024;
+export const LEGACY_ID_CEILING = FIRST_DIRECTORY_NUMBER * SEQUENCE_SPACE;
+
+export const transactionIdOf = (num: number, seq: number) => num * SEQUENCE_SPACE + seq;
+
+/** Where a transaction id points: a pre-sharding id (on shard 0), or an agent's number and sequence. */
+export function locateTransaction(id: number): { legacy: true } | { legacy: false; num: number; seq: number } {
+  if (id < LEGACY_ID_CEILING) return { legacy: true };
+  return { legacy: false, num: Math.floor(id / SEQUENCE_SPACE), seq: id % SEQUENCE_SPACE };
+}
+
+export function newRecord(
+  ref: AgentRef,
+  input: { operatorId: number | null; name: string; description: string | null; config: AgentConfiguration; fingerprint: string; claimTokenHash: string | null },
+  now: number,
+): AgentRecord {
+  const iso = new Date(now).toISOString();
+  return {
+    ...ref,
+    ...input,
+    status: "active",
+    configVersion: 1,
+    lastConfigChangeAt: iso,
+    identityLevel: 0,
+    identityKey: null,
+    evidence: emptyEvidence(now),
+    outcomes: {},
+    seq: 0,
+    createdAt: iso,
+    updatedAt: iso,
+  };
+}
+
+/**
+ * The agent's score at `now`. The owner's operator score only decides the OPERATOR_RECORD reason;
+ * where it is not at hand (inside the agent's object) the neutral 500 is used.
+ */
+export function scoreOfRecord(record: AgentRecord, now: number, operatorScore = 500): ScoreView {
+  return scoreOf(record.evidence, { now, ownerId: record.operatorId, identityLevel: record.identityLevel, operatorScore });
+}
+
+export const contributionOf = (record: AgentRecord, now: number): Contribution => independentContribution(record.evidence, record.operatorId, now);
+
+/** A transaction report as the agent's object receives it. */
+export interface Report {
+  reporter: number;
+  /** The reporter's verified flag when it reported. */
+  verified: boolean;
+  at: number;
+  transactionType: string;
+  outcome: Outcome;
+  signals: Partial<Record<SignalDimension, number>>;
+  metadata: Record<string, unknown> | null;
+  /** 1.5 when a valid receipt backs the report, else 1. */
+  evidenceFactor: number;
+  /** 0.5 while the reporter is penalised, else 1. */
+  penalty: number;
+}
+
+/** A report as history keeps it: enough to replay its weight exactly. */
+export interface RecordedReport extends Report {
+  id: number;
+  seq: number;
+  base: number;
+  damping: number;
+  weight: number;
+}
+
+/**
+ * Applies one report: the reporter's base (owner, verified or not), its damping by `k` earlier reports
+ * of the same reporter in the last 24 hours, the receipt and penalty factors, then the model.
+ */
+export function applyReportTo(record: AgentRecord, report: Report, k: number): { record: AgentRecord; recorded: RecordedReport; score: ScoreView } {
+  const base = baseFor({ isOwner: report.reporter === record.operatorId, verified: report.verified });
+  const applied = applyReport(
+    record.evidence,
+    { reporter: report.reporter, at: report.at, outcome: report.outcome, signals: report.signals, base, evidence: report.evidenceFactor, penalty: report.penalty },
+    record.operatorId,
+    k,
+  );
+  const seq = record.seq + 1;
+  const next: AgentRecord = {
+    ...record,
+    evidence: applied.state,
+    outcomes: { ...record.outcomes, [report.outcome]: (record.outcomes[report.outcome] ?? 0) + 1 },
+    seq,
+    updatedAt: new Date(report.at).toISOString(),
+  };
+  const recorded: RecordedReport = { ...report, id: transactionIdOf(record.num, seq), seq, base, damping: damping(k), weight: applied.weight };
+  return { record: next, recorded, score: scoreOfRecord(next, report.at) };
+}
+
+/** A detected configuration change: the new configuration and every change found, most severe first. */
+export interface ConfigChanged {
+  record: AgentRecord;
+  changes: ChangeType[];
+  changeType: ChangeType;
+  seq: number;
+  score: ScoreView;
+}
+
+/** Compares the configuration with the stored one; null when nothing changed. */
+export function applyConfigTo(record: AgentRecord, config: AgentConfiguration, fingerprint: string, now: number): ConfigChanged | null {
+  const { changes, changeType } = classifyChange(record.config, config);
+  if (!changeType) return null;
+  const iso = new Date(now).toISOString();
+  const seq = record.seq + 1;
+  const next: AgentRecord = {
+    ...record,
+    config,
+    fingerprint,
+    configVersion: record.configVersion + 1,
+    lastConfigChangeAt: iso,
+    evidence: applyConfigChange(record.evidence, changes, now),
+    seq,
+    updatedAt: iso,
+  };
+  return { record: next, changes, changeType, seq, score: scoreOfRecord(next, now) };
+}
+
+/** One event of an agent's history, in the order it was applied. */
+export type HistoryItem =
+  | { kind: "report"; reporter: number; at: number; outcome: Outcome; signals: Partial<Record<SignalDimension, number>>; base: number; evidenceFactor: number; penalty: number }
+  | { kind: "config"; at: number; changes: ChangeType[] };
+
+/**
+ * The evidence that replaying the history gives, with `ownerId` as the owner (after a claim: the new
+ * one, which re-weights the claimer's earlier reports), and the report times within the damping
+ * window of `now`, per reporter, for the next report's k.
+ */
+export function replayHistory(history: HistoryItem[], ownerId: number | null, createdAt: number, now: number) {
+  const events: HistoryEvent[] = history.map((h) =>
+    h.kind === "config"
+      ? h
+      : { kind: "report", reporter: h.reporter, at: h.at, outcome: h.outcome, signals: h.signals, base: h.base, evidence: h.evidenceFactor, penalty: h.penalty },
+  );
+  const recent = new Map<number, number[]>();
+  for (const h of history) {
+    if (h.kind === "report" && h.at > now - MODEL.dampingWindowMs) recent.set(h.reporter, [...(recent.get(h.reporter) ?? []), h.at]);
+  }
+  return { evidence: replay(events, ownerId, createdAt), recent };
+}
+
+/**
+ * The base of a report written before sharding, which stored only its weight (base × damping): the
+ * base whose damped value is nearest, given the k the same rule counts.
+ */
+export function legacyBase(weight: number, k: number): number {
+  const undamped = weight / damping(k);
+  const bases = Object.values(MODEL.reporterBase);
+  return bases.reduce((best, b) => (Math.abs(b - undamped) < Math.abs(best - undamped) ? b : best), bases[0]);
+}

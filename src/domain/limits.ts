@@ -1,0 +1,34 @@
+// Rate limits: the public per-IP buckets, the verification attempts, and the operators' tiers.
+
+export interface RateWindow {
+  limit: number;
+  seconds: number;
+}
+
+const HOUR = 3600;
+const DAY = 86_400;
+
+export const LIMITS = {
+  apply: { limit: 5, seconds: HOUR },
+  selfRegister: { limit: 5, seconds: HOUR },
+  publicScore: { limit: 5, seconds: HOUR },
+  waitlist: { limit: 5, seconds: 60 },
+  badge: { limit: 120, seconds: 60 },
+  verify: { limit: 3, seconds: HOUR },
+} satisfies Record<string, RateWindow>;
+
+export const TIERS = {
+  free: { perMinute: 60, perDay: 5_000 },
+  growth: { perMinute: 300, perDay: 50_000 },
+  enterprise: { perMinute: 1_000, perDay: 500_000 },
+} as const;
+export type Tier = keyof typeof TIERS;
+export const TIER_NAMES = Object.keys(TIERS) as [Tier, ...Tier[]];
+
+/** An operator's windows: per minute, then per day (its custom limits override the tier's). */
+export function tierWindows(tier: Tier, perMinute: number | null, perDay: number | null): RateWindow[] {
+  return [
+    { limit: perMinute ?? TIERS[tier].perMinute, seconds: 60 },
+    { limit: perDay ?? TIERS[tier].perDay, seconds: DAY },
+  ];
+}

@@ -1,0 +1,24 @@
+// What an agent's object answers: a result, or a refusal the routes turn into an error.
+
+export type Refusal =
+  | "not_found"
+  | "forbidden"
+  | "suspended"
+  | "idempotency_conflict"
+  | "idempotency_mismatch"
+  | "already_claimed"
+  | "invalid_claim_token"
+  | "invalid_challenge"
+  | "already_registered"
+  | "write_failed"
+  | "interrupted"
+  | "history_full";
+
+/**
+ * `bookmarks`: the D1 bookmarks after the change, by database name (DB, SHARD_n), so the client can
+ * read its own write from a replica. `faceChanged`: what public faces (badges) show moved, so their
+ * caches must be dropped.
+ */
+export type Result<T> =
+  | { ok: true; result: T; bookmarks?: Record<string, string>; faceChanged?: boolean }
+  | { ok: false; refusal: Refusal };

@@ -1,0 +1,149 @@
+// The agent object's own SQLite storage: its working state, and every statement on it, in one place.
+// Tables: the agent's record; the journal of shard writes not yet applied; report times within the
+// damping window; idempotency records; the outbox of events to publish; callback challenge tokens;
+// small facts (`meta`).
+
+import type { AgentRecord } from "../domain/agent";
+import type { ControlWrite, ShardWrite } from "../db/shard-writes";
+import { IDEMPOTENCY_TTL_MS } from "../domain/idempotency";
+import { MODEL } from "../domain/model";
+
+const SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, write TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS recent (reporter INTEGER NOT NULL, at INTEGER NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS recent_reporter ON recent (reporter, at)",
+  `CREATE TABLE IF NOT EXISTS idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+     result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key))`,
+  "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS challenges (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
+  "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+];
+
+export type Journaled = { id: number } & ({ target: "shard"; write: ShardWrite } | { target: "control"; write: ControlWrite });
+
+export interface StoredAnswer {
+  requestHash: string;
+  result: unknown;
+}
+
+export class AgentStorage {
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  private get sql() {
+    return this.storage.sql;
+  }
+
+  migrate(): void {
+    for (const statement of SCHEMA) this.sql.exec(statement);
+  }
+
+  /** Runs `work` as one SQLite transaction: all of it is stored, or none. */
+  atomically<T>(work: () => T): T {
+    return this.storage.transactionSync(work);
+  }
+
+  record(): AgentRecord | null {
+    const row = this.sql.exec<{ record: string }>("SELECT record FROM agent WHERE id = 1").toArray()[0];
+    return row ? (JSON.parse(row.record) as AgentRecord) : null;
+  }
+
+  saveRecord(record: AgentRecord): void {
+    this.sql.exec("INSERT INTO agent (id, record) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record", JSON.stringify(record));
+  }
+
+  journal(shard: ShardWrite[], control: ControlWrite[] = []): void {
+    for (const write of shard) this.sql.exec("INSERT INTO journal (target, write) VALUES ('shard', ?)", JSON.stringify(write));
+    for (const write of control) this.sql.exec("INSERT INTO journal (target, write) VALUES ('control', ?)", JSON.stringify(write));
+  }
+
+  pending(): Journaled[] {
+    return this.sql
+      .exec<{ id: number; target: "shard" | "control"; write: string }>("SELECT id, target, write FROM journal ORDER BY id")
+      .toArray()
+      .map((j) => ({ id: j.id, target: j.target, write: JSON.parse(j.write) }) as Journaled);
+  }
+
+  applied(upToId: number): void {
+    this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
+  }
+
+  /** Report times per reporter, for the damping of the next report. */
+  recentReports(): Map<number, number[]> {
+    const recent = new Map<number, number[]>();
+    for (const r of this.sql.exec<{ reporter: number; at: number }>("SELECT reporter, at FROM recent ORDER BY rowid")) {
+      recent.set(r.reporter, [...(recent.get(r.reporter) ?? []), r.at]);
+    }
+    return recent;
+  }
+
+  /**
+   * Adds report times and forgets those long past. Times are kept two damping windows, not one: a
+   * report stamped a little before an earlier one (clocks of different isolates) still counts it,
+   * as a replay would.
+   */
+  rememberReports(times: { reporter: number; at: number }[], now: number): void {
+    for (const t of times) this.sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", t.reporter, t.at);
+    this.sql.exec("DELETE FROM recent WHERE at <= ?", now - 2 * MODEL.dampingWindowMs);
+  }
+
+  replaceRecent(recent: Map<number, number[]>): void {
+    this.sql.exec("DELETE FROM recent");
+    for (const [reporter, times] of recent) for (const at of times) this.sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", reporter, at);
+  }
+
+  /** The answer recorded under an Idempotency-Key within 24 hours, if any. */
+  answer(operatorId: number, key: string, now: number): StoredAnswer | null {
+    const row = this.sql
+      .exec<{ request_hash: string; result: string }>(
+        "SELECT request_hash, result FROM idempotency WHERE operator_id = ? AND key = ? AND created_at > ?",
+        operatorId,
+        key,
+        now - IDEMPOTENCY_TTL_MS,
+      )
+      .toArray()[0];
+    return row ? { requestHash: row.request_hash, result: JSON.parse(row.result) } : null;
+  }
+
+  keepAnswer(operatorId: number, key: string, requestHash: string, result: unknown, now: number): void {
+    this.sql.exec(
+      `INSERT INTO idempotency (operator_id, key, request_hash, result, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (operator_id, key) DO UPDATE SET request_hash = excluded.request_hash, result = excluded.result, created_at = excluded.created_at`,
+      operatorId,
+      key,
+      requestHash,
+      JSON.stringify(result),
+      now,
+    );
+  }
+
+  forgetOldAnswers(now: number): void {
+    this.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
+  }
+
+  addChallenge(tokenHash: string, expiresAt: number): void {
+    this.sql.exec("INSERT OR REPLACE INTO challenges (token_hash, expires_at, used) VALUES (?, ?, 0)", tokenHash, expiresAt);
+  }
+
+  /** Consumes an unexpired, unused challenge token: true once, then never again. */
+  consumeChallenge(tokenHash: string, now: number): boolean {
+    const consumed = this.sql
+      .exec("UPDATE challenges SET used = 1 WHERE token_hash = ? AND used = 0 AND expires_at > ? RETURNING token_hash", tokenHash, now)
+      .toArray();
+    this.sql.exec("DELETE FROM challenges WHERE expires_at <= ?", now - 86_400_000);
+    return consumed.length === 1;
+  }
+
+  voidChallenge(tokenHash: string): void {
+    this.sql.exec("UPDATE challenges SET used = 1 WHERE token_hash = ?", tokenHash);
+  }
+
+  fact<T>(key: string): T | null {
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
+    return row ? (JSON.parse(row.value) as T) : null;
+  }
+
+  setFact(key: string, value: unknown): void {
+    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
+  }
+}

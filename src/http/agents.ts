@@ -1,0 +1,118 @@
+import type { Context } from "hono";
+import { operatorSums, readAgentReport, readAgentRow, toAgentScore, type AgentRow } from "../db/agents";
+import { findAgent } from "../db/directory";
+import { getOperator } from "../db/operators";
+import type { AgentRef } from "../domain/agent";
+import { errors, refusalError } from "../domain/errors";
+import { MODEL, operatorScoreFromSums } from "../domain/model";
+import type { AgentReport, AgentScore, OperatorSummary } from "../domain/views";
+import { shardDatabases } from "../env";
+import type { AppEnv } from "./context";
+
+// Where agents live, and what readers need about their owners, cached per isolate.
+
+/** A directory entry never changes but when an agent moves shard; a move waits this long for caches. */
+const DIRECTORY_TTL_MS = 10 * 60_000;
+/** Operator figures combine every shard: they may be this old. */
+const OPERATOR_TTL_MS = 60_000;
+const MAX_ENTRIES = 20_000;
+
+const directory = new Map<string, { ref: AgentRef; at: number }>();
+
+function remember<K, V>(map: Map<K, V>, key: K, value: V) {
+  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+/** The agent's number and shard, from the control database's directory; 404 for an unknown SID. */
+export async function locate(c: Context<AppEnv>, sid: string): Promise<AgentRef> {
+  const hit = directory.get(sid);
+  if (hit && Date.now() - hit.at < DIRECTORY_TTL_MS) return hit.ref;
+  // A miss may be an agent registered a moment ago elsewhere: read the primary.
+  const entry = await findAgent(c.env.DB.withSession("first-primary"), sid);
+  if (!entry) throw errors.agentNotFound();
+  const ref = { sid: entry.sid, num: entry.num, shard: entry.shard };
+  remember(directory, sid, { ref, at: Date.now() });
+  return ref;
+}
+
+export const scorerOf = (c: Context<AppEnv>, ref: AgentRef) => c.env.AGENT_SCORER.getByName(ref.sid);
+
+/**
+ * The agent's row from its shard (a replica, at least as new as the client's bookmark). A row this
+ * replica lacks, that its object has not written yet, or that is still on the first scoring model is
+ * settled by the agent's object first, then read from the shard's primary.
+ */
+export async function readAgent(c: Context<AppEnv>, sid: string): Promise<{ ref: AgentRef; row: AgentRow }> {
+  const ref = await locate(c, sid);
+  const row = await readAgentRow(c.get("sessions").shard(ref.shard), sid);
+  if (row && row.modelVersion >= MODEL.version) return { ref, row };
+  const synced = await scorerOf(c, ref).sync(ref);
+  if (!synced.ok) throw refusalError(synced.refusal);
+  const fresh = await readAgentRow(shardDatabases(c.env)[ref.shard].withSession("first-primary"), sid);
+  if (!fresh) throw errors.agentNotFound();
+  return { ref, row: fresh };
+}
+
+export interface OperatorFacts extends OperatorSummary {
+  createdAt: string;
+  agents: number;
+}
+
+const operators = new Map<number, { facts: OperatorFacts; at: number }>();
+
+/**
+ * The operator as readers show it: name, verified, and its operator score from the sums of every
+ * shard (each agent's independent evidence as of its row's last refresh, at most a day old).
+ */
+export async function operatorFacts(c: Context<AppEnv>, operatorId: number): Promise<OperatorFacts | null> {
+  const hit = operators.get(operatorId);
+  if (hit && Date.now() - hit.at < OPERATOR_TTL_MS) return hit.facts;
+  const sessions = c.get("sessions");
+  const [operator, ...sums] = await Promise.all([
+    getOperator(c.get("db"), operatorId),
+    ...shardDatabases(c.env).map((_, n) => operatorSums(sessions.shard(n), operatorId)),
+  ]);
+  if (!operator) return null;
+  const total = sums.reduce((t: { agents: number; evidence: number; weighted: number }, s) => ({ agents: t.agents + s.agents, evidence: t.evidence + s.evidence, weighted: t.weighted + s.weighted }), {
+    agents: 0,
+    evidence: 0,
+    weighted: 0,
+  });
+  const facts: OperatorFacts = {
+    name: operator.name,
+    verified: operator.verified,
+    score: operatorScoreFromSums(total.evidence, total.weighted),
+    createdAt: operator.createdAt,
+    agents: total.agents,
+  };
+  remember(operators, operatorId, { facts, at: Date.now() });
+  return facts;
+}
+
+/** Drops this isolate's copy of an operator's figures after a change made here (admin, claims). */
+export const forgetOperator = (operatorId: number) => operators.delete(operatorId);
+
+/** The owner check of owner-only routes: 404 for no agent, 403 for anyone but its owner. */
+export async function ownedAgent(c: Context<AppEnv>, sid: string, operatorId: number): Promise<{ ref: AgentRef; row: AgentRow }> {
+  const found = await readAgent(c, sid);
+  if (found.row.operatorId !== operatorId) throw errors.notOwner();
+  return found;
+}
+
+/** The agent's full score as readers show it, with its owner's figures. */
+export async function agentScore(c: Context<AppEnv>, sid: string): Promise<AgentScore> {
+  const { row } = await readAgent(c, sid);
+  const operator = row.operatorId === null ? null : await operatorFacts(c, row.operatorId);
+  return toAgentScore(row, operator, c.get("deps").now());
+}
+
+/** The agent's report: its score, owner, history and transaction summary. */
+export async function agentReport(c: Context<AppEnv>, sid: string): Promise<AgentReport> {
+  const { ref, row } = await readAgent(c, sid);
+  const operator = row.operatorId === null ? null : await operatorFacts(c, row.operatorId);
+  const owner = operator && { since: operator.createdAt, agentsOperated: operator.agents };
+  const report = await readAgentReport(c.get("sessions").shard(ref.shard), sid, c.get("deps").now(), operator, owner);
+  if (!report) throw errors.agentNotFound();
+  return report;
+}

@@ -1,0 +1,58 @@
+import type { MiddlewareHandler } from "hono";
+import { errors } from "../domain/errors";
+import type { AppEnv } from "./context";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads a request body once, refusing more than 64 KiB before and after reading, and presents it as
+ * JSON whatever Content-Type the client sent (every body of this API is JSON; `curl -d` sends a
+ * form type), so the route validators parse it and malformed JSON is a 400, never a 415 or 500.
+ * A GET or HEAD is served as if it had no body; a body that breaks off mid-read is a 400.
+ */
+export const readBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const raw = c.req.raw;
+  if (raw.body === null) return next();
+  const headers = new Headers(raw.headers);
+  headers.delete("content-length");
+  if (raw.method === "GET" || raw.method === "HEAD") {
+    await raw.body.cancel().catch(() => {});
+    headers.delete("transfer-encoding");
+    c.req.raw = new Request(raw.url, { method: raw.method, headers });
+    return next();
+  }
+  const declared = Number(raw.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw errors.bodyTooLarge();
+  const bytes = await readLimited(raw.body, MAX_BODY_BYTES);
+  headers.set("content-type", "application/json");
+  c.req.raw = new Request(raw.url, { method: raw.method, headers, body: bytes });
+  await next();
+};
+
+async function readLimited(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw errors.unreadableBody();
+    }
+    if (chunk.done) break;
+    size += chunk.value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw errors.bodyTooLarge();
+    }
+    chunks.push(chunk.value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

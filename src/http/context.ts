@@ -1,0 +1,40 @@
+// What a request carries through the middleware: Hono's context types for this app.
+import type { Env } from "../env";
+import type { Resolver } from "../net/resolver";
+import type { Scope } from "../domain/scopes";
+import type { Sessions } from "./sessions";
+
+/** Outbound dependencies and the clock, injected so tests control them. */
+export interface Deps {
+  now: () => number;
+  /** null when the configured resolver endpoint is unusable: callbacks are then refused (503). */
+  resolve: Resolver | null;
+  fetchCallback: typeof fetch;
+}
+
+export type Form = "A" | "B";
+
+export interface AuthContext {
+  keyId: number;
+  keyPrefix: string;
+  operatorId: number;
+  operatorName: string;
+  verified: boolean;
+  scopes: Scope[];
+}
+
+export type AppEnv = {
+  Bindings: Env;
+  Variables: {
+    form: Form;
+    auth: AuthContext;
+    deps: Deps;
+    requestId: string;
+    /** This request's D1 sessions, one per database it touches. */
+    sessions: Sessions;
+    /** The control database's session: reads may be served by a replica, at least as new as its bookmark. */
+    db: D1DatabaseSession;
+    /** A request body validated by the form-aware validator (routes whose payload differs by form). */
+    input: unknown;
+  };
+};

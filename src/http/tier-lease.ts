@@ -1,0 +1,77 @@
+import type { RateWindow } from "../domain/limits";
+import type { RateDecision } from "../durable/rate-limiter";
+
+// Leases for the per-operator tier limit. Asking the operator's limiter object on every request is
+// the largest cost of a keyed read, so an isolate may take a block of the operator's remaining
+// quota at once and count it down locally. The limiter counts a lease in full when it grants it, so
+// more than the limit is never served; units an isolate does not use before its lease ends are lost
+// (X-RateLimit-Remaining is then conservative). Small limits are never leased: an operator with
+// fewer than LEASE_FROM requests left in a window is counted exactly, one request at a time.
+
+/** A lease is taken only when every window has at least this much room: free tiers stay exact. */
+const LEASE_FROM = 128;
+/** The share of the remaining room one lease takes, and its cap. */
+const LEASE_SHARE = 1 / 64;
+const MAX_LEASE = 256;
+/**
+ * A lease lives at most this long (real time). It bounds how long an isolate serves from a lease
+ * after the operator's key facts changed elsewhere (a revocation, a new tier): the next request
+ * after it asks the limiter, whose epoch tells the isolate to reload.
+ */
+export const LEASE_TTL_MS = 1_000;
+const MAX_LEASES = 10_000;
+
+interface Lease {
+  epoch: number;
+  windowStarts: number[];
+  left: number;
+  /** The limiter's decision when it granted the lease: limit, reset, and remaining after the grant. */
+  granted: RateDecision;
+  expiresAt: number;
+}
+
+const leases = new Map<number, Lease>();
+/** The room the limiter reported last, per operator: sizes the next lease. */
+const lastRoom = new Map<number, number>();
+
+const windowStarts = (windows: RateWindow[], now: number) => windows.map((w) => Math.floor(now / (w.seconds * 1000)));
+
+/** A request served from this isolate's lease, or null when the limiter must be asked. */
+export function fromLease(operatorId: number, windows: RateWindow[], now: number, epoch: number): RateDecision | null {
+  const lease = leases.get(operatorId);
+  if (!lease) return null;
+  const starts = windowStarts(windows, now);
+  if (lease.left <= 0 || lease.epoch !== epoch || Date.now() >= lease.expiresAt || starts.some((s, i) => s !== lease.windowStarts[i])) {
+    leases.delete(operatorId);
+    return null;
+  }
+  lease.left -= 1;
+  return { ...lease.granted, remaining: lease.granted.remaining + lease.left };
+}
+
+/** How many requests to ask the limiter for: 1, or a lease when the operator has ample room. */
+export function leaseWant(operatorId: number): number {
+  const room = lastRoom.get(operatorId) ?? 0;
+  return room >= LEASE_FROM ? Math.min(MAX_LEASE, Math.floor(room * LEASE_SHARE)) : 1;
+}
+
+/** Keeps what the limiter granted beyond this request as a lease; this request's decision. */
+export function keepLease(operatorId: number, windows: RateWindow[], now: number, decision: RateDecision): RateDecision {
+  if (leases.size >= MAX_LEASES) leases.delete(leases.keys().next().value!);
+  if (lastRoom.size >= MAX_LEASES) lastRoom.delete(lastRoom.keys().next().value!);
+  lastRoom.set(operatorId, decision.remaining);
+  if (!decision.allowed || decision.granted <= 1) return decision;
+  leases.set(operatorId, {
+    epoch: decision.epoch,
+    windowStarts: windowStarts(windows, now),
+    left: decision.granted - 1,
+    granted: decision,
+    expiresAt: Date.now() + LEASE_TTL_MS,
+  });
+  return { ...decision, remaining: decision.remaining + decision.granted - 1 };
+}
+
+/** Drops this isolate's lease of an operator whose key facts just changed here. */
+export function dropLease(operatorId: number): void {
+  leases.delete(operatorId);
+}

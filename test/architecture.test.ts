@@ -1,0 +1,92 @@
+/// <reference types="vite/client" />
+// Imports run one way: app → routes → http → durable → db → domain (net stands apart, env and
+// version at the bottom), and there is no import cycle anywhere in src/. Type-only imports count.
+import { describe, expect, it } from "vitest";
+
+const sources = import.meta.glob("../src/**/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+
+// Lower number = lower floor. A file may import from its own floor or a lower one.
+const FLOORS: [RegExp, number, string][] = [
+  [/^src\/(index|app)\.ts$/, 7, "entry"],
+  [/^src\/routes\//, 6, "routes"],
+  [/^src\/http\//, 5, "http"],
+  [/^src\/durable\//, 4, "durable"],
+  [/^src\/db\//, 3, "db"],
+  [/^src\/net\//, 2, "net"],
+  [/^src\/domain\//, 1, "domain"],
+  [/^src\/(env|version)\.ts$/, 0, "platform"],
+];
+
+const files = Object.keys(sources)
+  .filter((p) => !p.endsWith(".d.ts"))
+  .map((p) => p.replace(/^\.\.\//, ""));
+
+function floorOf(file: string): { level: number; name: string } {
+  const found = FLOORS.find(([pattern]) => pattern.test(file));
+  if (!found) throw new Error(`${file} is on no floor: add it to FLOORS`);
+  return { level: found[1], name: found[2] };
+}
+
+function resolve(from: string, specifier: string): string | null {
+  if (!specifier.startsWith(".")) return null;
+  const parts = from.split("/").slice(0, -1);
+  for (const segment of specifier.split("/")) {
+    if (segment === "..") parts.pop();
+    else if (segment !== ".") parts.push(segment);
+  }
+  const base = parts.join("/");
+  for (const candidate of [`${base}.ts`, `${base}/index.ts`]) if (files.includes(candidate)) return candidate;
+  return base.endsWith(".json") ? null : `${base} (unresolved)`;
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"/g;
+const DYNAMIC = /import\(\s*"([^"]+)"\s*\)/g;
+
+const graph = new Map<string, string[]>(
+  files.map((file) => {
+    const text = sources[`../${file}`];
+    const targets = [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC)]
+      .map((m) => resolve(file, m[1]))
+      .filter((t): t is string => t !== null);
+    return [file, [...new Set(targets)]];
+  }),
+);
+
+describe("architecture", () => {
+  it("finds the source files and their imports", () => {
+    expect(files.length).toBeGreaterThan(20);
+    expect(graph.get("src/app.ts")).toContain("src/routes/agents.ts");
+  });
+
+  it("resolves every relative import", () => {
+    const unresolved = [...graph].flatMap(([file, targets]) => targets.filter((t) => t.endsWith("(unresolved)")).map((t) => `${file} → ${t}`));
+    expect(unresolved).toEqual([]);
+  });
+
+  it("never imports from a higher floor", () => {
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter((t) => floorOf(t).level > floorOf(file).level)
+        .map((t) => `${file} (${floorOf(file).name}) → ${t} (${floorOf(t).name})`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it("has no import cycle", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, "open");
+      stack.push(file);
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === "open") cycles.push([...stack.slice(stack.indexOf(next)), next].join(" → "));
+        else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(file, "done");
+    };
+    for (const file of files) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+});

@@ -1,0 +1,215 @@
+// Request plumbing: request ids, odd requests that must never give a 5xx, public reads made for web
+// pages, 405s, health, pagination.
+import { describe, expect, it } from "vitest";
+import { ADMIN, bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
+
+const T0 = Date.parse("2026-11-21T10:00:30Z");
+
+/** What a client sending a GET with a body (curl -X GET -d ...) hands the Worker: workerd allows it. */
+class GetWithBody extends Request {
+  constructor(url: string, init: RequestInit & { as: "GET" | "HEAD" }) {
+    super(url, { ...init, method: "POST" });
+    Object.defineProperty(this, "method", { value: init.as });
+  }
+}
+
+describe("request ids", () => {
+  it("answers X-Request-Id on every response and request_id in every error body", async () => {
+    const { key } = await createOperator();
+    const ok = await call("/me", { headers: bearer(key) });
+    expect(ok.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    for (const res of [await call("/nope"), await call("/me"), await call("/apply", { method: "PUT" })]) {
+      const id = res.headers.get("x-request-id");
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(((await res.json()) as { request_id: string }).request_id).toBe(id);
+    }
+    const b = await call("/me", { headers: { "api-version": "B" } });
+    expect(((await b.json()) as { request_id: string }).request_id).toBe(b.headers.get("x-request-id"));
+  });
+
+  it("keeps a sane client id and replaces anything else", async () => {
+    expect((await call("/health", { headers: { "x-request-id": "client-trace_42=" } })).headers.get("x-request-id")).toBe("client-trace_42=");
+    for (const insane of ["has space", "a".repeat(300), "<script>"]) {
+      const res = await call("/health", { headers: { "x-request-id": insane } });
+      expect(res.headers.get("x-request-id")).not.toBe(insane);
+    }
+  });
+
+  it("carries the id on cached badges too", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } });
+    const cached = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } });
+    expect(cached.status).toBe(200);
+    expect(cached.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("odd requests never give a 5xx", () => {
+  it("serves a GET or HEAD that carries a body as if it had none, anonymous or keyed", async () => {
+    const { key } = await createOperator();
+    const h = testApp({ now: T0 });
+    for (const as of ["GET", "HEAD"] as const) {
+      const health = await h.app.fetch(new GetWithBody("http://trust.test/health", { as, body: "{}" }), h.env);
+      expect(health.status).toBe(200);
+      const me = await h.app.fetch(new GetWithBody("http://trust.test/me", { as, body: '{"x":1}', headers: bearer(key) }), h.env);
+      expect(me.status).toBe(200);
+      const publicRead = await h.app.fetch(
+        new GetWithBody("http://trust.test/score/SID-0x0123456789abcdef/public", { as, body: "junk", headers: { "cf-connecting-ip": freshIp() } }),
+        h.env,
+      );
+      expect(publicRead.status).toBe(404);
+    }
+  });
+
+  it("answers 400 for a body stream that breaks off mid-read", async () => {
+    let sent = false;
+    const broken = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return controller.error(new Error("connection reset"));
+        sent = true;
+        controller.enqueue(new TextEncoder().encode('{"name":"Half'));
+      },
+    });
+    const h = testApp({ now: T0 });
+    const req = new Request("http://trust.test/apply", { method: "POST", body: broken, headers: { "cf-connecting-ip": freshIp() } });
+    const res = await h.app.fetch(req, h.env);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: "Request body could not be read", request_id: expect.any(String) });
+  });
+});
+
+describe("methods", () => {
+  it("answers 405 with Allow for an undefined method on a known path, 404 on an unknown path", async () => {
+    const put = await call("/apply", { method: "PUT" });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("POST");
+    const del = await call("/score/SID-0x0123456789abcdef", { method: "DELETE" });
+    expect(del.status).toBe(405);
+    expect(del.headers.get("allow")).toBe("GET, HEAD");
+    const keys = await call("/keys", { method: "PATCH" });
+    expect(keys.headers.get("allow")).toBe("POST, GET, HEAD");
+    const b = await call("/apply", { method: "PUT", headers: { "api-version": "B" } });
+    expect(((await b.json()) as { error: { code: string } }).error.code).toBe("method_not_allowed");
+    expect((await call("/nowhere", { method: "PUT" })).status).toBe(404);
+  });
+});
+
+describe("GET /health", () => {
+  it("checks the database and names the running version", async () => {
+    const res = await call("/health");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; version: string; checks: Record<string, string> };
+    expect(body.status).toBe("ok");
+    expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(body.checks.db).toBe("ok");
+  });
+
+  it("answers 503 when the database fails", async () => {
+    const h = testApp({ env: { DB: { prepare: () => ({ first: () => Promise.reject(new Error("D1 down")) }), withSession: () => ({ getBookmark: () => null }) } } });
+    const res = await h.request("/health");
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { checks: { db: string } }).checks.db).toBe("failing");
+  });
+});
+
+describe("public reads for web pages", () => {
+  it("the public score: CORS for any origin, ETag and 304, a cache policy; a preflight is free", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const ip = freshIp();
+    const preflights = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call(`/score/${sid}/public`, {
+          method: "OPTIONS",
+          headers: { "cf-connecting-ip": ip, origin: "https://page.example", "access-control-request-method": "GET", "access-control-request-headers": "api-version" },
+        }),
+      ),
+    );
+    for (const p of preflights) {
+      expect(p.status).toBe(204);
+      expect(p.headers.get("access-control-allow-origin")).toBe("*");
+      expect(p.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("api-version");
+    }
+    const first = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip, origin: "https://page.example" } });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("access-control-allow-origin")).toBe("*");
+    expect(first.headers.get("cache-control")).toMatch(/max-age=\d+/);
+    expect(first.headers.get("vary")).toContain("API-Version");
+    const tag = first.headers.get("etag");
+    expect(tag).toMatch(/^"[0-9a-f]+"$/);
+    const again = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip, "if-none-match": tag! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(tag);
+  });
+
+  it("badges: CORS, ETag and 304", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const first = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } });
+    expect(first.headers.get("access-control-allow-origin")).toBe("*");
+    const tag = first.headers.get("etag");
+    expect(tag).toBeTruthy();
+    const again = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp(), "if-none-match": tag! } });
+    expect(again.status).toBe(304);
+  });
+
+  it("keyed routes: no CORS headers, Cache-Control no-store", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const res = await call(`/score/${sid}`, { headers: bearer(key, { origin: "https://page.example" }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const preflight = await call(`/score/${sid}`, { method: "OPTIONS", headers: { origin: "https://page.example", "access-control-request-method": "GET" } });
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("pagination", () => {
+  it("pages GET /keys with limit and an opaque cursor, next_cursor null on the last page", async () => {
+    const { key } = await createOperator();
+    for (let i = 0; i < 2; i++) await call("/keys", { headers: bearer(key), body: { scopes: ["agents:read"] } });
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await call(`/keys?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { headers: bearer(key) });
+      const body = (await res.json()) as { keys: { id: number }[]; next_cursor: string | null };
+      seen.push(...body.keys.map((k) => k.id));
+      cursor = body.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(2);
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen).size).toBe(3);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+  });
+
+  it("pages the agents of GET /me and the admin's applications", async () => {
+    const { key } = await createOperator();
+    const sids = [];
+    for (let i = 0; i < 3; i++) sids.push((await registerAgent(key)).sid);
+    const first = (await (await call("/me?limit=2", { headers: bearer(key) })).json()) as { agents: { sid: string }[]; next_cursor: string };
+    expect(first.agents).toHaveLength(2);
+    const second = (await (await call(`/me?limit=2&cursor=${first.next_cursor}`, { headers: bearer(key) })).json()) as {
+      agents: { sid: string }[];
+      next_cursor: string | null;
+    };
+    expect(second.next_cursor).toBeNull();
+    expect([...first.agents, ...second.agents].map((a) => a.sid).sort()).toEqual([...sids].sort());
+
+    const apps = (await (await call("/admin/applications?limit=1", { headers: ADMIN })).json()) as { applications: unknown[]; next_cursor: string };
+    expect(apps.applications).toHaveLength(1);
+    expect(apps.next_cursor).toEqual(expect.any(String));
+  });
+
+  it("refuses a bad limit or cursor with 400", async () => {
+    const { key } = await createOperator();
+    for (const query of ["limit=0", "limit=201", "limit=abc", "limit=1.5", "cursor=%2F%2F", "cursor=bm9wZQ", "cursor=" + "a".repeat(600)]) {
+      const res = await call(`/keys?${query}`, { headers: bearer(key) });
+      expect(res.status, query).toBe(400);
+    }
+    expect((await call("/keys?limit=200", { headers: bearer(key) })).status).toBe(200);
+  });
+});

@@ -1,0 +1,212 @@
+// Agents and their history on shards: routing, replay, migration from before sharding, time.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { readHistory } from "../../src/db/history";
+import { locateTransaction, replayHistory, SEQUENCE_SPACE, type AgentRecord } from "../../src/domain/agent";
+import type { AgentScorer } from "../../src/durable/agent-scorer";
+import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, shardOf, testApp, T_CALL } from "../helpers";
+
+const shards = () => [env.SHARD_0, env.SHARD_1!];
+const scorer = (sid: string) => env.AGENT_SCORER.getByName(sid);
+const inspect = (sid: string) => runInDurableObject(scorer(sid), (o) => (o as AgentScorer).inspect());
+const shardNumber = async (sid: string) =>
+  (await env.DB.prepare("SELECT shard FROM agent_directory WHERE sid = ?").bind(sid).first<number>("shard"))!;
+
+async function unlimited(id: number) {
+  await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: 100000, rate_limit_per_day: 1000000 } });
+}
+
+/** Registers agents until one lands on each shard (placement is random). */
+async function onEveryShard(key: string): Promise<string[]> {
+  const found = new Map<number, string>();
+  for (let i = 0; i < 64 && found.size < 2; i++) {
+    const { sid } = await registerAgent(key);
+    const n = await shardNumber(sid);
+    if (!found.has(n)) found.set(n, sid);
+  }
+  expect(found.size).toBe(2);
+  return [found.get(0)!, found.get(1)!];
+}
+
+describe("routing by shard", () => {
+  it("every route that touches an agent reads and writes the agent's own shard", async () => {
+    const owner = await createOperator({ name: "Shard Owner" });
+    const reporter = await createOperator({ verified: true });
+    const lookups: string[] = [];
+    const h = testApp({
+      now: T_CALL,
+      resolve: async (host) => (lookups.push(host), ["93.184.216.34"]),
+      fetchCallback: async (_url, init) => {
+        token = JSON.parse(String(init!.body)).challenge_token;
+        return new Response(null, { status: 204 });
+      },
+    });
+    let token = "";
+    const sids = await onEveryShard(owner.key);
+    for (const [n, sid] of sids.entries()) {
+      const other = shards()[1 - n];
+      const tx = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900 } });
+      expect(tx.status).toBe(201);
+      const { transaction_id } = (await tx.json()) as { transaction_id: number };
+      expect(locateTransaction(transaction_id)).toMatchObject({ legacy: false, seq: 1 });
+      expect(await shards()[n].prepare("SELECT sid FROM transactions WHERE id = ?").bind(transaction_id).first("sid")).toBe(sid);
+      expect(await other.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(0);
+      expect(await other.prepare("SELECT count(*) AS n FROM agents WHERE sid = ?").bind(sid).first("n")).toBe(0);
+
+      expect((await h.request(`/agents/${sid}/config`, { headers: bearer(owner.key), body: { ...agentConfig, modelName: "other" } })).status).toBe(200);
+      expect(await shards()[n].prepare("SELECT count(*) AS n FROM config_history WHERE sid = ?").bind(sid).first("n")).toBe(2);
+
+      const score = (await (await h.request(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { quality: number; operator: { name: string } };
+      expect(score.quality).toBeGreaterThan(500);
+      expect(score.operator.name).toBe("Shard Owner");
+      expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } })).status).toBe(200);
+      const report = (await (await h.request(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as { score_history: unknown[]; config_history: unknown[] };
+      expect(report.score_history).toHaveLength(2);
+      expect(report.config_history).toHaveLength(2);
+      expect((await h.request(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": freshIp() } })).status).toBe(200);
+      const listed = (await (await h.request(`/agents/${sid}/transactions`, { headers: bearer(owner.key) })).json()) as { transactions: { transaction_id: number }[] };
+      expect(listed.transactions.map((t) => t.transaction_id)).toEqual([transaction_id]);
+
+      expect((await h.request(`/agents/${sid}/verify`, { headers: bearer(owner.key), body: { callbackUrl: "https://agent.example.com/cb" } })).status).toBe(202);
+      expect((await h.request(`/agents/${sid}/verify/confirm`, { headers: bearer(owner.key), body: { challenge_token: token } })).status).toBe(200);
+      expect(await shards()[n].prepare("SELECT identity_level FROM agents WHERE sid = ?").bind(sid).first("identity_level")).toBe(1);
+
+      expect((await h.request(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+      expect(await shards()[n].prepare("SELECT status FROM agents WHERE sid = ?").bind(sid).first("status")).toBe("suspended");
+    }
+    // /me combines the shards, in registration order.
+    const me = (await (await h.request("/me", { headers: bearer(owner.key) })).json()) as { agents: { sid: string }[] };
+    const mine = me.agents.map((a) => a.sid);
+    expect(mine).toEqual(expect.arrayContaining(sids));
+    expect(mine.indexOf(sids[0]) < mine.indexOf(sids[1])).toBe((await numOf(sids[0])) < (await numOf(sids[1])));
+  });
+
+  it("a self-registered agent is claimed on its own shard, and its directory entry names the new owner", async () => {
+    const claimer = await createOperator();
+    const res = await call("/register/self", { body: { name: "Self", ...agentConfig }, headers: { "cf-connecting-ip": freshIp() } });
+    const { sid, claim_token } = (await res.json()) as { sid: string; claim_token: string };
+    expect((await call(`/agents/${sid}/claim`, { headers: bearer(claimer.key), body: { claim_token } })).status).toBe(200);
+    expect(await (await shardOf(sid)).prepare("SELECT operator_id FROM agents WHERE sid = ?").bind(sid).first("operator_id")).toBe(claimer.id);
+    expect(await env.DB.prepare("SELECT operator_id FROM agent_directory WHERE sid = ?").bind(sid).first("operator_id")).toBe(claimer.id);
+  });
+
+  it("spreads new agents over the shards", async () => {
+    const { key } = await createOperator();
+    const counts = [0, 0];
+    for (let i = 0; i < 40; i++) counts[await shardNumber((await registerAgent(key)).sid)]++;
+    expect(Math.min(...counts)).toBeGreaterThanOrEqual(8);
+  });
+});
+
+const numOf = async (sid: string) => (await env.DB.prepare("SELECT num FROM agent_directory WHERE sid = ?").bind(sid).first<number>("num"))!;
+
+describe("replayable history", () => {
+  it("replaying the shard's history after random reports and configuration changes equals the live state, and an emptied object rebuilds it", async () => {
+    const owner = await createOperator();
+    const reporters = [owner, await createOperator({ verified: true }), await createOperator(), await createOperator({ verified: true })];
+    for (const r of reporters) await unlimited(r.id);
+    const h = testApp({ now: T_CALL });
+    const { sid } = await registerAgent(owner.key);
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const outcomes = ["success", "partial", "failure", "timeout", "error"];
+    const providers = ["anthropic", "openai", "mistral"];
+    for (let i = 0; i < 60; i++) {
+      h.clock.now += Math.floor(random() * 9 * 3_600_000);
+      if (random() < 0.1) {
+        const res = await h.request(`/agents/${sid}/config`, {
+          headers: bearer(owner.key),
+          body: { ...agentConfig, modelProvider: providers[Math.floor(random() * 3)], tools: random() < 0.5 ? ["a"] : ["b"] },
+        });
+        expect(res.status).toBe(200);
+        continue;
+      }
+      const signals = { qualitySignal: Math.floor(random() * 1001), ...(random() < 0.3 ? { securitySignal: Math.floor(random() * 1001) } : {}) };
+      const reporter = reporters[Math.floor(random() * reporters.length)];
+      const res = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: outcomes[Math.floor(random() * 5)], ...signals } });
+      expect(res.status).toBe(201);
+    }
+    const shard = await shardOf(sid);
+    const live = (await inspect(sid)).record!;
+    const replayed = replayHistory(await readHistory(shard, sid), owner.id, Date.parse(live.createdAt), h.clock.now);
+    expect(replayed.evidence).toEqual(live.evidence);
+
+    // An object whose storage is gone rebuilds the same working state from the shard.
+    await runInDurableObject(scorer(sid), async (_o, state) => {
+      await state.storage.deleteAll();
+    });
+    const rebuilt = await runInDurableObject(scorer(sid), async (o) => {
+      // As a new object would start: its tables created, nothing in them or in memory.
+      const object = o as unknown as { record: AgentRecord | undefined; recent: Map<number, number[]>; store: { migrate(): void } };
+      object.store.migrate();
+      object.record = undefined;
+      object.recent = new Map();
+      await (o as AgentScorer).sync({ sid, num: live.num, shard: live.shard });
+      return (await (o as AgentScorer).inspect()).record!;
+    });
+    expect(rebuilt.evidence).toEqual(live.evidence);
+    expect(rebuilt.seq).toBe(live.seq);
+    expect(rebuilt.outcomes).toEqual(live.outcomes);
+    expect(rebuilt.config).toEqual(live.config);
+  });
+});
+
+describe("concurrency across shards", () => {
+  it("concurrent reports on many agents of both shards are neither lost nor doubled", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    await unlimited(reporter.id);
+    const sids = [...(await onEveryShard(owner.key)), ...(await Promise.all(Array.from({ length: 8 }, async () => (await registerAgent(owner.key)).sid)))];
+    const reports = sids.flatMap((sid) => Array.from({ length: 6 }, () => call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } })));
+    const statuses = (await Promise.all(reports)).map((r) => r.status);
+    expect(statuses.every((s) => s === 201)).toBe(true);
+    for (const sid of sids) {
+      expect(await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(6);
+      expect((await inspect(sid)).record!.seq).toBe(6);
+    }
+  });
+});
+
+describe("time alone", () => {
+  it("the object's alarm updates its agent's row when its confidence or recommendation moves with time", async () => {
+    const owner = await createOperator();
+    const reporters = await Promise.all([1, 2, 3].map(() => createOperator({ verified: true })));
+    const { sid } = await registerAgent(owner.key);
+    for (const r of reporters) {
+      await unlimited(r.id);
+      for (let i = 0; i < 5; i++) {
+        await call("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 950, reliabilitySignal: 950 } });
+      }
+    }
+    const shard = await shardOf(sid);
+    const before = await shard.prepare("SELECT composite, confidence FROM agents WHERE sid = ?").bind(sid).first<{ composite: number; confidence: string }>();
+    expect(before!.confidence).toBe("medium");
+    expect(await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm())).not.toBeNull();
+    // Two years later, with no event at all.
+    await runInDurableObject(scorer(sid), (o) => {
+      (o as AgentScorer).clock = () => T_CALL + 730 * 86_400_000;
+    });
+    expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
+    const after = await shard.prepare("SELECT composite, confidence FROM agents WHERE sid = ?").bind(sid).first<{ composite: number; confidence: string }>();
+    expect(after!.confidence).toBe("low");
+    expect(after!.composite).toBeLessThan(before!.composite);
+    expect(after!.composite).toBeGreaterThanOrEqual(500);
+  });
+});
+
+describe("transaction ids", () => {
+  it("are numbers routable without the SID: the agent's number × 2^22 + its sequence", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const num = await numOf(sid);
+    const ids = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push(((await (await call("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success" } })).json()) as { transaction_id: number }).transaction_id);
+    }
+    expect(ids).toEqual([1, 2, 3].map((seq) => num * SEQUENCE_SPACE + seq));
+    expect(ids.every(Number.isSafeInteger)).toBe(true);
+    expect(locateTransaction(ids[2])).toEqual({ legacy: false, num, seq: 3 });
+    expect(locateTransaction(1234)).toEqual({ legacy: true });
+  });
+});
