@@ -542,9 +542,8 @@ export function runSimulation(options: SimulationOptions): SimulationResult {
       pass: r.victims > 0 && r.clear === 0,
       figures: { agents: r.victims, clear: r.clear, highest: r.max },
     });
-    const variants = size.colluderVictims / 4;
     for (const start of ["firstCaution", 60, 100] as const) {
-      const v = colluderAttack(options, start, variants);
+      const v = colluderAttack(options, start, size.colluderVictims);
       notes.push(
         `colluders joining ${start === "firstCaution" ? "at the first report that puts the agent in caution" : `at the ${start}th report`}: ` +
           `clear ${v.clear} of ${v.victims}; highest composite ${v.max}`,
