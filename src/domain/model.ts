@@ -341,12 +341,12 @@ function observe(p: Pair, x: number, w: number): void {
   p.b += w * (1 - x);
 }
 
+/** Scales the pair down to sum `cap` when it sums to more (a pair of one sign lands exactly on the cap). */
 function capPair(p: Pair, cap: number): void {
   const sum = p.a + p.b;
   if (sum > cap) {
-    const f = cap / sum;
-    p.a *= f;
-    p.b *= f;
+    p.a = cap * (p.a / sum);
+    p.b = cap * (p.b / sum);
   }
 }
 
@@ -377,9 +377,11 @@ export function applyReport(
   const weight = base * damping(k) * input.evidence * input.penalty;
   const cap = (owner ? MODEL.cap.owner : MODEL.cap.reporter) * input.penalty;
 
-  const next = forgetTo(state, input.at);
+  const { at, entries } = forget(state, input.at);
   const id = String(input.reporter);
-  const previous: ReporterState | undefined = next.reporters[id];
+  let index = entries.findIndex(([other]) => idOrder(other, id) >= 0);
+  if (index < 0) index = entries.length;
+  const previous = entries[index]?.[0] === id ? entries[index][1] : undefined;
   const dims = previous ? previous.dims : mapDims(() => ({ a: 0, b: 0 }));
   observe(dims.stability, x, weight);
   for (const d of SIGNAL_DIMENSIONS) {
@@ -389,8 +391,9 @@ export function applyReport(
     observe(dims[d], Math.min(1000, Math.max(0, signal)) / 1000, weight);
   }
   for (const d of DIMENSIONS) capPair(dims[d], cap);
-  next.reporters[id] = { dims, lastAt: previous ? Math.max(previous.lastAt, input.at) : input.at };
-  return { state: next, weight };
+  const reporter: ReporterState = { dims, lastAt: previous ? Math.max(previous.lastAt, input.at) : input.at };
+  entries.splice(index, previous ? 1 : 0, [id, reporter]);
+  return { state: stateOf(at, entries, state.lastConfigChangeAt), weight };
 }
 
 function keptFraction(changes: readonly ChangeType[], d: Dimension): number {
