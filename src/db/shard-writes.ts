@@ -3,8 +3,7 @@
 // batch loses nothing), then as statements, built here and only here. Each statement is idempotent:
 // history rows are keyed by (sid, seq) and inserted once; the agent's row is written whole.
 
-import { eq } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import { eq, getTableColumns, getTableName } from "drizzle-orm";
 import type { AgentRecord, RecordedReport } from "../domain/agent";
 import { contributionOf, scoreOfRecord } from "../domain/agent";
 import { MODEL, type ChangeType, type ScoreView } from "../domain/model";
@@ -14,12 +13,20 @@ import { agents, configHistory, scoreEvents, transactions } from "./shard-schema
 
 export type ShardWrite =
   | { kind: "agent"; row: typeof agents.$inferInsert }
+  | { kind: "score"; sid: string; columns: Pick<typeof agents.$inferInsert, (typeof SCORE_COLUMNS)[number]> }
   | { kind: "transaction"; row: typeof transactions.$inferInsert }
   | { kind: "event"; row: typeof scoreEvents.$inferInsert }
   | { kind: "config"; row: typeof configHistory.$inferInsert }
   | { kind: "transactionStatus"; sid: string; id: number; status: "active" | "disputed" | "withdrawn" };
 
 export type ControlWrite = { kind: "directoryOwner"; sid: string; operatorId: number | null };
+
+/** What a report changes on the agent's row: its evidence, its score as of `now`, its counts. */
+export function scoreColumns(record: AgentRecord, now: number): ShardWrite {
+  const { row } = agentRow(record, now) as { row: typeof agents.$inferInsert };
+  const columns = Object.fromEntries(SCORE_COLUMNS.map((p) => [p, row[p]])) as Pick<typeof agents.$inferInsert, (typeof SCORE_COLUMNS)[number]>;
+  return { kind: "score", sid: record.sid, columns };
+}
 
 /** The agent's whole row: its record, and its score as of `now` for lists and operator figures. */
 export function agentRow(record: AgentRecord, now: number): ShardWrite {
@@ -126,36 +133,90 @@ export function configRow(record: AgentRecord, seq: number, changes: ChangeType[
   };
 }
 
-/** The statements of pending shard writes, in order; an agent row superseded by a later one is skipped. */
-export function shardStatements(d1: Database, writes: ShardWrite[]): BatchItem<"sqlite">[] {
+// The hot statements (a report's history rows and its change to the agent's row) are constant SQL
+// built once from the drizzle tables' own columns: one source of the mapping, no query building per
+// report. Rarer writes (a whole row, a configuration entry) go through drizzle.
+
+type Table = typeof transactions | typeof scoreEvents;
+
+function insertOnce<T extends Table>(table: T) {
+  const columns = Object.entries(getTableColumns(table)).filter(([property]) => property !== "id" || table === transactions);
+  const sql = `INSERT INTO ${getTableName(table)} (${columns.map(([, c]) => c.name).join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`;
+  return (d1: Database, row: T["$inferInsert"]) =>
+    d1.prepare(sql).bind(...columns.map(([property, c]) => {
+      const value = (row as Record<string, unknown>)[property];
+      return value === undefined ? (c.default ?? null) : value;
+    }));
+}
+
+const insertTransaction = insertOnce(transactions);
+const insertEvent = insertOnce(scoreEvents);
+
+/** The columns a report changes on the agent's row. */
+const SCORE_COLUMNS = [
+  "evidence",
+  "composite",
+  "confidence",
+  "recommendation",
+  "evidenceTotal",
+  "independentEvidence",
+  "independentComposite",
+  "outcomeCounts",
+  "seq",
+  "updatedAt",
+] as const satisfies readonly (keyof typeof agents.$inferInsert)[];
+const agentColumns = getTableColumns(agents);
+const UPDATE_SCORE = `UPDATE agents SET ${SCORE_COLUMNS.map((p) => `${agentColumns[p].name} = ?`).join(", ")} WHERE sid = ?`;
+
+/**
+ * The statements of pending shard writes, in order, as one batch. The agent's row is written once,
+ * as its newest state: the last whole row with every later report's columns laid over it, or those
+ * columns alone.
+ */
+export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedStatement[] {
   const d = db(d1);
-  const lastAgent = writes.findLastIndex((w) => w.kind === "agent");
-  const statements: BatchItem<"sqlite">[] = [];
-  writes.forEach((w, i) => {
+  const statements: D1PreparedStatement[] = [];
+  let row: (typeof agents.$inferInsert) | null = null;
+  let scoreOnly = true;
+  for (const w of writes) {
     switch (w.kind) {
-      case "agent": {
-        if (i !== lastAgent) return;
-        const { sid: _sid, ...rest } = w.row;
-        statements.push(d.insert(agents).values(w.row).onConflictDoUpdate({ target: agents.sid, set: rest }));
-        return;
-      }
+      case "agent":
+        row = { ...w.row };
+        scoreOnly = false;
+        break;
+      case "score":
+        row = { ...(row ?? { sid: w.sid }), ...w.columns } as typeof agents.$inferInsert;
+        break;
       case "transaction":
-        statements.push(d.insert(transactions).values(w.row).onConflictDoNothing());
-        return;
+        statements.push(insertTransaction(d1, w.row));
+        break;
       case "event":
-        statements.push(d.insert(scoreEvents).values(w.row).onConflictDoNothing());
-        return;
+        statements.push(insertEvent(d1, w.row));
+        break;
       case "config":
-        statements.push(d.insert(configHistory).values(w.row).onConflictDoNothing());
-        return;
+        statements.push(raw(d1, d.insert(configHistory).values(w.row).onConflictDoNothing()));
+        break;
       case "transactionStatus":
-        statements.push(d.update(transactions).set({ status: w.status }).where(eq(transactions.id, w.id)));
+        statements.push(raw(d1, d.update(transactions).set({ status: w.status }).where(eq(transactions.id, w.id))));
     }
-  });
+  }
+  if (row && scoreOnly) {
+    const r = row as Record<string, unknown>;
+    statements.push(d1.prepare(UPDATE_SCORE).bind(...SCORE_COLUMNS.map((p) => r[p] ?? null), r.sid));
+  } else if (row) {
+    const { sid: _sid, ...rest } = row;
+    statements.push(raw(d1, d.insert(agents).values(row).onConflictDoUpdate({ target: agents.sid, set: rest })));
+  }
   return statements;
 }
 
-export function controlStatements(d1: Database, writes: ControlWrite[]): BatchItem<"sqlite">[] {
+export function controlStatements(d1: Database, writes: ControlWrite[]): D1PreparedStatement[] {
   const d = db(d1);
-  return writes.map((w) => d.update(agentDirectory).set({ operatorId: w.operatorId }).where(eq(agentDirectory.sid, w.sid)));
+  return writes.map((w) => raw(d1, d.update(agentDirectory).set({ operatorId: w.operatorId }).where(eq(agentDirectory.sid, w.sid))));
+}
+
+/** A drizzle query as a D1 statement, so every write of a change goes into one D1 batch. */
+function raw(d1: Database, query: { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {
+  const { sql, params } = query.toSQL();
+  return d1.prepare(sql).bind(...params);
 }

@@ -1,8 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
-import { db } from "../db/client";
 import { readAgentRow, configurationOf } from "../db/agents";
 import { readHistory } from "../db/history";
-import { agentRow, configRow, controlStatements, scoreEventRow, shardStatements, transactionRow, type ControlWrite, type ShardWrite } from "../db/shard-writes";
+import { agentRow, configRow, controlStatements, scoreColumns, scoreEventRow, shardStatements, transactionRow, type ControlWrite, type ShardWrite } from "../db/shard-writes";
 import type { AgentConfiguration } from "../domain/configuration";
 import {
   applyConfigTo,
@@ -83,6 +82,11 @@ export class AgentScorer extends DurableObject<Env> {
   private recent = new Map<number, number[]>();
   private reports: PendingReport[] = [];
   private alarmAt: number | null | undefined;
+  /**
+   * Journal entries up to this id are on the shard; they are deleted with the next commit. After a
+   * restart it is 0 and they are sent again once: their statements are idempotent.
+   */
+  private applied = 0;
   /** Test hooks: a crash right after the commit, or a shard batch that fails, the next n times. */
   faults = { crashAfterCommit: 0, failShardBatch: 0 };
   /** The clock of alarms (tests move it). */
@@ -218,7 +222,7 @@ export class AgentScorer extends DurableObject<Env> {
 
   /** The agent's working state for tests and operators: the record, and the shard writes not applied yet. */
   inspect(): Promise<{ record: AgentRecord | null; pending: number }> {
-    return this.serial(async () => ({ record: this.store.record(), pending: this.store.pending().length }));
+    return this.serial(async () => ({ record: this.store.record(), pending: this.store.pending(this.applied).length }));
   }
 
   /**
@@ -238,7 +242,11 @@ export class AgentScorer extends DurableObject<Env> {
       if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
         this.commit(record, [agentRow(record, now)]);
       }
-      if ((await this.flush()) !== null) await this.scheduleRefresh(record);
+      if ((await this.flush()) !== null) {
+        // The object may be evicted before its next change: drop what the shard now has.
+        this.store.applied(this.applied);
+        await this.scheduleRefresh(record);
+      }
     });
   }
 
@@ -367,7 +375,7 @@ export class AgentScorer extends DurableObject<Env> {
 
     const last = group[group.length - 1].input.at;
     if (times.length > 0) {
-      writes.push(agentRow(current, last));
+      writes.push(scoreColumns(current, last));
       const committed = this.commit(current, writes, [], () => {
         this.store.rememberReports(times, last);
         for (const a of answers) this.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
@@ -409,11 +417,11 @@ export class AgentScorer extends DurableObject<Env> {
         alsoStore?.();
         this.store.saveRecord(record);
         this.store.journal(shard, control);
-        const shown = shard.findLast((w) => w.kind === "agent");
-        if (shown?.kind === "agent") {
-          const { composite, confidence, recommendation } = shown.row;
-          this.store.setFact("shown", { composite, confidence, recommendation });
-        }
+        // Journal entries already on the shard go in the same transaction, not in one of their own.
+        if (this.applied > 0) this.store.applied(this.applied);
+        const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
+        const shown = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
+        if (shown) this.store.setFact("shown", { composite: shown.composite, confidence: shown.confidence, recommendation: shown.recommendation });
       });
     } catch (err) {
       // A refused challenge rolled back a change that never happened: memory is still right.
@@ -438,7 +446,7 @@ export class AgentScorer extends DurableObject<Env> {
    * bookmarks of the batches, or null when one failed.
    */
   private async flush(): Promise<Bookmarks | null> {
-    const pending = this.store.pending();
+    const pending = this.store.pending(this.applied);
     if (pending.length === 0) return {};
     const record = this.record ?? this.store.record();
     if (!record) return {};
@@ -452,12 +460,12 @@ export class AgentScorer extends DurableObject<Env> {
       const controlWrites = pending.flatMap((j) => (j.target === "control" ? [j.write] : []));
       if (shardWrites.length > 0) {
         const session = this.shard(record.shard).withSession("first-primary");
-        await db(session).batch(shardStatements(session, shardWrites) as [never]);
+        await session.batch(shardStatements(session, shardWrites));
         bookmarks[shardName(record.shard)] = session.getBookmark() ?? "";
       }
       if (controlWrites.length > 0) {
         const session = this.env.DB.withSession("first-primary");
-        await db(session).batch(controlStatements(session, controlWrites) as [never]);
+        await session.batch(controlStatements(session, controlWrites));
         bookmarks.DB = session.getBookmark() ?? "";
       }
     } catch (err) {
@@ -465,7 +473,7 @@ export class AgentScorer extends DurableObject<Env> {
       await this.scheduleAlarm(Date.now() + RETRY_MS);
       return null;
     }
-    this.store.applied(pending[pending.length - 1].id);
+    this.applied = pending[pending.length - 1].id;
     await this.scheduleRefresh(record);
     return Object.fromEntries(Object.entries(bookmarks).filter(([, v]) => v !== ""));
   }

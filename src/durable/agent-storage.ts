@@ -57,9 +57,10 @@ export class AgentStorage {
     for (const write of control) this.sql.exec("INSERT INTO journal (target, write) VALUES ('control', ?)", JSON.stringify(write));
   }
 
-  pending(): Journaled[] {
+  /** Journal entries after `afterId` (those up to it are known to be on the shard). */
+  pending(afterId = 0): Journaled[] {
     return this.sql
-      .exec<{ id: number; target: "shard" | "control"; write: string }>("SELECT id, target, write FROM journal ORDER BY id")
+      .exec<{ id: number; target: "shard" | "control"; write: string }>("SELECT id, target, write FROM journal WHERE id > ? ORDER BY id", afterId)
       .toArray()
       .map((j) => ({ id: j.id, target: j.target, write: JSON.parse(j.write) }) as Journaled);
   }
