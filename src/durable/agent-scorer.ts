@@ -237,7 +237,7 @@ export class AgentScorer extends DurableObject<Env> {
       if (!record) return;
       this.record = record;
       const now = this.clock();
-      const shown = this.store.fact<{ composite: number; confidence: string; recommendation: string }>("shown");
+      const shown = this.store.shown();
       const score = scoreOfRecord(record, now);
       if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
         this.commit(record, [agentRow(record, now)]);
@@ -415,13 +415,12 @@ export class AgentScorer extends DurableObject<Env> {
     try {
       this.store.atomically(() => {
         alsoStore?.();
-        this.store.saveRecord(record);
+        const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
+        const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
+        this.store.saveRecord(record, row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! });
         this.store.journal(shard, control);
         // Journal entries already on the shard go in the same transaction, not in one of their own.
         if (this.applied > 0) this.store.applied(this.applied);
-        const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
-        const shown = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
-        if (shown) this.store.setFact("shown", { composite: shown.composite, confidence: shown.confidence, recommendation: shown.recommendation });
       });
     } catch (err) {
       // A refused challenge rolled back a change that never happened: memory is still right.
@@ -456,8 +455,8 @@ export class AgentScorer extends DurableObject<Env> {
         this.faults.failShardBatch--;
         throw new Error("injected shard batch failure");
       }
-      const shardWrites = pending.flatMap((j) => (j.target === "shard" ? [j.write] : []));
-      const controlWrites = pending.flatMap((j) => (j.target === "control" ? [j.write] : []));
+      const shardWrites = pending.flatMap((j) => j.shard);
+      const controlWrites = pending.flatMap((j) => j.control);
       if (shardWrites.length > 0) {
         const session = this.shard(record.shard).withSession("first-primary");
         await session.batch(shardStatements(session, shardWrites));

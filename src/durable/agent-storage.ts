@@ -8,11 +8,14 @@ import type { ControlWrite, ShardWrite } from "../db/shard-writes";
 import { IDEMPOTENCY_TTL_MS } from "../domain/idempotency";
 import { MODEL } from "../domain/model";
 
+/** Bumped with every change to SCHEMA; an object whose storage is at it creates nothing at start. */
+const SCHEMA_VERSION = 1;
 const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY AUTOINCREMENT, target TEXT NOT NULL, write TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
+  // One entry per change: its shard writes and control writes, in order.
+  "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY AUTOINCREMENT, shard TEXT NOT NULL, control TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS recent (reporter INTEGER NOT NULL, at INTEGER NOT NULL)",
-  "CREATE INDEX IF NOT EXISTS recent_reporter ON recent (reporter, at)",
+  "CREATE INDEX IF NOT EXISTS recent_at ON recent (at)",
   `CREATE TABLE IF NOT EXISTS idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
      result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key))`,
   "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL)",
@@ -20,7 +23,21 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ];
 
-export type Journaled = { id: number } & ({ target: "shard"; write: ShardWrite } | { target: "control"; write: ControlWrite });
+export interface Journaled {
+  id: number;
+  shard: ShardWrite[];
+  control: ControlWrite[];
+}
+
+/** What the agent's shard row shows: the alarm compares it with the score now. */
+export interface Shown {
+  composite: number;
+  confidence: string;
+  recommendation: string;
+}
+
+/** Old report times are pruned once this many were added since the last pruning. */
+const PRUNE_EVERY = 64;
 
 export interface StoredAnswer {
   requestHash: string;
@@ -28,14 +45,24 @@ export interface StoredAnswer {
 }
 
 export class AgentStorage {
+  private addedSincePrune = 0;
+
   constructor(private readonly storage: DurableObjectStorage) {}
 
   private get sql() {
     return this.storage.sql;
   }
 
+  /** Creates the tables once; at every later start a single read finds them current. */
   migrate(): void {
+    try {
+      const current = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'schema'").toArray()[0];
+      if (current && Number(JSON.parse(current.value)) === SCHEMA_VERSION) return;
+    } catch {
+      // No meta table yet: a new object.
+    }
     for (const statement of SCHEMA) this.sql.exec(statement);
+    this.setFact("schema", SCHEMA_VERSION);
   }
 
   /** Runs `work` as one SQLite transaction: all of it is stored, or none. */
@@ -48,21 +75,35 @@ export class AgentStorage {
     return row ? (JSON.parse(row.record) as AgentRecord) : null;
   }
 
-  saveRecord(record: AgentRecord): void {
-    this.sql.exec("INSERT INTO agent (id, record) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record", JSON.stringify(record));
+  /** The record, and what its shard row shows when this change writes it (else that stays as it was). */
+  saveRecord(record: AgentRecord, shown: Shown | null): void {
+    if (shown) {
+      this.sql.exec(
+        "INSERT INTO agent (id, record, shown) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record, shown = excluded.shown",
+        JSON.stringify(record),
+        JSON.stringify(shown),
+      );
+    } else {
+      this.sql.exec("INSERT INTO agent (id, record) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record", JSON.stringify(record));
+    }
+  }
+
+  shown(): Shown | null {
+    const row = this.sql.exec<{ shown: string | null }>("SELECT shown FROM agent WHERE id = 1").toArray()[0];
+    return row?.shown ? (JSON.parse(row.shown) as Shown) : null;
   }
 
   journal(shard: ShardWrite[], control: ControlWrite[] = []): void {
-    for (const write of shard) this.sql.exec("INSERT INTO journal (target, write) VALUES ('shard', ?)", JSON.stringify(write));
-    for (const write of control) this.sql.exec("INSERT INTO journal (target, write) VALUES ('control', ?)", JSON.stringify(write));
+    if (shard.length === 0 && control.length === 0) return;
+    this.sql.exec("INSERT INTO journal (shard, control) VALUES (?, ?)", JSON.stringify(shard), JSON.stringify(control));
   }
 
   /** Journal entries after `afterId` (those up to it are known to be on the shard). */
   pending(afterId = 0): Journaled[] {
     return this.sql
-      .exec<{ id: number; target: "shard" | "control"; write: string }>("SELECT id, target, write FROM journal WHERE id > ? ORDER BY id", afterId)
+      .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal WHERE id > ? ORDER BY id", afterId)
       .toArray()
-      .map((j) => ({ id: j.id, target: j.target, write: JSON.parse(j.write) }) as Journaled);
+      .map((j) => ({ id: j.id, shard: JSON.parse(j.shard) as ShardWrite[], control: JSON.parse(j.control) as ControlWrite[] }));
   }
 
   applied(upToId: number): void {
@@ -85,6 +126,9 @@ export class AgentStorage {
    */
   rememberReports(times: { reporter: number; at: number }[], now: number): void {
     for (const t of times) this.sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", t.reporter, t.at);
+    this.addedSincePrune += times.length;
+    if (this.addedSincePrune < PRUNE_EVERY) return;
+    this.addedSincePrune = 0;
     this.sql.exec("DELETE FROM recent WHERE at <= ?", now - 2 * MODEL.dampingWindowMs);
   }
 

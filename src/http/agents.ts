@@ -36,7 +36,23 @@ export async function locate(c: Context<AppEnv>, sid: string): Promise<AgentRef>
   return ref;
 }
 
-export const scorerOf = (c: Context<AppEnv>, ref: AgentRef) => c.env.AGENT_SCORER.getByName(ref.sid);
+type Scorer = DurableObjectStub<import("../durable/agent-scorer").AgentScorer>;
+const stubs = new WeakMap<object, Map<string, Scorer>>();
+
+/**
+ * The agent's object. Stubs are kept per isolate (and namespace): deriving an object's id from its
+ * name hashes it, on every request that touches the agent otherwise.
+ */
+export function scorerOf(c: Context<AppEnv>, ref: AgentRef): Scorer {
+  let byName = stubs.get(c.env.AGENT_SCORER);
+  if (!byName) stubs.set(c.env.AGENT_SCORER, (byName = new Map()));
+  let stub = byName.get(ref.sid);
+  if (!stub) {
+    stub = c.env.AGENT_SCORER.getByName(ref.sid);
+    remember(byName, ref.sid, stub);
+  }
+  return stub;
+}
 
 /**
  * The agent's row from its shard (a replica, at least as new as the client's bookmark). A row this
