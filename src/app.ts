@@ -22,6 +22,7 @@ import { registerMe } from "./routes/me";
 import { registerScores } from "./routes/scores";
 import { registerTransactions } from "./routes/transactions";
 import { registerVerification } from "./routes/verification";
+import { registerIdentity } from "./routes/identity";
 import { registerWaitlist } from "./routes/waitlist";
 import { SERVICE_VERSION } from "./version";
 
@@ -42,7 +43,7 @@ export function createApp(deps: Partial<Deps> = {}) {
       const endpoint = dohEndpoint(c.env);
       resolved = {
         now: deps.now ?? Date.now,
-        fetchCallback: deps.fetchCallback ?? outbound,
+        fetchOutbound: deps.fetchOutbound ?? outbound,
         resolve: deps.resolve ?? (endpoint ? createDohResolver(endpoint, outbound) : null),
       };
       built.set(c.env, resolved);
@@ -67,6 +68,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerBadges(app);
   registerTransactions(app);
   registerVerification(app);
+  registerIdentity(app);
   registerKeys(app);
   registerWaitlist(app);
 

@@ -64,7 +64,7 @@ export interface TestAppOptions {
   /** The frozen clock's start (ms); move it with `clock.now`. */
   now?: number;
   resolve?: Deps["resolve"];
-  fetchCallback?: Deps["fetchCallback"];
+  fetchOutbound?: Deps["fetchOutbound"];
   /** Bindings that replace the test environment's (e.g. an e-mail binding, another admin token). */
   env?: Record<string, unknown>;
 }
@@ -75,7 +75,7 @@ export interface TestAppOptions {
  */
 export function testApp(options: TestAppOptions = {}) {
   const clock = { now: options.now ?? Date.parse("2026-11-21T10:00:30Z") };
-  const app = createApp({ now: () => clock.now, resolve: options.resolve, fetchCallback: options.fetchCallback });
+  const app = createApp({ now: () => clock.now, resolve: options.resolve, fetchOutbound: options.fetchOutbound });
   const bindings = { ...env, ...options.env } as Env;
   const request = (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) => {
     const headers: Record<string, string> = { "cf-connecting-ip": "203.0.113.7", ...init.headers };

@@ -3,9 +3,10 @@
 
 import { and, asc, eq, gt, isNotNull, isNull, ne } from "drizzle-orm";
 import { legacyBase, type HistoryItem } from "../domain/agent";
+import type { AgentKey, PublicJwk } from "../domain/agent-keys";
 import { MODEL, type ChangeType, type Outcome, type SignalDimension } from "../domain/model";
 import { db, type Database } from "./client";
-import { configHistory, transactions } from "./shard-schema";
+import { agentKeys, configHistory, transactions } from "./shard-schema";
 
 const PAGE = 5_000;
 
@@ -84,4 +85,10 @@ function reportItem(t: TransactionRow, base: number): HistoryItem {
     evidenceFactor: t.evidenceFactor,
     penalty: t.penalty,
   };
+}
+
+/** The agent's registered keys, as its shard keeps them (an object rebuilding its storage reads them). */
+export async function readKeys(d1: Database, sid: string): Promise<AgentKey[]> {
+  const rows = await db(d1).select().from(agentKeys).where(eq(agentKeys.sid, sid)).orderBy(asc(agentKeys.addedAt)).all();
+  return rows.map((r) => ({ thumbprint: r.thumbprint, jwk: JSON.parse(r.jwk) as PublicJwk, directoryUrl: r.directoryUrl, addedAt: r.addedAt }));
 }

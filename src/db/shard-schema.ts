@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // A shard database (bindings SHARD_0 ... SHARD_{N-1}): agents' rows and their history. Every row
 // here is written by the agent's own object (src/durable/agent-scorer.ts), in one batch per change,
@@ -25,6 +25,8 @@ export const agents = sqliteTable("agents", {
   identityLevel: integer("identity_level").notNull().default(0),
   /** The thumbprint of the key the agent proved control of (identity level 2). */
   identityKey: text("identity_key"),
+  /** The agent passed the callback challenge (identity level 1), whatever its keys do later. */
+  callbackVerified: integer("callback_verified", { mode: "boolean" }).notNull().default(false),
   // Pre-sharding only: the claim token now lives in the agent's object.
   claimTokenHash: text("claim_token_hash"),
   /** The scoring model's evidence (src/domain/model.ts AgentEvidence, JSON); reads score it at their own time. */
@@ -107,3 +109,15 @@ export const configHistory = sqliteTable("config_history", {
   changes: text("changes"),
   createdAt: text("created_at").notNull(),
 }, (t) => [index("config_history_sid").on(t.sid, t.id), uniqueIndex("config_history_sid_seq").on(t.sid, t.seq).where(sql`seq IS NOT NULL`)]);
+
+/** The agent's Ed25519 public keys (identity level 2, receipts), as its owner registered them. */
+export const agentKeys = sqliteTable("agent_keys", {
+  sid: text("sid").notNull(),
+  /** RFC 7638 thumbprint (SHA-256, base64url): the key's name. */
+  thumbprint: text("thumbprint").notNull(),
+  /** The public JWK, as JSON. */
+  jwk: text("jwk").notNull(),
+  /** The Web Bot Auth key directory it was found in, or null for a key given as a JWK. */
+  directoryUrl: text("directory_url"),
+  addedAt: text("added_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.sid, t.thumbprint] })]);

@@ -3,13 +3,14 @@
 // batch loses nothing), then as statements, built here and only here. Each statement is idempotent:
 // history rows are keyed by (sid, seq) and inserted once; the agent's row is written whole.
 
-import { eq, getTableColumns, getTableName } from "drizzle-orm";
+import { and, eq, getTableColumns, getTableName } from "drizzle-orm";
 import type { AgentRecord, RecordedReport } from "../domain/agent";
+import type { AgentKey } from "../domain/agent-keys";
 import { contributionOf, scoreOfRecord } from "../domain/agent";
 import { MODEL, type ChangeType, type ScoreView } from "../domain/model";
 import { db, type Database } from "./client";
 import { agentDirectory } from "./control-schema";
-import { agents, configHistory, scoreEvents, transactions } from "./shard-schema";
+import { agentKeys, agents, configHistory, scoreEvents, transactions } from "./shard-schema";
 
 export type ShardWrite =
   | { kind: "agent"; row: typeof agents.$inferInsert }
@@ -17,7 +18,9 @@ export type ShardWrite =
   | { kind: "transaction"; row: typeof transactions.$inferInsert }
   | { kind: "event"; row: typeof scoreEvents.$inferInsert }
   | { kind: "config"; row: typeof configHistory.$inferInsert }
-  | { kind: "transactionStatus"; sid: string; id: number; status: "active" | "disputed" | "withdrawn" };
+  | { kind: "transactionStatus"; sid: string; id: number; status: "active" | "disputed" | "withdrawn" }
+  | { kind: "keyAdded"; row: typeof agentKeys.$inferInsert }
+  | { kind: "keyRemoved"; sid: string; thumbprint: string };
 
 export type ControlWrite = { kind: "directoryOwner"; sid: string; operatorId: number | null };
 
@@ -52,6 +55,7 @@ export function agentRow(record: AgentRecord, now: number): ShardWrite {
       lastConfigChangeAt: record.lastConfigChangeAt,
       identityLevel: record.identityLevel,
       identityKey: record.identityKey,
+      callbackVerified: record.callbackVerified,
       claimTokenHash: null,
       evidence: JSON.stringify(record.evidence),
       modelVersion: MODEL.version,
@@ -198,6 +202,12 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
         break;
       case "transactionStatus":
         statements.push(raw(d1, d.update(transactions).set({ status: w.status }).where(eq(transactions.id, w.id))));
+        break;
+      case "keyAdded":
+        statements.push(raw(d1, d.insert(agentKeys).values(w.row).onConflictDoNothing()));
+        break;
+      case "keyRemoved":
+        statements.push(raw(d1, d.delete(agentKeys).where(and(eq(agentKeys.sid, w.sid), eq(agentKeys.thumbprint, w.thumbprint)))));
     }
   }
   if (row && scoreOnly) {
@@ -220,3 +230,9 @@ function raw(d1: Database, query: { toSQL(): { sql: string; params: unknown[] } 
   const { sql, params } = query.toSQL();
   return d1.prepare(sql).bind(...params);
 }
+
+export const keyAdded = (sid: string, key: AgentKey): ShardWrite => ({
+  kind: "keyAdded",
+  row: { sid, thumbprint: key.thumbprint, jwk: JSON.stringify(key.jwk), directoryUrl: key.directoryUrl, addedAt: key.addedAt },
+});
+export const keyRemoved = (sid: string, thumbprint: string): ShardWrite => ({ kind: "keyRemoved", sid, thumbprint });

@@ -1,6 +1,7 @@
 // An agent's working state, as its Durable Object keeps it, and what each change does to it. Pure:
 // the object stores the record and writes the history; the model (./model) scores the evidence.
 
+import type { AgentKey } from "./agent-keys";
 import type { AgentConfiguration } from "./configuration";
 import {
   applyConfigChange,
@@ -43,8 +44,14 @@ export interface AgentRecord extends AgentRef {
   configVersion: number;
   lastConfigChangeAt: string;
   identityLevel: number;
+  /** The agent passed the callback challenge (level 1, kept when a proven key goes away). */
+  callbackVerified: boolean;
   /** The RFC 7638 thumbprint of the key the agent proved control of (identity level 2). */
   identityKey: string | null;
+  /** The agent's registered Ed25519 public keys (at most 5). */
+  keys: AgentKey[];
+  /** When each key directory the keys came from was last fetched (ms), by URL. */
+  directories: Record<string, number>;
   /** SHA-256 of the one-time claim token of a self-registered agent, until claimed. */
   claimTokenHash: string | null;
   evidence: AgentEvidence;
@@ -82,7 +89,10 @@ export function newRecord(
     configVersion: 1,
     lastConfigChangeAt: iso,
     identityLevel: 0,
+    callbackVerified: false,
     identityKey: null,
+    keys: [],
+    directories: {},
     evidence: emptyEvidence(now),
     outcomes: {},
     seq: 0,

@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  invalid_signature: 401,
   revoked_api_key: 401,
   insufficient_scope: 403,
   forbidden: 403,
@@ -97,6 +98,10 @@ export const errors = {
   tooManyVerifications: (retryAfter: number) =>
     new ApiError("rate_limited", "Too many verification attempts", { "Retry-After": String(retryAfter) }),
   callbackFailed: () => new ApiError("callback_failed", "Callback delivery failed"),
+  /** A signature proof (identity level 2) that does not hold; the signature is the credential. */
+  signatureRefused: (reason: string) => new ApiError("invalid_signature", `Signature verification failed: ${reason}`),
+  badJwk: (problem: string) => new ApiError("invalid_request", problem),
+  keyDirectoryFailed: (reason: string) => new ApiError("callback_failed", `Key directory could not be read: ${reason}`),
 } as const;
 
 /** What an agent object's refusals mean to a client. */
@@ -116,6 +121,14 @@ export function refusalError(refusal: Refusal): ApiError {
       return errors.invalid("Invalid or expired challenge token");
     case "idempotency_mismatch":
       return new ApiError("idempotency_mismatch", "Idempotency-Key was already used with a different request");
+    case "too_many_keys":
+      return new ApiError("conflict", "An agent has at most 5 keys; delete one first");
+    case "key_not_found":
+      return new ApiError("not_found", "Key not found");
+    case "invalid_nonce":
+      return errors.signatureRefused("the nonce is not a challenge issued for this agent, or it was used or has expired");
+    case "key_not_registered":
+      return errors.signatureRefused("keyid is not a key registered for this agent");
     case "already_registered":
       return new ApiError("conflict", "Agent is already registered");
     case "history_full":

@@ -15,6 +15,8 @@ export const LIMITS = {
   waitlist: { limit: 5, seconds: 60 },
   badge: { limit: 120, seconds: 60 },
   verify: { limit: 3, seconds: HOUR },
+  /** Signature proofs (identity level 2): per agent, apart from the callback attempts. */
+  signatureProof: { limit: 10, seconds: HOUR },
 } satisfies Record<string, RateWindow>;
 
 export const TIERS = {

@@ -10,6 +10,10 @@ export type Refusal =
   | "invalid_claim_token"
   | "invalid_challenge"
   | "already_registered"
+  | "too_many_keys"
+  | "key_not_found"
+  | "invalid_nonce"
+  | "key_not_registered"
   | "write_failed"
   | "interrupted"
   | "history_full";

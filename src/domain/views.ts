@@ -108,6 +108,7 @@ export interface AgentSummary {
   name: string;
   description: string | null;
   status: AgentStatus;
+  identityLevel: number;
   createdAt: string;
   score: ScoreView;
 }

@@ -1,7 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
 import { readAgentRow, configurationOf } from "../db/agents";
-import { readHistory } from "../db/history";
-import { agentRow, configRow, controlStatements, scoreColumns, scoreEventRow, shardStatements, transactionRow, type ControlWrite, type ShardWrite } from "../db/shard-writes";
+import { readHistory, readKeys } from "../db/history";
+import {
+  agentRow,
+  configRow,
+  controlStatements,
+  keyAdded,
+  keyRemoved,
+  scoreColumns,
+  scoreEventRow,
+  shardStatements,
+  transactionRow,
+  type ControlWrite,
+  type ShardWrite,
+} from "../db/shard-writes";
+import { identityLevelOf, MAX_AGENT_KEYS, type AgentKey } from "../domain/agent-keys";
 import type { AgentConfiguration } from "../domain/configuration";
 import {
   applyConfigTo,
@@ -199,7 +212,8 @@ export class AgentScorer extends DurableObject<Env> {
       const record = await this.load(ref);
       if (!record) return refuse("not_found");
       if (record.operatorId !== input.callerId) return refuse("forbidden");
-      const next: AgentRecord = { ...record, identityLevel: Math.max(record.identityLevel, 1) };
+      const verified = { ...record, callbackVerified: true };
+      const next: AgentRecord = { ...verified, identityLevel: identityLevelOf(verified) };
       let consumed = false;
       const committed = this.commit(next, [agentRow(next, input.now)], [], () => {
         consumed = this.store.consumeChallenge(input.tokenHash, input.now);
@@ -209,6 +223,100 @@ export class AgentScorer extends DurableObject<Env> {
       if (!consumed) return refuse("invalid_challenge");
       if (!committed) return refuse("write_failed");
       return ok({ identityLevel: next.identityLevel }, await this.flush(), true);
+    });
+  }
+
+  /** The owner registers keys (given as a JWK, or found in a key directory): at most 5 in all. */
+  addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }): Promise<Result<{ keys: AgentKey[] }>> {
+    return this.serial(async () => {
+      const record = await this.owned(ref, input.callerId);
+      if (!("sid" in record)) return record;
+      const fresh = input.keys.filter((k) => !record.keys.some((have) => have.thumbprint === k.thumbprint));
+      if (record.keys.length + fresh.length > MAX_AGENT_KEYS) return refuse("too_many_keys");
+      const directories = input.directoryUrl ? { ...record.directories, [input.directoryUrl]: input.now } : record.directories;
+      const next: AgentRecord = { ...record, keys: [...record.keys, ...fresh], directories };
+      if (!this.commit(next, fresh.map((k) => keyAdded(next.sid, k)))) return refuse("write_failed");
+      const registered = input.keys.map((k) => next.keys.find((have) => have.thumbprint === k.thumbprint)!);
+      return ok({ keys: registered }, await this.flush());
+    });
+  }
+
+  listKeys(ref: AgentRef, callerId: number): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
+    return this.serial(async () => {
+      const record = await this.owned(ref, callerId);
+      if (!("sid" in record)) return record;
+      return ok({ keys: record.keys, identityKey: record.identityKey });
+    });
+  }
+
+  /** The owner removes a key; if it was the proven one, the agent drops to the level it still holds. */
+  removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number }>> {
+    return this.serial(async () => {
+      const record = await this.owned(ref, input.callerId);
+      if (!("sid" in record)) return record;
+      if (!record.keys.some((k) => k.thumbprint === input.thumbprint)) return refuse("key_not_found");
+      const next = this.withKeys(record, record.keys.filter((k) => k.thumbprint !== input.thumbprint));
+      if (!this.commit(next, [keyRemoved(next.sid, input.thumbprint), agentRow(next, input.now)])) return refuse("write_failed");
+      return ok({ identityLevel: next.identityLevel }, await this.flush(), next.identityLevel !== record.identityLevel);
+    });
+  }
+
+  /** A fresh nonce the agent must sign within its lifetime, once: nobody can borrow an old signature. */
+  issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }): Promise<Result<null>> {
+    return this.serial(async () => {
+      const record = await this.owned(ref, input.callerId);
+      if (!("sid" in record)) return record;
+      this.store.addNonce(input.nonce, input.expiresAt, input.now);
+      return ok(null);
+    });
+  }
+
+  /** What a signature proof is checked against: the keys, and when each key directory was fetched. */
+  signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> {
+    return this.serial(async () => {
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      return ok({ keys: record.keys, directories: record.directories });
+    });
+  }
+
+  /** A key directory fetched again: its keys replace the ones it gave before (a key it dropped goes). */
+  refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }): Promise<Result<null>> {
+    return this.serial(async () => {
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      if (!(input.url in record.directories)) return ok(null);
+      const others = record.keys.filter((k) => k.directoryUrl !== input.url);
+      const kept = input.keys.filter((k) => !others.some((o) => o.thumbprint === k.thumbprint)).slice(0, MAX_AGENT_KEYS - others.length);
+      const next = { ...this.withKeys(record, [...others, ...kept]), directories: { ...record.directories, [input.url]: input.now } };
+      const before = new Set(record.keys.map((k) => k.thumbprint));
+      const after = new Set(next.keys.map((k) => k.thumbprint));
+      const writes = [
+        ...record.keys.filter((k) => !after.has(k.thumbprint)).map((k) => keyRemoved(next.sid, k.thumbprint)),
+        ...next.keys.filter((k) => !before.has(k.thumbprint)).map((k) => keyAdded(next.sid, k)),
+        agentRow(next, input.now),
+      ];
+      if (!this.commit(next, writes)) return refuse("write_failed");
+      return ok(null, await this.flush(), next.identityLevel !== record.identityLevel);
+    });
+  }
+
+  /**
+   * A verified signature over the agent's own challenge: the nonce is consumed (it never works
+   * twice, whatever happens next) and, if it was issued, unexpired and the key is still registered,
+   * the agent is at identity level 2 with that key.
+   */
+  proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string }>> {
+    return this.serial(async () => {
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      const nonceOk = this.store.consumeNonce(input.nonce, input.now);
+      if (!nonceOk) return refuse("invalid_nonce");
+      if (!record.keys.some((k) => k.thumbprint === input.thumbprint)) return refuse("key_not_registered");
+      const proven = { ...record, identityKey: input.thumbprint };
+      const next: AgentRecord = { ...proven, identityLevel: identityLevelOf(proven) };
+      if (!this.commit(next, [agentRow(next, input.now)])) return refuse("write_failed");
+      return ok({ identityLevel: next.identityLevel, identityKey: input.thumbprint }, await this.flush(), next.identityLevel !== record.identityLevel);
     });
   }
 
@@ -250,6 +358,21 @@ export class AgentScorer extends DurableObject<Env> {
     });
   }
 
+  /** The record when the caller owns the agent, else the refusal. */
+  private async owned(ref: AgentRef, callerId: number): Promise<AgentRecord | { ok: false; refusal: Refusal }> {
+    const record = await this.load(ref);
+    if (!record) return refuse("not_found");
+    if (record.operatorId !== callerId) return refuse("forbidden");
+    return record;
+  }
+
+  /** The record with these keys; a proven key no longer among them takes level 2 away. */
+  private withKeys(record: AgentRecord, keys: AgentKey[]): AgentRecord {
+    const identityKey = record.identityKey && keys.some((k) => k.thumbprint === record.identityKey) ? record.identityKey : null;
+    const next = { ...record, keys, identityKey };
+    return { ...next, identityLevel: identityLevelOf(next) };
+  }
+
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.tail.then(work, work);
     this.tail = run.catch(() => undefined);
@@ -276,7 +399,7 @@ export class AgentScorer extends DurableObject<Env> {
     const row = await readAgentRow(shard, ref.sid);
     if (!row) return null;
     const now = Date.now();
-    const history = await readHistory(shard, ref.sid);
+    const [history, keys] = await Promise.all([readHistory(shard, ref.sid), readKeys(shard, ref.sid)]);
     const replayed = replayHistory(history, row.operatorId, Date.parse(row.createdAt), now);
     const record: AgentRecord = {
       ...ref,
@@ -289,7 +412,10 @@ export class AgentScorer extends DurableObject<Env> {
       configVersion: row.configVersion,
       lastConfigChangeAt: row.lastConfigChangeAt,
       identityLevel: row.identityLevel,
+      callbackVerified: row.callbackVerified,
       identityKey: row.identityKey,
+      keys,
+      directories: {},
       claimTokenHash: row.claimTokenHash,
       evidence: replayed.evidence,
       outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,

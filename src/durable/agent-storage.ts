@@ -9,7 +9,7 @@ import { IDEMPOTENCY_TTL_MS } from "../domain/idempotency";
 import { MODEL } from "../domain/model";
 
 /** Bumped with every change to SCHEMA; an object whose storage is at it creates nothing at start. */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
   // One entry per change: its shard writes and control writes, in order.
@@ -21,6 +21,7 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL)",
   "CREATE TABLE IF NOT EXISTS challenges (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
 ];
 
 export interface Journaled {
@@ -177,6 +178,17 @@ export class AgentStorage {
       .toArray();
     this.sql.exec("DELETE FROM challenges WHERE expires_at <= ?", now - 86_400_000);
     return consumed.length === 1;
+  }
+
+  /** Keeps a signature challenge; expired ones are forgotten (a used one stays used until then). */
+  addNonce(nonce: string, expiresAt: number, now: number): void {
+    this.sql.exec("DELETE FROM nonces WHERE expires_at <= ?", now);
+    this.sql.exec("INSERT OR IGNORE INTO nonces (nonce, expires_at, used) VALUES (?, ?, 0)", nonce, expiresAt);
+  }
+
+  /** Consumes an issued, unexpired, unused nonce: true once, then never again. */
+  consumeNonce(nonce: string, now: number): boolean {
+    return this.sql.exec("UPDATE nonces SET used = 1 WHERE nonce = ? AND used = 0 AND expires_at > ? RETURNING nonce", nonce, now).toArray().length === 1;
   }
 
   voidChallenge(tokenHash: string): void {

@@ -9,7 +9,7 @@ export interface Deps {
   now: () => number;
   /** null when the configured resolver endpoint is unusable: callbacks are then refused (503). */
   resolve: Resolver | null;
-  fetchCallback: typeof fetch;
+  fetchOutbound: typeof fetch;
 }
 
 export type Form = "A" | "B";

@@ -5,16 +5,21 @@ export const MAX_CALLBACK_URL_LENGTH = 2048;
 
 export type CallbackCheck = { ok: true; url: URL } | { ok: false; message: string };
 
-const REQUIRED = "callbackUrl is required";
-const INVALID = "callbackUrl must be a valid URL";
-const NOT_HTTPS = "callbackUrl must use HTTPS";
-const BAD_PORT = "callbackUrl must use port 443";
-const CREDENTIALS = "callbackUrl must not contain credentials";
-const PRIVATE = "callbackUrl must not resolve to a private address";
+// The spec's texts name the field (`callbackUrl must use HTTPS`); other outbound URLs (key
+// directories, webhooks) get the same texts with their own field's name.
+const texts = (field: string) => ({
+  REQUIRED: `${field} is required`,
+  INVALID: `${field} must be a valid URL`,
+  NOT_HTTPS: `${field} must use HTTPS`,
+  BAD_PORT: `${field} must use port 443`,
+  CREDENTIALS: `${field} must not contain credentials`,
+  PRIVATE: `${field} must not resolve to a private address`,
+});
 
 const refuse = (message: string): CallbackCheck => ({ ok: false, message });
 
-// Decides whether the service may POST to a caller-supplied callback URL (SSRF guard).
+// Decides whether the service may send a request to a caller-supplied URL (SSRF guard): the
+// verification callback, a key directory, a webhook endpoint.
 // The caller must send to the returned `url` object, so the URL that was checked is the one
 // that is fetched (no second parse of the raw string).
 //
@@ -22,7 +27,8 @@ const refuse = (message: string): CallbackCheck => ({ ok: false, message });
 // answer public here and private at fetch time. That window is bounded by Cloudflare's own
 // refusal to connect from Workers to private/internal ranges; this check stops the rest
 // (IP literals, encodings, names that plainly resolve inward) and makes the refusal explicit.
-export async function checkCallbackUrl(raw: unknown, resolve: Resolver): Promise<CallbackCheck> {
+export async function checkCallbackUrl(raw: unknown, resolve: Resolver, field = "callbackUrl"): Promise<CallbackCheck> {
+  const { REQUIRED, INVALID, NOT_HTTPS, BAD_PORT, CREDENTIALS, PRIVATE } = texts(field);
   if (typeof raw !== "string" || raw.trim() === "") return refuse(REQUIRED);
   if (raw.length > MAX_CALLBACK_URL_LENGTH) return refuse(INVALID);
 

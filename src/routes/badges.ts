@@ -3,11 +3,10 @@ import type { Context } from "hono";
 import { agentScore } from "../http/agents";
 import { ApiError, errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
-import type { Recommendation } from "../domain/model";
 import type { AppEnv } from "../http/context";
 import { clientIp, consume } from "../http/rate-limit";
 import { BADGE_CACHE_CONTROL, badgeKey, cachedBadge, lookedUpAndMissed, storeBadge, type BadgeFormat } from "../http/badge-cache";
-import { badgeSvg, type BadgeColour } from "../http/wire/badge-svg";
+import { BADGE_LABEL, badgeFace, badgeSvg, UNKNOWN_FACE, type BadgeColour } from "../http/wire/badge-svg";
 import { LIMITS } from "../domain/limits";
 import { errorResponses } from "./openapi";
 
@@ -15,11 +14,9 @@ import { errorResponses } from "./openapi";
 // `GET /badge/{sid}.json` (the shields.io endpoint format, for https://shields.io/badges/endpoint-badge),
 // edge-cached (src/http/badge-cache.ts); only a miss reads D1 and counts against the per-IP limit.
 
-const LABEL = "trust";
+const LABEL = BADGE_LABEL;
 
-// shields.io named colours; the SVG paints them as badge-maker 6 does (http/wire/badge-svg.ts).
-const COLOURS: Record<Recommendation, BadgeColour> = { clear: "green", review: "yellow", caution: "red" };
-const UNKNOWN: BadgeFace = { message: "unknown", color: "lightgrey" };
+const UNKNOWN: BadgeFace = UNKNOWN_FACE;
 
 interface BadgeFace {
   message: string;
@@ -59,7 +56,7 @@ async function badge(c: Context<AppEnv>, sid: string, format: BadgeFormat): Prom
   // SIDs are 64 random bits, so a well-formed SID that is unknown now will not appear within the
   // 5 minutes its grey badge is cached: caching it too spares D1 repeated lookups of a bad link.
   const response = found
-    ? render(format, { message: `${found.score.composite} · ${found.score.recommendation}`, color: COLOURS[found.score.recommendation] }, 200)
+    ? render(format, badgeFace({ ...found.score, identityLevel: found.identityLevel }), 200)
     : render(format, UNKNOWN, 404);
   return storeBadge((p) => c.executionCtx.waitUntil(p), key, response);
 }

@@ -94,7 +94,7 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const scorer = scorerOf(c, ref);
     // Kept by the agent's object before delivery, so a receiver that confirms at once finds its token.
     settle(c, sid, await scorer.addChallenge(ref, { tokenHash, expiresAt: now + CHALLENGE_TTL_SECONDS * 1000 }));
-    const delivered = await deliverChallenge(check.url, { challenge_token: token, sid }, deps.fetchCallback);
+    const delivered = await deliverChallenge(check.url, { challenge_token: token, sid }, deps.fetchOutbound);
     if (!delivered) {
       // The token may have reached someone before the failure: it must not stay usable.
       await scorer.voidChallenge(ref, tokenHash);

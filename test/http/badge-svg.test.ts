@@ -3,15 +3,18 @@
 import anafanafo from "anafanafo";
 import { makeBadge } from "badge-maker";
 import { describe, expect, it } from "vitest";
-import { BADGE_COLOURS, badgeSvg, textWidth, VERDANA_11PX, type BadgeColour } from "../../src/http/wire/badge-svg";
+import { BADGE_COLOURS, badgeFace, badgeSvg, textWidth, UNKNOWN_FACE, VERDANA_11PX, type BadgeColour } from "../../src/http/wire/badge-svg";
 
 const FONT = { font: "11px Verdana" };
-const RECOMMENDATION_COLOURS: [string, BadgeColour][] = [["clear", "green"], ["review", "yellow"], ["caution", "red"]];
-
-/** Every face the badge route can render: each score with each recommendation, and `unknown`. */
-const faces: [string, BadgeColour][] = [["unknown", "lightgrey"]];
-for (let score = 0; score <= 1000; score++) {
-  for (const [recommendation, colour] of RECOMMENDATION_COLOURS) faces.push([`${score} · ${recommendation}`, colour]);
+/** Every face the badge route can render: each score with each recommendation and identity level, and `unknown`. */
+const faces: [string, BadgeColour][] = [[UNKNOWN_FACE.message, UNKNOWN_FACE.color]];
+for (let composite = 0; composite <= 1000; composite++) {
+  for (const recommendation of ["clear", "review", "caution"] as const) {
+    for (const identityLevel of [0, 1, 2]) {
+      const face = badgeFace({ composite, recommendation, identityLevel });
+      faces.push([face.message, face.color]);
+    }
+  }
 }
 
 describe("badge text widths", () => {

@@ -95,6 +95,8 @@ describe("GET /score/{sid}", () => {
       operator: { name: "Scorer Inc", score: 500, verified: false },
       config_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
       identity_level: 0,
+      identity_label: "Unverified",
+      identity_key: null,
       last_updated: expect.any(String),
     });
   });
@@ -208,6 +210,7 @@ describe("ownership", () => {
         confidence: "low",
         recommendation: "review",
         status: "active",
+        identity_level: 0,
         created_at: expect.any(String),
       },
     ]);

@@ -53,7 +53,7 @@ describe("one agent, two renderings, same numbers", () => {
       dimensions: Record<string, number>;
       updated_at: string;
     };
-    expect(Object.keys(b).sort()).toEqual(["confidence", "dimensions", "reasons", "recommendation", "score", "sid", "updated_at"]);
+    expect(Object.keys(b).sort()).toEqual(["confidence", "dimensions", "identity_level", "reasons", "recommendation", "score", "sid", "updated_at"]);
     expect(b.score).toBe(a.composite_score);
     expect(b.confidence).toBe(a.confidence);
     expect(b.recommendation).toBe(a.recommendation);
@@ -64,7 +64,14 @@ describe("one agent, two renderings, same numbers", () => {
 
     const pubA = (await (await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } })).json()) as Record<string, unknown>;
     const pubB = (await (await call(`/score/${sid}/public`, { headers: { ...B, "cf-connecting-ip": freshIp() } })).json()) as Record<string, unknown>;
-    expect(pubB).toEqual({ sid, score: pubA.composite_score, confidence: pubA.confidence, recommendation: pubA.recommendation, updated_at: a.last_updated });
+    expect(pubB).toEqual({
+      sid,
+      score: pubA.composite_score,
+      confidence: pubA.confidence,
+      recommendation: pubA.recommendation,
+      identity_level: pubA.identity_level,
+      updated_at: a.last_updated,
+    });
 
     const repA = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as {
       current_score: { composite: number };

@@ -37,7 +37,7 @@ describe("routing by shard", () => {
     const h = testApp({
       now: T_CALL,
       resolve: async (host) => (lookups.push(host), ["93.184.216.34"]),
-      fetchCallback: async (_url, init) => {
+      fetchOutbound: async (_url, init) => {
         token = JSON.parse(String(init!.body)).challenge_token;
         return new Response(null, { status: 204 });
       },

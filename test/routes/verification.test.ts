@@ -9,17 +9,17 @@ const T0 = Date.parse("2026-11-21T12:00:00Z");
 function harness(options: { status?: number; answers?: string[] } = {}) {
   const callbacks: { url: string; init: RequestInit; body: { challenge_token: string; sid: string } }[] = [];
   const lookups: string[] = [];
-  const deps: Pick<Deps, "resolve" | "fetchCallback"> = {
+  const deps: Pick<Deps, "resolve" | "fetchOutbound"> = {
     resolve: async (host) => {
       lookups.push(host);
       return options.answers ?? ["93.184.216.34"];
     },
-    fetchCallback: async (input, init) => {
+    fetchOutbound: async (input, init) => {
       callbacks.push({ url: String(input), init: init!, body: JSON.parse(String(init!.body)) });
       return new Response(null, { status: options.status ?? 200 });
     },
   };
-  const h = testApp({ now: T0, resolve: deps.resolve, fetchCallback: deps.fetchCallback });
+  const h = testApp({ now: T0, resolve: deps.resolve, fetchOutbound: deps.fetchOutbound });
   const request = (path: string, key: string, body: unknown, headers: Record<string, string> = {}) =>
     h.request(path, { method: "POST", headers: { "cf-connecting-ip": freshIp(), ...bearer(key), ...headers }, body });
   const clock = h.clock;

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiError } from "../../domain/errors";
 import type { ScoreView } from "../../domain/model";
+import { IDENTITY_LABELS } from "../../domain/agent-keys";
 import { OUTCOMES } from "../../domain/model";
 import type { AgentReport, AgentScore, AgentSummary, ConfigUpdated, OperatorProfile, Registration, TransactionEntry, TransactionRecorded } from "../../domain/views";
 
@@ -43,6 +44,8 @@ export const schemas = {
       operator,
       config_fingerprint: z.string(),
       identity_level: z.number().int(),
+      identity_label: z.enum(IDENTITY_LABELS),
+      identity_key: z.string().nullable().openapi({ description: "The proven key's RFC 7638 thumbprint at identity level 2" }),
       last_updated: z.string(),
     })
     .openapi("ScoreA"),
@@ -66,6 +69,8 @@ export const schemas = {
       current_score: z.object({ composite: scoreValue, ...dimensions.shape, confidence, recommendation }),
       reasons,
       identity_level: z.number().int(),
+      identity_label: z.enum(IDENTITY_LABELS),
+      identity_key: z.string().nullable(),
       operator,
       score_history: z.array(
         z.object({ composite: scoreValue, ...dimensions.shape, event_type: z.string(), timestamp: z.string() }),
@@ -118,6 +123,7 @@ export const meSchema = z
         confidence,
         recommendation,
         status: z.enum(["active", "suspended"]),
+        identity_level: z.number().int(),
         created_at: z.string(),
       }),
     ),
@@ -176,6 +182,8 @@ export const formA = {
     operator: a.operator,
     config_fingerprint: a.fingerprint,
     identity_level: a.identityLevel,
+    identity_label: IDENTITY_LABELS[a.identityLevel as 0 | 1 | 2],
+    identity_key: a.identityKey,
     last_updated: a.lastUpdated,
   }),
 
@@ -202,6 +210,8 @@ export const formA = {
     },
     reasons: r.score.reasons,
     identity_level: r.identityLevel,
+    identity_label: IDENTITY_LABELS[r.identityLevel as 0 | 1 | 2],
+    identity_key: r.identityKey,
     operator: r.operator,
     score_history: r.scoreHistory.map(({ eventType, timestamp, ...scores }) => ({
       ...scores,
@@ -256,6 +266,7 @@ export const formA = {
       confidence: a.score.confidence,
       recommendation: a.score.recommendation,
       status: a.status,
+      identity_level: a.identityLevel,
       created_at: a.createdAt,
     })),
     next_cursor: nextCursor,

@@ -31,11 +31,12 @@ export const schemas = {
       recommendation,
       dimensions,
       reasons: z.array(z.string()),
+      identity_level: z.number().int(),
       updated_at: z.string(),
     })
     .openapi("ScoreB"),
   publicScore: z
-    .object({ sid: z.string(), score: z.number().int(), confidence, recommendation, updated_at: z.string() })
+    .object({ sid: z.string(), score: z.number().int(), confidence, recommendation, identity_level: z.number().int(), updated_at: z.string() })
     .openapi("PublicScoreB"),
   report: z
     .object({
@@ -46,6 +47,7 @@ export const schemas = {
       recommendation,
       dimensions,
       reasons: z.array(z.string()),
+      identity_level: z.number().int(),
       operator: z.object({ score: z.number(), history: z.string(), agents_operated: z.number().int() }).nullable(),
       config: z.object({ model: z.string(), version: z.string(), last_change: z.string() }),
       score_history: z.array(
@@ -117,6 +119,7 @@ export const formB = {
     recommendation: a.score.recommendation,
     dimensions: unitScale(a.score),
     reasons: a.score.reasons,
+    identity_level: a.identityLevel,
     updated_at: a.lastUpdated,
   }),
 
@@ -125,6 +128,7 @@ export const formB = {
     score: a.score.composite,
     confidence: a.score.confidence,
     recommendation: a.score.recommendation,
+    identity_level: a.identityLevel,
     updated_at: a.lastUpdated,
   }),
 
@@ -136,6 +140,7 @@ export const formB = {
     recommendation: r.score.recommendation,
     dimensions: unitScale(r.score),
     reasons: r.score.reasons,
+    identity_level: r.identityLevel,
     operator: r.operatorProfile && {
       score: r.operatorProfile.score,
       history: durationLabel(r.operatorProfile.since, r.asOf),
