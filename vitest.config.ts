@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { attestationKeysVar } from "./scripts/attestation-key.mjs";
 import { copySwaggerUi } from "./scripts/swagger-ui.mjs";
 
 export default defineConfig(async () => {
@@ -13,7 +14,10 @@ export default defineConfig(async () => {
         miniflare: {
           // A scratch database for the test that migrates a pre-sharding database in place.
           d1Databases: ["MIGRATION_CHECK"],
-          bindings: { TEST_MIGRATIONS: migrations, TEST_SHARD_MIGRATIONS: shardMigrations, ADMIN_TOKEN: "test-admin-token", RETURN_KEYS_IN_RESPONSES: "true" },
+          bindings: { TEST_MIGRATIONS: migrations, TEST_SHARD_MIGRATIONS: shardMigrations, ADMIN_TOKEN: "test-admin-token",
+            RETURN_KEYS_IN_RESPONSES: "true",
+            ATTESTATION_KEYS: attestationKeysVar("test-key-1"),
+          },
         },
       }),
     ],

@@ -6,6 +6,7 @@ import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrateLocally } from "./d1.mjs";
+import { attestationKeysVar } from "./attestation-key.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wrangler = join(root, "node_modules", ".bin", process.platform === "win32" ? "wrangler.cmd" : "wrangler");
@@ -27,6 +28,12 @@ if (!existsSync(devVars)) {
     appendFileSync(devVars, `\n${missing.join("\n")}\n`);
     console.log(`Added to .dev.vars: ${missing.map((l) => l.slice(0, l.indexOf("="))).join(", ")}`);
   }
+}
+
+// A local attestation signing key, made once per checkout (never committed: .dev.vars is ignored).
+if (!/^ATTESTATION_KEYS=/m.test(readFileSync(devVars, "utf8"))) {
+  appendFileSync(devVars, `\n# Local attestation signing key (made by npm start)\nATTESTATION_KEYS='${attestationKeysVar()}'\n`);
+  console.log("Added a local attestation signing key to .dev.vars");
 }
 
 // Every D1 database of wrangler.toml: the control database and each shard.

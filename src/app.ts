@@ -23,6 +23,7 @@ import { registerScores } from "./routes/scores";
 import { registerTransactions } from "./routes/transactions";
 import { registerVerification } from "./routes/verification";
 import { registerIdentity } from "./routes/identity";
+import { registerAttestations } from "./routes/attestations";
 import { registerWaitlist } from "./routes/waitlist";
 import { SERVICE_VERSION } from "./version";
 
@@ -69,6 +70,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerTransactions(app);
   registerVerification(app);
   registerIdentity(app);
+  registerAttestations(app);
   registerKeys(app);
   registerWaitlist(app);
 

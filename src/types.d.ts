@@ -26,6 +26,8 @@ declare namespace Cloudflare {
     /** "true" only in local development: admin approval and recovery answers carry the key. */
     RETURN_KEYS_IN_RESPONSES?: string;
     DOH_ENDPOINT?: string;
+    /** Attestation signing keys: a JSON array of private Ed25519 JWKs; the first signs, all are published. */
+    ATTESTATION_KEYS?: string;
     /** "true" only for the benchmark: every D1 call is counted (GET /admin/d1-meter). */
     D1_METER?: string;
     /** Optional `send_email` binding for keys (approval, recovery). */

@@ -100,6 +100,8 @@ export const errors = {
   callbackFailed: () => new ApiError("callback_failed", "Callback delivery failed"),
   /** A signature proof (identity level 2) that does not hold; the signature is the credential. */
   signatureRefused: (reason: string) => new ApiError("invalid_signature", `Signature verification failed: ${reason}`),
+  attestationsNotConfigured: () => new ApiError("unavailable", "Attestations are not configured"),
+  suspendedAttestation: () => new ApiError("conflict", "Agent is suspended: no attestation is issued"),
   badJwk: (problem: string) => new ApiError("invalid_request", problem),
   keyDirectoryFailed: (reason: string) => new ApiError("callback_failed", `Key directory could not be read: ${reason}`),
 } as const;

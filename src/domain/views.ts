@@ -1,6 +1,7 @@
 // What the domain hands to the presentation layer: plain values in the product's words, no wire
 // names. src/http/wire renders them as Form A or Form B.
 import type { AgentStatus } from "./agent";
+import type { ReceiptRefusal } from "./receipts";
 import type { ChangeType, Outcome, ScoreView } from "./model";
 
 export interface OperatorSummary {
@@ -84,6 +85,8 @@ export interface AgentReport extends AgentScore {
 export interface TransactionRecorded {
   transactionId: number;
   score: ScoreView;
+  /** Only when the report carried a receipt: whether it added weight, and if not why. */
+  receipt?: { accepted: true } | { accepted: false; reason: ReceiptRefusal };
 }
 
 export interface ConfigUpdated {

@@ -29,7 +29,8 @@ import {
   type Report,
 } from "../domain/agent";
 import type { Idempotency } from "../domain/idempotency";
-import { MODEL, type AgentEvidence, type ScoreView } from "../domain/model";
+import { evidenceFactor, MODEL, type AgentEvidence, type ScoreView } from "../domain/model";
+import { checkReceipt } from "../domain/receipts";
 import type { Refusal, Result } from "../domain/results";
 import type { ConfigUpdated, Registration, TransactionRecorded } from "../domain/views";
 import { shardDatabases, shardName, type Env } from "../env";
@@ -38,6 +39,8 @@ import { metering } from "../d1-meter";
 
 export interface ReportInput extends Omit<Report, "evidenceFactor"> {
   idempotency?: Idempotency;
+  /** A receipt the agent signed for the reporter (compact JWS), if the report carries one. */
+  receipt?: string;
 }
 
 export interface RegistrationInput {
@@ -460,6 +463,12 @@ export class AgentScorer extends DurableObject<Env> {
       for (const report of group) report.resolve(refuse(record ? "suspended" : "not_found"));
       return;
     }
+    // Receipts are checked first (their signatures need no order); single use of their jti is
+    // decided in order below, against the stored ones and those earlier in the group.
+    const receipts = await Promise.all(
+      group.map((p) => (p.input.receipt === undefined ? null : checkReceipt(p.input.receipt, { sid: record.sid, reporter: p.input.reporter, keys: record.keys, now: p.input.at }))),
+    );
+    const jtis = new Set<string>();
     let current = record;
     const writes: ShardWrite[] = [];
     const times: { reporter: number; at: number }[] = [];
@@ -468,7 +477,7 @@ export class AgentScorer extends DurableObject<Env> {
     const settled: { report: PendingReport; answer: Result<TransactionRecorded> | { applied: TransactionRecorded } }[] = [];
     const inGroup = new Map<string, { requestHash: string; result: TransactionRecorded }>();
 
-    for (const report of group) {
+    for (const [i, report] of group.entries()) {
       const { input } = report;
       const idem = input.idempotency;
       const groupKey = idem && `${input.reporter}\n${idem.key}`;
@@ -483,15 +492,22 @@ export class AgentScorer extends DurableObject<Env> {
       }
       const since = input.at - MODEL.dampingWindowMs;
       const earlier = this.recentOf(input.reporter, times).filter((t) => t > since).length;
-      const applied = applyReportTo(current, { ...input, evidenceFactor: 1 }, earlier);
+      let receipt = receipts[i];
+      if (receipt?.accepted && (jtis.has(receipt.jti) || this.store.seenReceipt(receipt.jti))) receipt = { accepted: false, reason: "reused" };
+      if (receipt?.accepted) jtis.add(receipt.jti);
+      const applied = applyReportTo(current, { ...input, evidenceFactor: evidenceFactor(receipt?.accepted === true) }, earlier);
       current = applied.record;
       const { recorded } = applied;
       writes.push(
-        transactionRow(current.sid, recorded, false),
+        transactionRow(current.sid, recorded, receipt?.accepted === true),
         scoreEventRow(current.sid, recorded.seq, `transaction:${recorded.outcome}`, applied.score, recorded.at, recorded.id),
       );
       times.push({ reporter: input.reporter, at: input.at });
-      const result: TransactionRecorded = { transactionId: recorded.id, score: applied.score };
+      const result: TransactionRecorded = {
+        transactionId: recorded.id,
+        score: applied.score,
+        ...(receipt ? { receipt: receipt.accepted ? { accepted: true } : { accepted: false, reason: receipt.reason } } : {}),
+      };
       if (idem) {
         answers.push({ operatorId: input.reporter, idempotency: idem, result, at: input.at });
         inGroup.set(groupKey!, { requestHash: idem.requestHash, result });
@@ -504,6 +520,7 @@ export class AgentScorer extends DurableObject<Env> {
       writes.push(scoreColumns(current, last));
       const committed = this.commit(current, writes, [], () => {
         this.store.rememberReports(times, last);
+        for (const jti of jtis) this.store.keepReceipt(jti, last);
         for (const a of answers) this.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
       });
       if (!committed) {

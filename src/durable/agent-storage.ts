@@ -9,7 +9,7 @@ import { IDEMPOTENCY_TTL_MS } from "../domain/idempotency";
 import { MODEL } from "../domain/model";
 
 /** Bumped with every change to SCHEMA; an object whose storage is at it creates nothing at start. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
   // One entry per change: its shard writes and control writes, in order.
@@ -21,6 +21,8 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL)",
   "CREATE TABLE IF NOT EXISTS challenges (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  // Every receipt id the agent's reports were credited for: a receipt never counts twice.
+  "CREATE TABLE IF NOT EXISTS receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL)",
   "CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
 ];
 
@@ -178,6 +180,14 @@ export class AgentStorage {
       .toArray();
     this.sql.exec("DELETE FROM challenges WHERE expires_at <= ?", now - 86_400_000);
     return consumed.length === 1;
+  }
+
+  seenReceipt(jti: string): boolean {
+    return this.sql.exec("SELECT 1 FROM receipts WHERE jti = ?", jti).toArray().length > 0;
+  }
+
+  keepReceipt(jti: string, at: number): void {
+    this.sql.exec("INSERT INTO receipts (jti, at) VALUES (?, ?)", jti, at);
   }
 
   /** Keeps a signature challenge; expired ones are forgotten (a used one stays used until then). */

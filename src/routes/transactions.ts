@@ -13,6 +13,7 @@ import { wire } from "../http/wire";
 import { formA, transactionListSchema, transactionSchema } from "../http/wire/form-a";
 import { transactionSchemaB } from "../http/wire/form-b";
 import { jsonObject, pageQuery, requiredString, sidParam } from "./fields";
+import { MAX_RECEIPT_LENGTH } from "../domain/receipts";
 import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
 const isAbsent = (input: unknown) => input === undefined || input === null;
@@ -37,6 +38,14 @@ const transactionBody = z
     financialSignal: signal("financialSignal"),
     securitySignal: signal("securitySignal"),
     metadata: jsonObject("metadata", 8192).nullish(),
+    receipt: z
+      .string({ error: "receipt must be a compact JWS string" })
+      .max(MAX_RECEIPT_LENGTH, `receipt must be at most ${MAX_RECEIPT_LENGTH} characters`)
+      .optional()
+      .openapi({
+        description:
+          "A compact JWS the agent signed with one of its registered keys (typ trust-receipt+jwt; sub the SID, aud your operator id, jti, iat within 24 h): the report weighs 1.5x. An invalid receipt never fails the report.",
+      }),
   })
   .openapi("TransactionRequest");
 
@@ -96,6 +105,7 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
         signals,
         metadata: body.metadata ?? null,
         penalty: 1,
+        receipt: body.receipt,
       }),
     );
     return c.json(wire(c).transaction(settle(c, body.sid, out)), 201);

@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import type { ApiError } from "../../domain/errors";
 import type { ScoreView } from "../../domain/model";
 import { IDENTITY_LABELS } from "../../domain/agent-keys";
+import { RECEIPT_REFUSALS } from "../../domain/receipts";
 import { OUTCOMES } from "../../domain/model";
 import type { AgentReport, AgentScore, AgentSummary, ConfigUpdated, OperatorProfile, Registration, TransactionEntry, TransactionRecorded } from "../../domain/views";
 
@@ -90,8 +91,17 @@ export const schemas = {
     .openapi("ReportA"),
   updatedScores: z.object({ composite_score: scoreValue, dimensions, confidence, recommendation }),
 };
+export const receiptSchema = z
+  .object({ accepted: z.boolean(), reason: z.enum(RECEIPT_REFUSALS).optional().openapi({ description: "Why the receipt added no weight" }) })
+  .openapi("ReceiptOutcome");
 export const transactionSchema = z
-  .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: schemas.updatedScores, message: z.string() })
+  .object({
+    success: z.boolean(),
+    transaction_id: z.number().int(),
+    updated_scores: schemas.updatedScores,
+    receipt: receiptSchema.optional().openapi({ description: "Only when the report carried a receipt" }),
+    message: z.string(),
+  })
   .openapi("TransactionRecordedA");
 export const configSchema = z
   .object({
@@ -233,6 +243,7 @@ export const formA = {
     success: true,
     transaction_id: t.transactionId,
     updated_scores: updatedScores(t.score),
+    ...(t.receipt ? { receipt: t.receipt } : {}),
     message: "Transaction recorded and scores updated",
   }),
 

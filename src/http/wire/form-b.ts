@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import type { ApiError } from "../../domain/errors";
 import type { Dimension, ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
-import { formA } from "./form-a";
+import { formA, receiptSchema } from "./form-a";
 
 const confidence = z.enum(["low", "medium", "high"]);
 const recommendation = z.enum(["clear", "review", "caution"]);
@@ -63,7 +63,7 @@ type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
 
 const updatedScores = z.object({ composite_score: z.number().int(), dimensions, confidence, recommendation });
 export const transactionSchemaB = z
-  .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: updatedScores, message: z.string() })
+  .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: updatedScores, receipt: receiptSchema.optional(), message: z.string() })
   .openapi("TransactionRecordedB");
 export const configSchemaB = z
   .object({

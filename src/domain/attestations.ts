@@ -1,0 +1,62 @@
+// Score attestations: the public score, signed by the service, for a relying party to verify
+// offline with the service's published keys (JWKS) and any JOSE library.
+
+import { calculateJwkThumbprint, CompactSign, importJWK, type JWK } from "jose";
+
+export const ATTESTATION_TYPE = "trust-attestation+jwt";
+export const ATTESTATION_LIFETIME_S = 15 * 60;
+
+/** One signing key: the private JWK (Ed25519) and its key id. */
+export interface SigningKey {
+  kid: string;
+  privateJwk: JWK;
+  publicJwk: JWK;
+}
+
+export interface AttestationClaims {
+  iss: string;
+  sub: string;
+  iat: number;
+  exp: number;
+  status: string;
+  composite_score: number;
+  confidence: string;
+  recommendation: string;
+  identity_level: number;
+  operator_name: string | null;
+  cnf?: { jkt: string };
+}
+
+/**
+ * The signing keys of `ATTESTATION_KEYS` (a JSON array of private Ed25519 JWKs; the first signs,
+ * all are published), or why they cannot be used. A key without `kid` is named by its thumbprint.
+ */
+export async function parseSigningKeys(raw: string | undefined): Promise<{ ok: true; keys: SigningKey[] } | { ok: false; problem: string }> {
+  if (!raw) return { ok: false, problem: "ATTESTATION_KEYS is not set" };
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    return { ok: false, problem: "ATTESTATION_KEYS is not JSON" };
+  }
+  if (!Array.isArray(list) || list.length === 0) return { ok: false, problem: "ATTESTATION_KEYS must be a non-empty JSON array of private JWKs" };
+  const keys: SigningKey[] = [];
+  for (const entry of list as Record<string, unknown>[]) {
+    if (entry?.kty !== "OKP" || entry.crv !== "Ed25519" || typeof entry.x !== "string" || typeof entry.d !== "string") {
+      return { ok: false, problem: "every ATTESTATION_KEYS entry must be a private Ed25519 JWK (kty OKP, crv Ed25519, x, d)" };
+    }
+    const publicPart = { kty: "OKP", crv: "Ed25519", x: entry.x };
+    const kid = typeof entry.kid === "string" && entry.kid !== "" ? entry.kid : await calculateJwkThumbprint(publicPart, "sha256");
+    keys.push({ kid, privateJwk: { ...publicPart, d: entry.d }, publicJwk: { ...publicPart, kid, alg: "EdDSA", use: "sig" } });
+  }
+  if (new Set(keys.map((k) => k.kid)).size !== keys.length) return { ok: false, problem: "ATTESTATION_KEYS has two keys with one kid" };
+  return { ok: true, keys };
+}
+
+/** The compact JWS of an attestation, signed with `key`. */
+export async function signAttestation(claims: AttestationClaims, key: SigningKey): Promise<string> {
+  const privateKey = await importJWK(key.privateJwk, "EdDSA");
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: ATTESTATION_TYPE })
+    .sign(privateKey);
+}

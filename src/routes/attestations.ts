@@ -1,0 +1,101 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, TypedResponse } from "hono";
+import { ATTESTATION_LIFETIME_S, parseSigningKeys, signAttestation, type AttestationClaims, type SigningKey } from "../domain/attestations";
+import { errors } from "../domain/errors";
+import { LIMITS } from "../domain/limits";
+import { agentScore } from "../http/agents";
+import type { AppEnv } from "../http/context";
+import { cachedAnswer, storeAnswer } from "../http/edge-cache";
+import { clientIp, consume } from "../http/rate-limit";
+import { sidParam } from "./fields";
+import { errorResponses, json } from "./openapi";
+
+// Signed scores: GET /score/{sid}/attestation (public, cached at most a minute, limited like
+// badges) and the service's public keys at GET /.well-known/jwks.json.
+
+export const ATTESTATION_MAX_AGE_S = 60;
+const JWKS_MAX_AGE_S = 300;
+const cacheKey = (sid: string) => `https://attestation.cache/${encodeURIComponent(sid)}`;
+
+const keysOf = new WeakMap<object, Promise<Awaited<ReturnType<typeof parseSigningKeys>>>>();
+
+/** The signing keys, parsed once per isolate; 503 when ATTESTATION_KEYS is missing or invalid. */
+async function signingKeys(c: Context<AppEnv>): Promise<SigningKey[]> {
+  let parsed = keysOf.get(c.env);
+  if (!parsed) keysOf.set(c.env, (parsed = parseSigningKeys(c.env.ATTESTATION_KEYS)));
+  const keys = await parsed;
+  if (!keys.ok) {
+    console.error(JSON.stringify({ level: "error", message: "attestations disabled", problem: keys.problem, request_id: c.get("requestId") }));
+    throw errors.attestationsNotConfigured();
+  }
+  return keys.keys;
+}
+
+const attestationSchema = z
+  .object({
+    attestation: z.string().openapi({
+      description:
+        "Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, and cnf.jkt (the proven key's thumbprint) at identity level 2",
+    }),
+  })
+  .openapi("Attestation");
+
+const attestation = createRoute({
+  method: "get",
+  path: "/score/{sid}/attestation",
+  tags: ["Scores"],
+  summary: "The agent's public score, signed by the service: verify it offline against /.well-known/jwks.json",
+  description: "Public. Cached at most 60 seconds; uncached requests are limited to 120 per minute per IP. A suspended agent gets none (409).",
+  security: [],
+  request: { params: sidParam },
+  responses: { 200: json(attestationSchema, "Signed score"), ...errorResponses(400, 404, 409, 429, 503) },
+});
+
+const jwksSchema = z
+  .object({ keys: z.array(z.object({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), x: z.string(), kid: z.string(), alg: z.literal("EdDSA"), use: z.literal("sig") })) })
+  .openapi("JWKS");
+
+const jwks = createRoute({
+  method: "get",
+  path: "/.well-known/jwks.json",
+  tags: ["Scores"],
+  summary: "The public keys attestations are signed with (every key of a rotation)",
+  security: [],
+  responses: { 200: json(jwksSchema, "JWKS"), ...errorResponses(503) },
+});
+
+export function registerAttestations(app: OpenAPIHono<AppEnv>) {
+  app.openapi(attestation, async (c) => {
+    const { sid } = c.req.valid("param");
+    const key = cacheKey(sid);
+    const hit = await cachedAnswer(key);
+    // The cached answer is this route's own earlier JSON.
+    if (hit) return hit as unknown as TypedResponse<z.infer<typeof attestationSchema>, 200, "json">;
+    const decision = await consume(c, `ip:badge:${clientIp(c)}`, [LIMITS.badge]);
+    if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
+    const [keys, agent] = await Promise.all([signingKeys(c), agentScore(c, sid)]);
+    if (agent.status === "suspended") throw errors.suspendedAttestation();
+    const iat = Math.floor(c.get("deps").now() / 1000);
+    const claims: AttestationClaims = {
+      iss: new URL(c.req.url).origin,
+      sub: agent.sid,
+      iat,
+      exp: iat + ATTESTATION_LIFETIME_S,
+      status: agent.status,
+      composite_score: agent.score.composite,
+      confidence: agent.score.confidence,
+      recommendation: agent.score.recommendation,
+      identity_level: agent.identityLevel,
+      operator_name: agent.operator?.name ?? null,
+      ...(agent.identityLevel === 2 && agent.identityKey ? { cnf: { jkt: agent.identityKey } } : {}),
+    };
+    const body = { attestation: await signAttestation(claims, keys[0]) };
+    const response = c.json(body, 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
+    return (await storeAnswer((p) => c.executionCtx.waitUntil(p), key, response)) as unknown as typeof response;
+  });
+
+  app.openapi(jwks, async (c) => {
+    const keys = await signingKeys(c);
+    return c.json({ keys: keys.map((k) => k.publicJwk) } as z.infer<typeof jwksSchema>, 200, { "Cache-Control": `public, max-age=${JWKS_MAX_AGE_S}` });
+  });
+}

@@ -1,0 +1,112 @@
+// Receipts: feedback backed by the agent's own signature weighs more; a bad receipt never fails a
+// report nor takes weight away, and one receipt never counts twice.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { CompactSign, importJWK, type JWK } from "jose";
+import { describe, expect, it } from "vitest";
+import type { AgentScorer } from "../../src/durable/agent-scorer";
+import { ADMIN, bearer, call, createOperator, registerAgent, shardOf, testApp } from "../helpers";
+
+async function agentKey() {
+  const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+  const secret = (await crypto.subtle.exportKey("jwk", pair.privateKey)) as JWK;
+  const { kty, crv, x } = secret;
+  return { jwk: { kty, crv, x }, secret };
+}
+
+type Recorded = { transaction_id: number; updated_scores: { dimensions: { quality: number } }; receipt?: { accepted: boolean; reason?: string } };
+
+/** A receipt as an agent issues it; `claims` and `header` override the good ones. */
+async function receipt(secret: JWK, claims: Record<string, unknown>, header: Record<string, unknown> = {}) {
+  const key = await importJWK(secret, "EdDSA");
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: "EdDSA", typ: "trust-receipt+jwt", ...header })
+    .sign(key);
+}
+
+async function world() {
+  const h = testApp({ now: Date.parse("2026-11-21T10:20:30Z") });
+  const owner = await createOperator();
+  const reporter = await createOperator({ verified: true });
+  await call(`/admin/operators/${reporter.id}`, { headers: ADMIN, body: { rate_limit_per_minute: 10_000 } });
+  const key = await agentKey();
+  const register = async () => {
+    const { sid } = await registerAgent(owner.key);
+    expect((await h.request(`/agents/${sid}/keys`, { headers: bearer(owner.key), body: { jwk: key.jwk } })).status).toBe(201);
+    return sid;
+  };
+  const iat = Math.floor(h.clock.now / 1000) - 60;
+  const good = (sid: string, over: Record<string, unknown> = {}) => receipt(key.secret, { sub: sid, aud: String(reporter.id), jti: crypto.randomUUID(), iat, txn: "order-7", ...over });
+  const report = async (sid: string, receiptJws?: string) => {
+    const res = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 1000, ...(receiptJws ? { receipt: receiptJws } : {}) } });
+    expect(res.status).toBe(201);
+    return (await res.json()) as Recorded;
+  };
+  return { h, owner, reporter, key, register, good, report, iat };
+}
+
+describe("receipts", () => {
+  it("a receipt-backed report weighs more than the same report without one, and shows evidence: receipt", async () => {
+    const { h, owner, register, good, report } = await world();
+    const [plain, backed] = [await register(), await register()];
+    const without = await report(plain);
+    const withReceipt = await report(backed, await good(backed));
+    expect(without.receipt).toBeUndefined();
+    expect(withReceipt.receipt).toEqual({ accepted: true });
+    expect(withReceipt.updated_scores.dimensions.quality - 500).toBeGreaterThan(without.updated_scores.dimensions.quality - 500);
+    const weights = await (await shardOf(backed)).prepare("SELECT evidence, evidence_factor, weight FROM transactions WHERE id = ?").bind(withReceipt.transaction_id).first();
+    expect(weights).toEqual({ evidence: "receipt", evidence_factor: 1.5, weight: 1.5 });
+    const listed = (await (await h.request(`/agents/${backed}/transactions`, { headers: bearer(owner.key) })).json()) as { transactions: { evidence: string }[] };
+    expect(listed.transactions[0].evidence).toBe("receipt");
+    const history = (await (await h.request(`/report/${backed}`, { headers: bearer(owner.key) })).json()) as { score_history: unknown[] };
+    expect(history.score_history[0]).toBeDefined();
+  });
+
+  it("a reused, foreign, unregistered-key, too-old or badly signed receipt is recorded without extra weight, and says why", async () => {
+    const { h, register, good, report, reporter, iat } = await world();
+    const sid = await register();
+    const other = await register();
+    const stranger = await agentKey();
+    const once = await good(sid, { jti: "receipt-1" });
+    const a = await good(sid);
+    const tampered = `${a.split(".")[0]}.${btoa(JSON.stringify({ sub: sid, aud: String(reporter.id), jti: "x", iat })).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")}.${a.split(".")[2]}`;
+    const cases: [string, Promise<string> | string][] = [
+      ["reused", once],
+      ["wrong_subject", good(other)],
+      ["wrong_audience", good(sid, { aud: "999999" })],
+      // Without a kid every registered key is tried: none verifies it.
+      ["bad_signature", receipt(stranger.secret, { sub: sid, aud: String(reporter.id), jti: "s", iat })],
+      ["unknown_key", receipt(stranger.secret, { sub: sid, aud: String(reporter.id), jti: "s", iat }, { kid: "no-such-thumbprint-000000000000000000000000" })],
+      ["too_old", good(sid, { iat: iat - 25 * 3600 })],
+      ["bad_signature", tampered],
+      ["wrong_type", receipt(stranger.secret, { sub: sid }, { typ: "JWT" })],
+      ["malformed", "not.a.jws"],
+    ];
+    expect((await report(sid, once)).receipt).toEqual({ accepted: true });
+    for (const [reason, jws] of cases) {
+      const res = await report(sid, await jws);
+      expect(res.receipt, reason).toEqual({ accepted: false, reason });
+      const row = await (await shardOf(sid)).prepare("SELECT evidence, evidence_factor FROM transactions WHERE id = ?").bind(res.transaction_id).first();
+      expect(row, reason).toEqual({ evidence: "none", evidence_factor: 1 });
+    }
+    expect((await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", receipt: 42 } })).status).toBe(400);
+  });
+
+  it("one receipt counts once, under concurrency and across a crash of the agent's object", async () => {
+    const { h, reporter, register, good, report } = await world();
+    const sid = await register();
+    const jws = await good(sid);
+    const results = await Promise.all(Array.from({ length: 6 }, () => report(sid, jws)));
+    expect(results.filter((r) => r.receipt?.accepted)).toHaveLength(1);
+    expect(results.filter((r) => r.receipt?.reason === "reused")).toHaveLength(5);
+
+    const second = await good(sid);
+    await runInDurableObject(env.AGENT_SCORER.getByName(sid), (o) => {
+      (o as AgentScorer).faults.crashAfterCommit = 1;
+    });
+    const crashed = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", receipt: second } });
+    expect(crashed.status).toBe(503);
+    // The report was committed before the crash: its receipt stays spent.
+    expect((await report(sid, second)).receipt).toEqual({ accepted: false, reason: "reused" });
+  });
+});
