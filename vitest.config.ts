@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { attestationKeysVar } from "./scripts/attestation-key.mjs";
+import { newWebhookSecretKey } from "./scripts/local-secrets.mjs";
 import { copySwaggerUi } from "./scripts/swagger-ui.mjs";
 
 export default defineConfig(async () => {
@@ -17,6 +18,7 @@ export default defineConfig(async () => {
           bindings: { TEST_MIGRATIONS: migrations, TEST_SHARD_MIGRATIONS: shardMigrations, ADMIN_TOKEN: "test-admin-token",
             RETURN_KEYS_IN_RESPONSES: "true",
             ATTESTATION_KEYS: attestationKeysVar("test-key-1"),
+            WEBHOOK_SECRET_KEY: newWebhookSecretKey(),
           },
         },
       }),

@@ -39,7 +39,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { databaseNames, migrateLocally } from "./d1.mjs";
-import { attestationKeysVar } from "./attestation-key.mjs";
+import { secretVarArgs } from "./local-secrets.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const baselineDir = join(root, "bench", "baseline");
@@ -211,7 +211,7 @@ async function waitReady(child, base, path) {
 /** A service instance: wrangler dev of the bundle on free ports. */
 async function startService(label, script, persistTo, adminToken, vars = []) {
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
-  const args = ["--inspector-port", String(inspector), "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", "--var", `ATTESTATION_KEYS:${attestationKeysVar("bench")}`, ...vars.flatMap((v) => ["--var", v])];
+  const args = ["--inspector-port", String(inspector), "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...secretVarArgs("bench"), ...vars.flatMap((v) => ["--var", v])];
   const child = startWorker(label, root, script, port, persistTo, args);
   return { child, url: `http://${HOST}:${port}`, inspector };
 }

@@ -6,7 +6,7 @@ import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrateLocally } from "./d1.mjs";
-import { attestationKeysVar } from "./attestation-key.mjs";
+import { generatedSecrets } from "./local-secrets.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wrangler = join(root, "node_modules", ".bin", process.platform === "win32" ? "wrangler.cmd" : "wrangler");
@@ -30,10 +30,11 @@ if (!existsSync(devVars)) {
   }
 }
 
-// A local attestation signing key, made once per checkout (never committed: .dev.vars is ignored).
-if (!/^ATTESTATION_KEYS=/m.test(readFileSync(devVars, "utf8"))) {
-  appendFileSync(devVars, `\n# Local attestation signing key (made by npm start)\nATTESTATION_KEYS='${attestationKeysVar()}'\n`);
-  console.log("Added a local attestation signing key to .dev.vars");
+// Local secrets, made once per checkout (never committed: .dev.vars is ignored).
+for (const [name, value] of Object.entries(generatedSecrets())) {
+  if (new RegExp(`^${name}=`, "m").test(readFileSync(devVars, "utf8"))) continue;
+  appendFileSync(devVars, `\n# Made by npm start for local development\n${name}=${value}\n`);
+  console.log(`Added ${name} to .dev.vars`);
 }
 
 // Every D1 database of wrangler.toml: the control database and each shard.

@@ -24,6 +24,7 @@ import { registerTransactions } from "./routes/transactions";
 import { registerVerification } from "./routes/verification";
 import { registerIdentity } from "./routes/identity";
 import { registerAttestations } from "./routes/attestations";
+import { registerWebhooks } from "./routes/webhooks";
 import { registerWaitlist } from "./routes/waitlist";
 import { SERVICE_VERSION } from "./version";
 
@@ -71,6 +72,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerVerification(app);
   registerIdentity(app);
   registerAttestations(app);
+  registerWebhooks(app);
   registerKeys(app);
   registerWaitlist(app);
 

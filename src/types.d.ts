@@ -26,6 +26,14 @@ declare namespace Cloudflare {
     /** "true" only in local development: admin approval and recovery answers carry the key. */
     RETURN_KEYS_IN_RESPONSES?: string;
     DOH_ENDPOINT?: string;
+    /** Events leaving agents' objects (their outboxes), fanned out to webhook deliveries. */
+    EVENTS?: Queue<import("./domain/events").AgentEvent>;
+    /** One message per webhook delivery, retried with backoff for 24 hours. */
+    DELIVERIES?: Queue<import("./queues/deliveries").DeliveryMessage>;
+    /** Deliveries that failed for 24 hours. */
+    DEAD_LETTERS?: Queue<import("./queues/deliveries").DeliveryMessage>;
+    /** Seals webhook signing secrets at rest: 32 random bytes, base64 (a Worker secret). */
+    WEBHOOK_SECRET_KEY?: string;
     /** Attestation signing keys: a JSON array of private Ed25519 JWKs; the first signs, all are published. */
     ATTESTATION_KEYS?: string;
     /** "true" only for the benchmark: every D1 call is counted (GET /admin/d1-meter). */

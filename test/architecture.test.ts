@@ -8,7 +8,7 @@ const sources = import.meta.glob("../src/**/*.ts", { query: "?raw", import: "def
 // Lower number = lower floor. A file may import from its own floor or a lower one.
 const FLOORS: [RegExp, number, string][] = [
   [/^src\/(index|app)\.ts$/, 7, "entry"],
-  [/^src\/routes\//, 6, "routes"],
+  [/^src\/(routes|queues)\//, 6, "routes"],
   [/^src\/http\//, 5, "http"],
   [/^src\/durable\//, 4, "durable"],
   [/^src\/db\//, 3, "db"],

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // The control database (binding DB): operators, their keys and applications, the waitlist, and
 // the agent directory that says on which shard each agent lives. Nothing here changes per report.
@@ -67,3 +67,35 @@ export const agentDirectory = sqliteTable("agent_directory", {
   operatorId: integer("operator_id"),
   createdAt: text("created_at").notNull(),
 }, (t) => [uniqueIndex("agent_directory_sid").on(t.sid), index("agent_directory_operator").on(t.operatorId, t.num)]);
+
+/** Operators' webhook endpoints. The signing secret is kept sealed with WEBHOOK_SECRET_KEY. */
+export const webhooks = sqliteTable("webhooks", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  operatorId: integer("operator_id").notNull(),
+  url: text("url").notNull(),
+  /** The event types it receives, space-separated. */
+  events: text("events").notNull(),
+  sealedSecret: text("sealed_secret").notNull(),
+  createdAt: text("created_at").notNull(),
+}, (t) => [index("webhooks_operator").on(t.operatorId, t.id)]);
+
+/** Agents an operator watches: it receives their score.changed events. */
+export const watches = sqliteTable("watches", {
+  operatorId: integer("operator_id").notNull(),
+  sid: text("sid").notNull(),
+  createdAt: text("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.operatorId, t.sid] }), index("watches_sid").on(t.sid)]);
+
+/** Each event's delivery to each endpoint, visible to its operator for 7 days. */
+export const webhookDeliveries = sqliteTable("webhook_deliveries", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  webhookId: integer("webhook_id").notNull(),
+  eventId: text("event_id").notNull(),
+  eventType: text("event_type").notNull(),
+  status: text("status", { enum: ["pending", "delivered", "retrying", "dead"] }).notNull().default("pending"),
+  attempts: integer("attempts").notNull().default(0),
+  lastStatusCode: integer("last_status_code"),
+  lastError: text("last_error"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+}, (t) => [uniqueIndex("webhook_deliveries_event").on(t.webhookId, t.eventId), index("webhook_deliveries_webhook").on(t.webhookId, t.id)]);

@@ -100,6 +100,10 @@ export const errors = {
   callbackFailed: () => new ApiError("callback_failed", "Callback delivery failed"),
   /** A signature proof (identity level 2) that does not hold; the signature is the credential. */
   signatureRefused: (reason: string) => new ApiError("invalid_signature", `Signature verification failed: ${reason}`),
+  webhooksNotConfigured: () => new ApiError("unavailable", "Webhooks are not configured (WEBHOOK_SECRET_KEY)"),
+  tooManyWebhooks: (max: number) => new ApiError("conflict", `An operator has at most ${max} webhook endpoints; delete one first`),
+  tooManyWatches: (max: number) => new ApiError("conflict", `An operator watches at most ${max} agents; stop watching one first`),
+  webhookNotFound: () => new ApiError("not_found", "Webhook not found"),
   attestationsNotConfigured: () => new ApiError("unavailable", "Attestations are not configured"),
   suspendedAttestation: () => new ApiError("conflict", "Agent is suspended: no attestation is issued"),
   badJwk: (problem: string) => new ApiError("invalid_request", problem),

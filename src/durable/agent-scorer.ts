@@ -14,7 +14,8 @@ import {
   type ControlWrite,
   type ShardWrite,
 } from "../db/shard-writes";
-import { identityLevelOf, MAX_AGENT_KEYS, type AgentKey } from "../domain/agent-keys";
+import { IDENTITY_LABELS, identityLevelOf, MAX_AGENT_KEYS, type AgentKey } from "../domain/agent-keys";
+import { scoreChangedData, scoreCrossed, type AgentEvent } from "../domain/events";
 import type { AgentConfiguration } from "../domain/configuration";
 import {
   applyConfigTo,
@@ -103,8 +104,10 @@ export class AgentScorer extends DurableObject<Env> {
    * restart it is 0 and they are sent again once: their statements are idempotent.
    */
   private applied = 0;
+  /** Outbox events up to this id were sent; deleted with the next commit. */
+  private published = 0;
   /** Test hooks: a crash right after the commit, or a shard batch that fails, the next n times. */
-  faults = { crashAfterCommit: 0, failShardBatch: 0 };
+  faults = { crashAfterCommit: 0, failShardBatch: 0, crashBeforePublish: 0 };
   /** The clock of alarms (tests move it). */
   clock: () => number = Date.now;
 
@@ -119,7 +122,7 @@ export class AgentScorer extends DurableObject<Env> {
       if (this.store.record()) return refuse("already_registered");
       const record = newRecord(ref, input, input.now);
       const writes = [agentRow(record, input.now), configRow(record, 0, [], input.now)];
-      const committed = this.commit(record, writes);
+      const committed = this.commit(record, { shard: writes, at: input.now, also: () => this.store.setNotified({ composite: 500, recommendation: "review" }) });
       if (!committed) return refuse("write_failed");
       const bookmarks = await this.flush();
       const score = scoreOfRecord(record, input.now);
@@ -155,7 +158,7 @@ export class AgentScorer extends DurableObject<Env> {
             agentRow(next, input.now),
           ]
         : [];
-      const committed = this.commit(next, writes, [], () => this.keepAnswer(input.callerId, input.idempotency, result, input.now));
+      const committed = this.commit(next, { shard: writes, at: input.now, also: () => this.keepAnswer(input.callerId, input.idempotency, result, input.now) });
       if (!committed) return refuse("write_failed");
       const bookmarks = await this.flush();
       return ok(result, bookmarks, this.faceMoved(record, next, input.now));
@@ -172,9 +175,12 @@ export class AgentScorer extends DurableObject<Env> {
       const replayed = await this.replay(record, input.operatorId, input.now);
       if (!replayed) return refuse("write_failed");
       const next: AgentRecord = { ...record, operatorId: input.operatorId, claimTokenHash: null, evidence: replayed.evidence };
-      const committed = this.commit(next, [agentRow(next, input.now)], [{ kind: "directoryOwner", sid: next.sid, operatorId: input.operatorId }], () =>
-        this.store.replaceRecent(replayed.recent),
-      );
+      const committed = this.commit(next, {
+        shard: [agentRow(next, input.now)],
+        control: [{ kind: "directoryOwner", sid: next.sid, operatorId: input.operatorId }],
+        at: input.now,
+        also: () => this.store.replaceRecent(replayed.recent),
+      });
       if (!committed) return refuse("write_failed");
       this.recent = replayed.recent;
       const bookmarks = await this.flush();
@@ -188,7 +194,8 @@ export class AgentScorer extends DurableObject<Env> {
       const record = await this.load(ref);
       if (!record) return refuse("not_found");
       const next: AgentRecord = { ...record, status };
-      if (!this.commit(next, [agentRow(next, now)])) return refuse("write_failed");
+      const events = status === record.status ? [] : [{ type: "agent.status_changed" as const, data: { sid: next.sid, status, previous_status: record.status } }];
+      if (!this.commit(next, { shard: [agentRow(next, now)], at: now, events })) return refuse("write_failed");
       return ok({ status }, await this.flush());
     });
   }
@@ -218,10 +225,15 @@ export class AgentScorer extends DurableObject<Env> {
       const verified = { ...record, callbackVerified: true };
       const next: AgentRecord = { ...verified, identityLevel: identityLevelOf(verified) };
       let consumed = false;
-      const committed = this.commit(next, [agentRow(next, input.now)], [], () => {
-        consumed = this.store.consumeChallenge(input.tokenHash, input.now);
-        // Nothing but the token's consumption may be stored when it fails: throwing rolls back.
-        if (!consumed) throw new ChallengeRefused();
+      const committed = this.commit(next, {
+        shard: [agentRow(next, input.now)],
+        at: input.now,
+        events: identityEvents(record, next),
+        also: () => {
+          consumed = this.store.consumeChallenge(input.tokenHash, input.now);
+          // Nothing but the token's consumption may be stored when it fails: throwing rolls back.
+          if (!consumed) throw new ChallengeRefused();
+        },
       });
       if (!consumed) return refuse("invalid_challenge");
       if (!committed) return refuse("write_failed");
@@ -238,7 +250,9 @@ export class AgentScorer extends DurableObject<Env> {
       if (record.keys.length + fresh.length > MAX_AGENT_KEYS) return refuse("too_many_keys");
       const directories = input.directoryUrl ? { ...record.directories, [input.directoryUrl]: input.now } : record.directories;
       const next: AgentRecord = { ...record, keys: [...record.keys, ...fresh], directories };
-      if (!this.commit(next, fresh.map((k) => keyAdded(next.sid, k)))) return refuse("write_failed");
+      if (!this.commit(next, { shard: fresh.map((k) => keyAdded(next.sid, k)), at: input.now, events: fresh.length > 0 ? identityEvents(record, next, true) : [] })) {
+        return refuse("write_failed");
+      }
       const registered = input.keys.map((k) => next.keys.find((have) => have.thumbprint === k.thumbprint)!);
       return ok({ keys: registered }, await this.flush());
     });
@@ -259,7 +273,9 @@ export class AgentScorer extends DurableObject<Env> {
       if (!("sid" in record)) return record;
       if (!record.keys.some((k) => k.thumbprint === input.thumbprint)) return refuse("key_not_found");
       const next = this.withKeys(record, record.keys.filter((k) => k.thumbprint !== input.thumbprint));
-      if (!this.commit(next, [keyRemoved(next.sid, input.thumbprint), agentRow(next, input.now)])) return refuse("write_failed");
+      if (!this.commit(next, { shard: [keyRemoved(next.sid, input.thumbprint), agentRow(next, input.now)], at: input.now, events: identityEvents(record, next, true) })) {
+        return refuse("write_failed");
+      }
       return ok({ identityLevel: next.identityLevel }, await this.flush(), next.identityLevel !== record.identityLevel);
     });
   }
@@ -299,7 +315,8 @@ export class AgentScorer extends DurableObject<Env> {
         ...next.keys.filter((k) => !before.has(k.thumbprint)).map((k) => keyAdded(next.sid, k)),
         agentRow(next, input.now),
       ];
-      if (!this.commit(next, writes)) return refuse("write_failed");
+      const changed = writes.length > 1;
+      if (!this.commit(next, { shard: writes, at: input.now, events: changed ? identityEvents(record, next, true) : [] })) return refuse("write_failed");
       return ok(null, await this.flush(), next.identityLevel !== record.identityLevel);
     });
   }
@@ -318,7 +335,7 @@ export class AgentScorer extends DurableObject<Env> {
       if (!record.keys.some((k) => k.thumbprint === input.thumbprint)) return refuse("key_not_registered");
       const proven = { ...record, identityKey: input.thumbprint };
       const next: AgentRecord = { ...proven, identityLevel: identityLevelOf(proven) };
-      if (!this.commit(next, [agentRow(next, input.now)])) return refuse("write_failed");
+      if (!this.commit(next, { shard: [agentRow(next, input.now)], at: input.now, events: identityEvents(record, next) })) return refuse("write_failed");
       return ok({ identityLevel: next.identityLevel, identityKey: input.thumbprint }, await this.flush(), next.identityLevel !== record.identityLevel);
     });
   }
@@ -351,11 +368,12 @@ export class AgentScorer extends DurableObject<Env> {
       const shown = this.store.shown();
       const score = scoreOfRecord(record, now);
       if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
-        this.commit(record, [agentRow(record, now)]);
+        this.commit(record, { shard: [agentRow(record, now)], at: now });
       }
       if ((await this.flush()) !== null) {
-        // The object may be evicted before its next change: drop what the shard now has.
+        // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
+        this.store.published(this.published);
         await this.scheduleRefresh(record);
       }
     });
@@ -427,7 +445,7 @@ export class AgentScorer extends DurableObject<Env> {
       updatedAt: row.updatedAt,
     };
     // Written back at once: the row now carries the current model's evidence.
-    this.commit(record, [agentRow(record, now)], [], () => this.store.replaceRecent(replayed.recent));
+    this.commit(record, { shard: [agentRow(record, now)], at: now, also: () => this.store.replaceRecent(replayed.recent) });
     this.recent = replayed.recent;
     return record;
   }
@@ -518,10 +536,14 @@ export class AgentScorer extends DurableObject<Env> {
     const last = group[group.length - 1].input.at;
     if (times.length > 0) {
       writes.push(scoreColumns(current, last));
-      const committed = this.commit(current, writes, [], () => {
-        this.store.rememberReports(times, last);
-        for (const jti of jtis) this.store.keepReceipt(jti, last);
-        for (const a of answers) this.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
+      const committed = this.commit(current, {
+        shard: writes,
+        at: last,
+        also: () => {
+          this.store.rememberReports(times, last);
+          for (const jti of jtis) this.store.keepReceipt(jti, last);
+          for (const a of answers) this.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
+        },
       });
       if (!committed) {
         for (const report of group) report.resolve(refuse("write_failed"));
@@ -551,19 +573,34 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   /**
-   * Stores the new record and its journal entries in one storage transaction (with `alsoStore`, other
-   * storage of the same change). False when the transaction failed: nothing was stored.
+   * Stores the new record, its journal entries and its events in one storage transaction (with
+   * `also`, other storage of the same change). When what the row shows crossed the notification
+   * threshold, a score.changed event joins them. False when the transaction failed: nothing was stored.
    */
-  private commit(record: AgentRecord, shard: ShardWrite[], control: ControlWrite[] = [], alsoStore?: () => void): boolean {
+  private commit(record: AgentRecord, change: Change): boolean {
+    const shard = change.shard ?? [];
     try {
       this.store.atomically(() => {
-        alsoStore?.();
+        change.also?.();
         const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
         const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
-        this.store.saveRecord(record, row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! });
-        this.store.journal(shard, control);
-        // Journal entries already on the shard go in the same transaction, not in one of their own.
+        const shown = row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! };
+        this.store.saveRecord(record, shown);
+        this.store.journal(shard, change.control ?? []);
+        const events = [...(change.events ?? [])];
+        const notified = this.store.notified();
+        if (shown && notified && scoreCrossed(notified, shown)) {
+          events.push({ type: "score.changed", data: scoreChangedData(record.sid, scoreOfRecord(record, change.at), notified, record.identityLevel) });
+          this.store.setNotified({ composite: shown.composite, recommendation: shown.recommendation });
+        } else if (shown && !notified) {
+          // An agent from before notifications: what it shows now is where they start.
+          this.store.setNotified({ composite: shown.composite, recommendation: shown.recommendation });
+        }
+        const timestamp = new Date(change.at).toISOString();
+        for (const e of events) this.store.addEvent({ ...e, sid: record.sid, ownerId: record.operatorId, timestamp });
+        // Journal entries and events already out go in the same transaction, not in one of their own.
         if (this.applied > 0) this.store.applied(this.applied);
+        if (this.published > 0) this.store.published(this.published);
       });
     } catch (err) {
       // A refused challenge rolled back a change that never happened: memory is still right.
@@ -588,10 +625,13 @@ export class AgentScorer extends DurableObject<Env> {
    * bookmarks of the batches, or null when one failed.
    */
   private async flush(): Promise<Bookmarks | null> {
-    const pending = this.store.pending(this.applied);
-    if (pending.length === 0) return {};
     const record = this.record ?? this.store.record();
     if (!record) return {};
+    const pending = this.store.pending(this.applied);
+    if (pending.length === 0) {
+      await this.publish(record);
+      return {};
+    }
     const bookmarks: Bookmarks = {};
     try {
       if (this.faults.failShardBatch > 0) {
@@ -616,8 +656,32 @@ export class AgentScorer extends DurableObject<Env> {
       return null;
     }
     this.applied = pending[pending.length - 1].id;
+    await this.publish(record);
     await this.scheduleRefresh(record);
     return Object.fromEntries(Object.entries(bookmarks).filter(([, v]) => v !== ""));
+  }
+
+  /**
+   * Sends the outbox's events to the events queue, after the shard has the change they report. An
+   * event committed but not sent (a crash, a queue that failed) goes with the next change or the
+   * alarm: events go out at least once, each with its stable id.
+   */
+  private async publish(record: AgentRecord): Promise<void> {
+    const events = this.store.outbox(this.published);
+    if (events.length === 0 || !this.env.EVENTS) return;
+    if (this.faults.crashBeforePublish > 0) {
+      this.faults.crashBeforePublish--;
+      this.forget();
+      throw new Error("injected crash before publishing");
+    }
+    try {
+      await this.env.EVENTS.sendBatch(events.map((e) => ({ body: e.event, contentType: "json" as const })));
+    } catch (err) {
+      log("error", "events not sent; the outbox keeps them", { sid: record.sid, events: events.length, error: String(err) });
+      await this.scheduleAlarm(Date.now() + RETRY_MS);
+      return;
+    }
+    this.published = events[events.length - 1].id;
   }
 
   /** While the agent holds evidence, its row is refreshed at least daily (scores move with time alone). */
@@ -657,6 +721,35 @@ export class AgentScorer extends DurableObject<Env> {
 }
 
 class ChallengeRefused extends Error {}
+
+/** One change to store: its shard and control writes, its events, other storage, and when it happened. */
+interface Change {
+  shard?: ShardWrite[];
+  control?: ControlWrite[];
+  events?: EventDraft[];
+  also?: () => void;
+  at: number;
+}
+
+type EventDraft = Pick<AgentEvent, "type" | "data" | "counterpartId">;
+
+/** agent.identity_changed, when the level or (with `keysChanged`) the keys moved. */
+function identityEvents(before: AgentRecord, after: AgentRecord, keysChanged = false): EventDraft[] {
+  if (!keysChanged && before.identityLevel === after.identityLevel && before.identityKey === after.identityKey) return [];
+  return [
+    {
+      type: "agent.identity_changed",
+      data: {
+        sid: after.sid,
+        identity_level: after.identityLevel,
+        identity_label: IDENTITY_LABELS[after.identityLevel as 0 | 1 | 2],
+        identity_key: after.identityKey,
+        previous_identity_level: before.identityLevel,
+        keys: after.keys.map((k) => k.thumbprint),
+      },
+    },
+  ];
+}
 
 const ok = <T>(result: T, bookmarks: Bookmarks | null = {}, faceChanged = false): Result<T> => ({
   ok: true,

@@ -7,9 +7,10 @@ import type { AgentRecord } from "../domain/agent";
 import type { ControlWrite, ShardWrite } from "../db/shard-writes";
 import { IDEMPOTENCY_TTL_MS } from "../domain/idempotency";
 import { MODEL } from "../domain/model";
+import type { AgentEvent, Notified } from "../domain/events";
 
 /** Bumped with every change to SCHEMA; an object whose storage is at it creates nothing at start. */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
   // One entry per change: its shard writes and control writes, in order.
@@ -19,6 +20,7 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
      result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key))`,
   "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS notified (id INTEGER PRIMARY KEY CHECK (id = 1), composite INTEGER NOT NULL, recommendation TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS challenges (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   // Every receipt id the agent's reports were credited for: a receipt never counts twice.
@@ -180,6 +182,37 @@ export class AgentStorage {
       .toArray();
     this.sql.exec("DELETE FROM challenges WHERE expires_at <= ?", now - 86_400_000);
     return consumed.length === 1;
+  }
+
+  /** What score.changed last told: the next event is due when the score crosses the threshold from here. */
+  notified(): Notified | null {
+    return this.sql.exec<{ composite: number; recommendation: string }>("SELECT composite, recommendation FROM notified WHERE id = 1").toArray()[0] ?? null;
+  }
+
+  setNotified(n: Notified): void {
+    this.sql.exec(
+      "INSERT INTO notified (id, composite, recommendation) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET composite = excluded.composite, recommendation = excluded.recommendation",
+      n.composite,
+      n.recommendation,
+    );
+  }
+
+  /** Adds an event to the outbox; its id (stable across every retry) is the agent's SID and the entry's number. */
+  addEvent(event: Omit<AgentEvent, "id">): void {
+    const { id } = this.sql.exec<{ id: number }>("INSERT INTO outbox (event, created_at) VALUES (?, ?) RETURNING id", JSON.stringify(event), Date.now()).one();
+    this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `evt_${event.sid.slice(6)}_${id}`, id);
+  }
+
+  /** Events after `afterId` (those up to it were sent). */
+  outbox(afterId = 0): { id: number; event: AgentEvent }[] {
+    return this.sql
+      .exec<{ id: number; event: string }>("SELECT id, event FROM outbox WHERE id > ? ORDER BY id", afterId)
+      .toArray()
+      .map((r) => ({ id: r.id, event: JSON.parse(r.event) as AgentEvent }));
+  }
+
+  published(upToId: number): void {
+    this.sql.exec("DELETE FROM outbox WHERE id <= ?", upToId);
   }
 
   seenReceipt(jti: string): boolean {

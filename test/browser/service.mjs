@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrateLocally } from "../../scripts/d1.mjs";
-import { attestationKeysVar } from "../../scripts/attestation-key.mjs";
+import { secretVarArgs } from "../../scripts/local-secrets.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const bin = join(root, "node_modules", ".bin");
@@ -75,7 +75,7 @@ export default async function setup(project) {
   }
 
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
-  const args = ["dev", "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", "--var", `ATTESTATION_KEYS:${attestationKeysVar("browser-test")}`, "--log-level", "warn"];
+  const args = ["dev", "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...secretVarArgs("browser-test"), "--log-level", "warn"];
   // Its own process group (wrangler starts workerd children), so one signal ends them all.
   const dev = spawn(wrangler, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

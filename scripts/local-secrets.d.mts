@@ -1,0 +1,3 @@
+export function generatedSecrets(): Record<string, string>;
+export function secretVarArgs(prefix?: string): string[];
+export function newWebhookSecretKey(): string;

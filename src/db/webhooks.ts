@@ -1,0 +1,115 @@
+// Webhook endpoints, watches and deliveries, in the control database.
+
+import { and, asc, count, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { db, type Database } from "./client";
+import { watches, webhookDeliveries, webhooks } from "./control-schema";
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+export const countWebhooks = async (d1: Database, operatorId: number) =>
+  (await db(d1).select({ n: count() }).from(webhooks).where(eq(webhooks.operatorId, operatorId)).get())?.n ?? 0;
+
+/** Adds an endpoint unless the operator already has `max`: checked in the same statement. */
+export async function insertWebhook(d1: Database, w: { operatorId: number; url: string; events: string; sealedSecret: string; createdAt: string }, max: number) {
+  const rows = await d1
+    .prepare(
+      `INSERT INTO webhooks (operator_id, url, events, sealed_secret, created_at)
+       SELECT ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM webhooks WHERE operator_id = ?) < ? RETURNING id, created_at AS createdAt`,
+    )
+    .bind(w.operatorId, w.url, w.events, w.sealedSecret, w.createdAt, w.operatorId, max)
+    .all<{ id: number; createdAt: string }>();
+  return rows.results[0] ?? null;
+}
+
+export const listWebhooks = (d1: Database, operatorId: number, afterId: number, limit: number) =>
+  db(d1).select().from(webhooks).where(and(eq(webhooks.operatorId, operatorId), gt(webhooks.id, afterId))).orderBy(asc(webhooks.id)).limit(limit).all();
+
+export const getWebhook = (d1: Database, id: number) => db(d1).select().from(webhooks).where(eq(webhooks.id, id)).get();
+
+export const deleteWebhook = (d1: Database, operatorId: number, id: number) =>
+  db(d1).delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.operatorId, operatorId))).returning({ id: webhooks.id }).get();
+
+/** The endpoints an event goes to: those of these operators subscribed to its type. */
+export async function subscribedWebhooks(d1: Database, operatorIds: number[], eventType: string): Promise<WebhookRow[]> {
+  if (operatorIds.length === 0) return [];
+  const rows = await db(d1).select().from(webhooks).where(inArray(webhooks.operatorId, operatorIds)).all();
+  return rows.filter((w) => w.events.split(" ").includes(eventType));
+}
+
+export const watchersOf = async (d1: Database, sid: string) =>
+  (await db(d1).select({ operatorId: watches.operatorId }).from(watches).where(eq(watches.sid, sid)).all()).map((w) => w.operatorId);
+
+/** Watches an agent unless the operator already watches `max`: checked in the same statement. */
+export async function insertWatch(d1: Database, w: { operatorId: number; sid: string; createdAt: string }, max: number) {
+  const rows = await d1
+    .prepare(
+      `INSERT INTO watches (operator_id, sid, created_at) SELECT ?, ?, ? WHERE (SELECT count(*) FROM watches WHERE operator_id = ?) < ?
+       ON CONFLICT (operator_id, sid) DO NOTHING RETURNING sid`,
+    )
+    .bind(w.operatorId, w.sid, w.createdAt, w.operatorId, max)
+    .all();
+  return rows.results.length === 1;
+}
+
+export const getWatch = (d1: Database, operatorId: number, sid: string) =>
+  db(d1).select().from(watches).where(and(eq(watches.operatorId, operatorId), eq(watches.sid, sid))).get();
+
+export const listWatches = (d1: Database, operatorId: number, after: string, limit: number) =>
+  db(d1).select().from(watches).where(and(eq(watches.operatorId, operatorId), gt(watches.sid, after))).orderBy(asc(watches.sid)).limit(limit).all();
+
+export const deleteWatch = (d1: Database, operatorId: number, sid: string) =>
+  db(d1).delete(watches).where(and(eq(watches.operatorId, operatorId), eq(watches.sid, sid))).returning({ sid: watches.sid }).get();
+
+/** The deliveries of an event to these endpoints, created once each; those not yet delivered. */
+export async function deliveriesFor(d1: Database, event: { id: string; type: string }, webhookIds: number[], now: string): Promise<DeliveryRow[]> {
+  if (webhookIds.length === 0) return [];
+  const d = db(d1);
+  await d
+    .insert(webhookDeliveries)
+    .values(webhookIds.map((webhookId) => ({ webhookId, eventId: event.id, eventType: event.type, createdAt: now, updatedAt: now })))
+    .onConflictDoNothing();
+  return d
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.eventId, event.id), inArray(webhookDeliveries.webhookId, webhookIds), inArray(webhookDeliveries.status, ["pending", "retrying"])))
+    .all();
+}
+
+export const getDelivery = (d1: Database, id: number) => db(d1).select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
+
+export async function recordAttempt(
+  d1: Database,
+  id: number,
+  outcome: { status: "delivered" | "retrying" | "dead"; statusCode: number | null; error: string | null; at: string },
+) {
+  await db(d1)
+    .update(webhookDeliveries)
+    .set({
+      status: outcome.status,
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.error,
+      updatedAt: outcome.at,
+    })
+    .where(eq(webhookDeliveries.id, id));
+}
+
+export const markDead = (d1: Database, id: number, error: string, at: string) =>
+  db(d1).update(webhookDeliveries).set({ status: "dead", lastError: error, updatedAt: at }).where(eq(webhookDeliveries.id, id));
+
+/** One page of an endpoint's deliveries of the last `days`, newest first. */
+export const listDeliveries = (d1: Database, webhookId: number, since: string, beforeId: number | null, limit: number) =>
+  db(d1)
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.webhookId, webhookId),
+        gt(webhookDeliveries.createdAt, since),
+        beforeId === null ? undefined : lt(webhookDeliveries.id, beforeId),
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(limit)
+    .all();

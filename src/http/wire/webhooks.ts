@@ -1,0 +1,53 @@
+// Webhooks, watches and deliveries: the same payloads in both forms.
+import { z } from "@hono/zod-openapi";
+import type { DeliveryRow, WebhookRow } from "../../db/webhooks";
+import { EVENT_TYPES } from "../../domain/events";
+
+const webhook = z
+  .object({ id: z.number().int(), url: z.string(), events: z.array(z.enum(EVENT_TYPES)), created_at: z.string() })
+  .openapi("Webhook");
+const created = z
+  .object({
+    webhook,
+    secret: z.string().openapi({ description: "The Standard Webhooks signing secret (whsec_...): shown only this once" }),
+  })
+  .openapi("WebhookCreated");
+const delivery = z
+  .object({
+    id: z.number().int(),
+    event_id: z.string().openapi({ description: "The webhook-id header of every attempt" }),
+    event_type: z.enum(EVENT_TYPES),
+    status: z.enum(["pending", "delivered", "retrying", "dead"]),
+    attempts: z.number().int(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("WebhookDelivery");
+const watch = z.object({ sid: z.string(), created_at: z.string() }).openapi("Watch");
+
+const webhookView = (w: Pick<WebhookRow, "id" | "url" | "events" | "createdAt">): z.infer<typeof webhook> => ({
+  id: w.id,
+  url: w.url,
+  events: w.events.split(" ") as z.infer<typeof webhook>["events"],
+  created_at: w.createdAt,
+});
+
+export const webhookWire = {
+  schemas: { webhook, created, delivery, watch },
+  webhook: webhookView,
+  created: (w: Pick<WebhookRow, "id" | "url" | "events" | "createdAt">, secret: string) => ({ webhook: webhookView(w), secret }),
+  delivery: (d: DeliveryRow): z.infer<typeof delivery> => ({
+    id: d.id,
+    event_id: d.eventId,
+    event_type: d.eventType as z.infer<typeof delivery>["event_type"],
+    status: d.status,
+    attempts: d.attempts,
+    last_status_code: d.lastStatusCode,
+    last_error: d.lastError,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  }),
+  watch: (w: { sid: string; createdAt: string }): z.infer<typeof watch> => ({ sid: w.sid, created_at: w.createdAt }),
+};

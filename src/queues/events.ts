@@ -1,0 +1,26 @@
+import { deliveriesFor, subscribedWebhooks, watchersOf } from "../db/webhooks";
+import type { AgentEvent } from "../domain/events";
+import type { Env } from "../env";
+import type { QueueDeps } from "./deps";
+import type { DeliveryMessage } from "./deliveries";
+
+// The fan-out of events from agents' objects: each event becomes one delivery per endpoint that
+// wants it (the owner's; for score.changed also the watchers'; for disputes also the other side's),
+// recorded in the control database, then queued one message each.
+
+export async function consumeEvents(batch: MessageBatch<AgentEvent>, env: Env, deps: QueueDeps): Promise<void> {
+  for (const message of batch.messages) {
+    const event = message.body;
+    const operators = new Set<number>();
+    if (event.ownerId !== null) operators.add(event.ownerId);
+    if (event.counterpartId !== undefined) operators.add(event.counterpartId);
+    if (event.type === "score.changed") for (const id of await watchersOf(env.DB, event.sid)) operators.add(id);
+    const endpoints = await subscribedWebhooks(env.DB, [...operators], event.type);
+    // Deliveries already made (a redelivered event) are not made again; pending ones are queued again.
+    const pending = await deliveriesFor(env.DB, event, endpoints.map((w) => w.id), new Date(deps.now()).toISOString());
+    if (pending.length > 0 && env.DELIVERIES) {
+      await env.DELIVERIES.sendBatch(pending.map((d) => ({ body: { deliveryId: d.id, webhookId: d.webhookId, event } satisfies DeliveryMessage, contentType: "json" as const })));
+    }
+    message.ack();
+  }
+}

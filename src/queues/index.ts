@@ -1,0 +1,31 @@
+import { dohEndpoint, type Env } from "../env";
+import { createDohResolver } from "../net/resolver";
+import type { QueueDeps } from "./deps";
+import { consumeDeadLetters, consumeDeliveries } from "./deliveries";
+import { consumeEvents } from "./events";
+
+/** The queues this Worker consumes (wrangler.toml): names as configured there. */
+export const QUEUES = { events: "trust-events", deliveries: "trust-deliveries", deadLetters: "trust-deliveries-dlq" } as const;
+
+/**
+ * Overrides of the consumers' outbound dependencies. Tests set them (the runtime runs the consumers
+ * in the tests' own isolate); production leaves them empty.
+ */
+export const queueDeps: Partial<QueueDeps> = {};
+
+export function createQueueHandler(deps: Partial<QueueDeps> = queueDeps) {
+  return async (batch: MessageBatch, env: Env): Promise<void> => {
+    const outbound: typeof fetch = (input, init) => fetch(input, init);
+    const endpoint = dohEndpoint(env);
+    const resolved: QueueDeps = {
+      now: deps.now ?? Date.now,
+      fetchOutbound: deps.fetchOutbound ?? outbound,
+      resolve: deps.resolve ?? (endpoint ? createDohResolver(endpoint, outbound) : null),
+    };
+    if (batch.queue === QUEUES.events) return consumeEvents(batch as MessageBatch<never>, env, resolved);
+    if (batch.queue === QUEUES.deliveries) return consumeDeliveries(batch as MessageBatch<never>, env, resolved);
+    if (batch.queue === QUEUES.deadLetters) return consumeDeadLetters(batch as MessageBatch<never>, env, resolved);
+    console.error(JSON.stringify({ level: "error", message: "a batch from an unknown queue", queue: batch.queue }));
+    batch.retryAll();
+  };
+}

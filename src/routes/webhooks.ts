@@ -1,0 +1,191 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { deleteWatch, deleteWebhook, getWatch, getWebhook, insertWatch, insertWebhook, listDeliveries, listWatches, listWebhooks } from "../db/webhooks";
+import { errors } from "../domain/errors";
+import { EVENT_TYPES } from "../domain/events";
+import { newWebhookSecret, seal, sealingKey } from "../domain/sealed";
+import { locate } from "../http/agents";
+import { authOf, requireKey } from "../http/auth";
+import type { AppEnv } from "../http/context";
+import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
+import { webhookWire as view } from "../http/wire/webhooks";
+import { checkCallbackUrl } from "../net/callback-guard";
+import { decimalId, pageQuery, sidParam } from "./fields";
+import { bearer, errorResponses, json, jsonBody } from "./openapi";
+
+export const MAX_WEBHOOKS = 10;
+export const MAX_WATCHES = 1_000;
+/** Deliveries are listed this long. */
+const DELIVERY_DAYS = 7;
+
+const createWebhook = createRoute({
+  method: "post",
+  path: "/webhooks",
+  tags: ["Notifications"],
+  summary: "Register an HTTPS endpoint for events (at most 10 per operator); the signing secret is shown once",
+  description:
+    "Deliveries follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature), are retried with backoff for 24 hours, " +
+    "then dead-lettered. The URL passes the SSRF guard at registration and at every delivery.",
+  security: bearer,
+  middleware: [requireKey("webhooks:write")],
+  request: {
+    body: jsonBody(
+      z
+        .object({
+          url: z.string({ error: "url is required" }).openapi({ example: "https://ops.example.com/trust-events" }),
+          events: z
+            .array(z.enum(EVENT_TYPES, { error: `events must be among: ${EVENT_TYPES.join(", ")}` }), { error: "events must be an array" })
+            .min(1, "events must name at least one event type")
+            .optional()
+            .openapi({ description: "Default: every event type" }),
+        })
+        .openapi("CreateWebhook"),
+    ),
+  },
+  responses: { 201: json(view.schemas.created, "Registered"), ...errorResponses(400, 401, 403, 409, 429, 503) },
+});
+
+const webhookList = z.object({ webhooks: z.array(view.schemas.webhook), next_cursor: z.string().nullable() });
+const listHooks = createRoute({
+  method: "get",
+  path: "/webhooks",
+  tags: ["Notifications"],
+  summary: "The operator's webhook endpoints (paginated)",
+  security: bearer,
+  middleware: [requireKey(null)],
+  request: { query: z.object(pageQuery) },
+  responses: { 200: json(webhookList, "Endpoints"), ...errorResponses(400, 401, 429) },
+});
+
+const idParam = z.object({ id: decimalId() });
+const removeHook = createRoute({
+  method: "delete",
+  path: "/webhooks/{id}",
+  tags: ["Notifications"],
+  summary: "Remove an endpoint; its pending deliveries are dropped",
+  security: bearer,
+  middleware: [requireKey("webhooks:write")],
+  request: { params: idParam },
+  responses: { 200: json(z.object({ id: z.number().int() }), "Removed"), ...errorResponses(400, 401, 403, 404, 429) },
+});
+
+const deliveries = createRoute({
+  method: "get",
+  path: "/webhooks/{id}/deliveries",
+  tags: ["Notifications"],
+  summary: "The endpoint's deliveries of the last 7 days, newest first (paginated)",
+  security: bearer,
+  middleware: [requireKey(null)],
+  request: { params: idParam, query: z.object(pageQuery) },
+  responses: {
+    200: json(z.object({ deliveries: z.array(view.schemas.delivery), next_cursor: z.string().nullable() }), "Deliveries"),
+    ...errorResponses(400, 401, 404, 429),
+  },
+});
+
+const watch = createRoute({
+  method: "post",
+  path: "/watches",
+  tags: ["Notifications"],
+  summary: "Watch an agent you deal with: your endpoints receive its score.changed events (at most 1,000)",
+  security: bearer,
+  middleware: [requireKey("webhooks:write")],
+  request: { body: jsonBody(z.object({ sid: sidParam.shape.sid }).openapi("CreateWatch")) },
+  responses: { 201: json(view.schemas.watch, "Watching"), ...errorResponses(400, 401, 403, 404, 409, 429) },
+});
+
+const watchList = createRoute({
+  method: "get",
+  path: "/watches",
+  tags: ["Notifications"],
+  summary: "The agents the operator watches (paginated)",
+  security: bearer,
+  middleware: [requireKey(null)],
+  request: { query: z.object(pageQuery) },
+  responses: { 200: json(z.object({ watches: z.array(view.schemas.watch), next_cursor: z.string().nullable() }), "Watches"), ...errorResponses(400, 401, 429) },
+});
+
+const unwatch = createRoute({
+  method: "delete",
+  path: "/watches/{sid}",
+  tags: ["Notifications"],
+  summary: "Stop watching an agent",
+  security: bearer,
+  middleware: [requireKey("webhooks:write")],
+  request: { params: sidParam },
+  responses: { 200: json(z.object({ sid: z.string() }), "Stopped"), ...errorResponses(400, 401, 403, 404, 429) },
+});
+
+async function sealKey(c: Context<AppEnv>) {
+  const key = await sealingKey(c.env.WEBHOOK_SECRET_KEY);
+  if (!key) throw errors.webhooksNotConfigured();
+  return key;
+}
+
+export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
+  app.openapi(createWebhook, async (c) => {
+    const body = c.req.valid("json");
+    const key = await sealKey(c);
+    const resolve = c.get("deps").resolve;
+    if (!resolve) throw errors.resolverUnavailable();
+    const check = await checkCallbackUrl(body.url, resolve, "url");
+    if (!check.ok) throw errors.invalid(check.message);
+    const secret = newWebhookSecret();
+    const events = [...new Set(body.events ?? EVENT_TYPES)].join(" ");
+    const operatorId = authOf(c).operatorId;
+    const createdAt = new Date(c.get("deps").now()).toISOString();
+    const created = await insertWebhook(c.get("db"), { operatorId, url: check.url.href, events, sealedSecret: await seal(key, secret), createdAt }, MAX_WEBHOOKS);
+    if (!created) throw errors.tooManyWebhooks(MAX_WEBHOOKS);
+    return c.json(view.created({ id: created.id, url: check.url.href, events, createdAt }, secret), 201);
+  });
+
+  app.openapi(listHooks, async (c) => {
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.number().int()) ?? 0;
+    const page = pageOf(await listWebhooks(c.get("db"), authOf(c).operatorId, after, limit + 1), limit, (w) => w.id);
+    return c.json({ webhooks: page.items.map(view.webhook), next_cursor: page.nextCursor }, 200);
+  });
+
+  app.openapi(removeHook, async (c) => {
+    const removed = await deleteWebhook(c.get("db"), authOf(c).operatorId, c.req.valid("param").id);
+    if (!removed) throw errors.webhookNotFound();
+    return c.json({ id: removed.id }, 200);
+  });
+
+  app.openapi(deliveries, async (c) => {
+    const id = c.req.valid("param").id;
+    const hook = await getWebhook(c.get("db"), id);
+    if (!hook || hook.operatorId !== authOf(c).operatorId) throw errors.webhookNotFound();
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const before = readCursor(cursor, z.number().int().positive());
+    const since = new Date(c.get("deps").now() - DELIVERY_DAYS * 86_400_000).toISOString();
+    const page = pageOf(await listDeliveries(c.get("db"), id, since, before, limit + 1), limit, (d) => d.id);
+    return c.json({ deliveries: page.items.map(view.delivery), next_cursor: page.nextCursor }, 200);
+  });
+
+  app.openapi(watch, async (c) => {
+    const { sid } = c.req.valid("json");
+    await locate(c, sid);
+    const operatorId = authOf(c).operatorId;
+    const createdAt = new Date(c.get("deps").now()).toISOString();
+    if (!(await insertWatch(c.get("db"), { operatorId, sid, createdAt }, MAX_WATCHES))) {
+      const existing = await getWatch(c.get("db"), operatorId, sid);
+      if (!existing) throw errors.tooManyWatches(MAX_WATCHES);
+      return c.json(view.watch(existing), 201);
+    }
+    return c.json(view.watch({ sid, createdAt }), 201);
+  });
+
+  app.openapi(watchList, async (c) => {
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.string()) ?? "";
+    const page = pageOf(await listWatches(c.get("db"), authOf(c).operatorId, after, limit + 1), limit, (w) => w.sid);
+    return c.json({ watches: page.items.map(view.watch), next_cursor: page.nextCursor }, 200);
+  });
+
+  app.openapi(unwatch, async (c) => {
+    const removed = await deleteWatch(c.get("db"), authOf(c).operatorId, c.req.valid("param").sid);
+    if (!removed) throw errors.notFound("Not watching this agent");
+    return c.json({ sid: removed.sid }, 200);
+  });
+}
