@@ -1,0 +1,224 @@
+// Notifications through real queue bindings: events leave agents' objects through their outbox,
+// fan out to endpoints, and are delivered signed per Standard Webhooks, retried, dead-lettered.
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentScorer } from "../../src/durable/agent-scorer";
+import { createQueueHandler, queueDeps } from "../../src/queues";
+import { MAX_ATTEMPTS, RETRY_SCHEDULE_S, type DeliveryMessage } from "../../src/queues/deliveries";
+import { ADMIN, bearer, call, createOperator, registerAgent, testApp } from "../helpers";
+
+interface Received {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Endpoints answering `status` (by host), DNS answers per host, and every request recorded. */
+function endpoints(status: Record<string, number> = {}, dns: Record<string, string[]> = {}) {
+  const received: Received[] = [];
+  const resolve = async (host: string) => dns[host] ?? ["93.184.216.34"];
+  const fetchOutbound = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input);
+    received.push({ url, headers: Object.fromEntries(new Headers(init?.headers)), body: String(init?.body) });
+    return new Response(null, { status: status[new URL(url).hostname] ?? 204 });
+  }) as typeof fetch;
+  Object.assign(queueDeps, { resolve, fetchOutbound, now: undefined });
+  return { received, resolve, fetchOutbound };
+}
+
+afterEach(() => {
+  for (const key of Object.keys(queueDeps)) delete (queueDeps as Record<string, unknown>)[key];
+});
+
+async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function operator(verified = false) {
+  const o = await createOperator({ verified });
+  await call(`/admin/operators/${o.id}`, { headers: ADMIN, body: { rate_limit_per_minute: 100_000 } });
+  return o;
+}
+
+const praise = { transactionType: "t", outcome: "success", reliabilitySignal: 1000, qualitySignal: 1000 };
+
+async function deliveriesOf(key: string, webhookId: number) {
+  return ((await (await call(`/webhooks/${webhookId}/deliveries?limit=200`, { headers: bearer(key) })).json()) as {
+    deliveries: { event_id: string; event_type: string; status: string; attempts: number; last_error: string | null }[];
+  }).deliveries;
+}
+
+describe("webhooks", () => {
+  it("deliver a score.changed signed per Standard Webhooks, in Form A names and naming no reporter", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const reporter = await operator(true);
+    const created = await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://hooks.example.com/trust" } });
+    expect(created.status).toBe(201);
+    const { webhook, secret } = (await created.json()) as { webhook: { id: number; events: string[] }; secret: string };
+    expect(secret).toMatch(/^whsec_/);
+    expect(webhook.events).toContain("score.changed");
+    const { sid } = await registerAgent(owner.key);
+    for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, ...praise } });
+    const delivery = await until(async () => net.received.find((r) => r.url === "https://hooks.example.com/trust" && JSON.parse(r.body).data?.sid === sid));
+    const verified = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; timestamp: string; data: Record<string, unknown> };
+    expect(verified.type).toBe("score.changed");
+    expect(verified.data).toMatchObject({ sid, composite_score: expect.any(Number), recommendation: "review", previous: { composite_score: 500, recommendation: "review" } });
+    // Form A names, and nothing about who reported.
+    expect(Object.keys(verified.data).sort()).toEqual(["composite_score", "confidence", "identity_level", "previous", "recommendation", "sid"]);
+    expect(delivery.headers["webhook-id"]).toMatch(/^evt_/);
+    const listed = await until(async () => (await deliveriesOf(owner.key, webhook.id)).find((d) => d.status === "delivered"));
+    expect(listed).toMatchObject({ event_type: "score.changed", attempts: 1 });
+  });
+
+  it("send score.changed once per threshold crossing, not per report", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const reporters = [await operator(true), await operator(true), await operator(true)];
+    const { webhook } = (await (await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://count.example.com/x", events: ["score.changed"] } })).json()) as { webhook: { id: number } };
+    const { sid } = await registerAgent(owner.key);
+    const composites: number[] = [];
+    for (let i = 0; i < 18; i++) {
+      const res = await call("/transactions", { headers: bearer(reporters[i % 3].key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 } });
+      composites.push(((await res.json()) as { updated_scores: { composite_score: number } }).updated_scores.composite_score);
+    }
+    await new Promise((r) => setTimeout(r, 2500));
+    const events = net.received.filter((r) => r.url === "https://count.example.com/x").map((r) => JSON.parse(r.body).data as { composite_score: number; previous: { composite_score: number } });
+    // What the reports' own answers say the crossings were: each 25 points from the last one notified.
+    let last = 500;
+    const crossings: number[] = [];
+    for (const c of composites) if (Math.abs(c - last) >= 25) crossings.push((last = c));
+    expect(crossings.length).toBeGreaterThan(0);
+    expect(crossings.length).toBeLessThan(composites.length);
+    expect(events.map((e) => e.composite_score).sort()).toEqual([...crossings].sort());
+    for (const e of events) expect(Math.abs(e.composite_score - e.previous.composite_score)).toBeGreaterThanOrEqual(25);
+    expect((await deliveriesOf(owner.key, webhook.id)).length).toBe(crossings.length);
+  });
+
+  it("a failing endpoint is retried on the 24-hour schedule, then dead-lettered", async () => {
+    const net = endpoints({ "down.example.com": 500 });
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const reporter = await operator(true);
+    const { webhook } = (await (await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://down.example.com/x" } })).json()) as { webhook: { id: number } };
+    const { sid } = await registerAgent(owner.key);
+    for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, ...praise } });
+    const first = await until(async () => (await deliveriesOf(owner.key, webhook.id)).find((d) => d.status === "retrying"));
+    expect(first).toMatchObject({ attempts: 1, last_error: "HTTP 500" });
+    const row = await env.DB.prepare("SELECT id, event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id LIMIT 1").bind(webhook.id).first<{ id: number; event_id: string }>();
+    // The next attempts, as the queue hands them back after each delay.
+    const consume = createQueueHandler({ resolve: net.resolve, fetchOutbound: net.fetchOutbound });
+    const event = JSON.parse(net.received.find((r) => r.url === "https://down.example.com/x")!.body);
+    const body: DeliveryMessage = { deliveryId: row!.id, webhookId: webhook.id, event: { id: row!.event_id, type: "score.changed", sid, ownerId: owner.id, timestamp: event.timestamp, data: event.data } };
+    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
+      const batch = createMessageBatch<DeliveryMessage>("trust-deliveries", [{ id: `m${attempt}`, timestamp: new Date(), attempts: attempt, body }]);
+      const ctx = createExecutionContext();
+      // The delay each retry asks for (the test helpers record only that there was a retry).
+      const delays: (number | undefined)[] = [];
+      const message = batch.messages[0];
+      const retry = message.retry.bind(message);
+      Object.defineProperty(message, "retry", { value: (options?: QueueRetryOptions) => (delays.push(options?.delaySeconds), retry(options)) });
+      await consume(batch, env);
+      const result = await getQueueResult(batch, ctx);
+      if (attempt < MAX_ATTEMPTS) {
+        expect(result.retryMessages).toEqual([{ msgId: `m${attempt}` }]);
+        expect(delays).toEqual([RETRY_SCHEDULE_S[attempt - 1]]);
+      } else {
+        expect(result.retryMessages).toEqual([]);
+        expect(result.explicitAcks).toEqual([`m${attempt}`]);
+      }
+    }
+    expect(RETRY_SCHEDULE_S.reduce((a, b) => a + b, 0)).toBeGreaterThan(23 * 3600);
+    const dead = (await deliveriesOf(owner.key, webhook.id)).find((d) => d.event_id === row!.event_id);
+    expect(dead).toMatchObject({ status: "dead", attempts: MAX_ATTEMPTS });
+  });
+
+  it("never calls an endpoint that resolves to a private address, at registration or at delivery", async () => {
+    const dns: Record<string, string[]> = { "inside.example.com": ["10.0.0.5"] };
+    const net = endpoints({}, dns);
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const reporter = await operator(true);
+    const refused = await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://inside.example.com/x" } });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe("url must not resolve to a private address");
+    // A name that answered public at registration and private at delivery (DNS rebinding).
+    const { webhook } = (await (await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://rebind.example.com/x" } })).json()) as { webhook: { id: number } };
+    dns["rebind.example.com"] = ["127.0.0.1"];
+    const { sid } = await registerAgent(owner.key);
+    for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, ...praise } });
+    const attempt = await until(async () => (await deliveriesOf(owner.key, webhook.id)).find((d) => d.attempts > 0));
+    expect(attempt.last_error).toBe("not called: url must not resolve to a private address");
+    expect(net.received.filter((r) => r.url.includes("rebind") || r.url.includes("inside"))).toEqual([]);
+  });
+
+  it("an event committed by the agent's object and then a crash before it was sent is still delivered", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const reporter = await operator(true);
+    await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://crash.example.com/x", events: ["agent.status_changed", "score.changed"] } });
+    const { sid } = await registerAgent(owner.key);
+    await runInDurableObject(env.AGENT_SCORER.getByName(sid), (o) => {
+      (o as AgentScorer).faults.crashBeforePublish = 1;
+    });
+    const crashed = await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } });
+    expect(crashed.status).toBeGreaterThanOrEqual(500);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(net.received.filter((r) => r.url === "https://crash.example.com/x")).toEqual([]);
+    // The next change of the agent sends what the outbox kept.
+    await call(`/agents/${sid}/config`, { headers: bearer(owner.key), body: { modelProvider: "p", modelName: "m" } });
+    const delivered = await until(async () => net.received.find((r) => r.url === "https://crash.example.com/x" && JSON.parse(r.body).type === "agent.status_changed"));
+    expect(JSON.parse(delivered.body).data).toEqual({ sid, status: "suspended", previous_status: "active" });
+    expect(reporter.id).toBeGreaterThan(0);
+  });
+
+  it("watchers get the agent's score.changed, and nothing else of it", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const watcher = await operator();
+    const reporter = await operator(true);
+    const { sid } = await registerAgent(owner.key);
+    expect((await h.request("/watches", { headers: bearer(watcher.key), body: { sid } })).status).toBe(201);
+    expect((await h.request("/watches", { headers: bearer(watcher.key), body: { sid: "SID-0x0123456789abcdef" } })).status).toBe(404);
+    await h.request("/webhooks", { headers: bearer(watcher.key), body: { url: "https://watcher.example.com/x" } });
+    for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, ...praise } });
+    await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } });
+    await until(async () => net.received.find((r) => r.url === "https://watcher.example.com/x"));
+    await new Promise((r) => setTimeout(r, 1500));
+    const types = net.received.filter((r) => r.url === "https://watcher.example.com/x").map((r) => JSON.parse(r.body).type);
+    expect(types.length).toBeGreaterThan(0);
+    expect(new Set(types)).toEqual(new Set(["score.changed"]));
+    const list = (await (await h.request("/watches", { headers: bearer(watcher.key) })).json()) as { watches: { sid: string }[] };
+    expect(list.watches.map((w) => w.sid)).toEqual([sid]);
+    expect((await h.request(`/watches/${sid}`, { method: "DELETE", headers: bearer(watcher.key) })).status).toBe(200);
+  });
+
+  it("limits endpoints to 10, and refuses a key in its rotation grace", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    for (let i = 0; i < 10; i++) expect((await h.request("/webhooks", { headers: bearer(owner.key), body: { url: `https://h${i}.example.com/x` } })).status).toBe(201);
+    expect((await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://h10.example.com/x" } })).status).toBe(409);
+    const listed = (await (await h.request("/webhooks?limit=5", { headers: bearer(owner.key) })).json()) as { webhooks: unknown[]; next_cursor: string };
+    expect(listed.webhooks).toHaveLength(5);
+    expect(JSON.stringify(listed)).not.toContain("whsec_");
+    const rotated = await operator();
+    await h.request("/keys/rotate", { method: "POST", headers: bearer(rotated.key) });
+    const grace = await h.request("/webhooks", { headers: bearer(rotated.key), body: { url: "https://late.example.com/x" } });
+    expect(grace.status).toBe(403);
+    expect(((await grace.json()) as { error: string }).error).toBe("Forbidden: this API key lacks the webhooks:write scope");
+    expect(exports.default).toBeDefined();
+  });
+});
