@@ -25,6 +25,7 @@ import { registerVerification } from "./routes/verification";
 import { registerIdentity } from "./routes/identity";
 import { registerAttestations } from "./routes/attestations";
 import { registerWebhooks } from "./routes/webhooks";
+import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
 import { SERVICE_VERSION } from "./version";
 
@@ -73,6 +74,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerIdentity(app);
   registerAttestations(app);
   registerWebhooks(app);
+  registerDisputes(app);
   registerKeys(app);
   registerWaitlist(app);
 

@@ -165,7 +165,14 @@ export async function listTransactions(d1: Database, sid: string, beforeId: numb
 /** A report by id on one shard (the SID it belongs to and who reported it): disputes route by it. */
 export const findTransaction = (d1: Database, id: number) =>
   db(d1)
-    .select({ id: transactions.id, sid: transactions.sid, reporterOperatorId: transactions.reporterOperatorId, status: transactions.status, createdAt: transactions.createdAt })
+    .select({
+      id: transactions.id,
+      sid: transactions.sid,
+      reporterOperatorId: transactions.reporterOperatorId,
+      outcome: transactions.outcome,
+      status: transactions.status,
+      createdAt: transactions.createdAt,
+    })
     .from(transactions)
     .where(eq(transactions.id, id))
     .get();

@@ -33,6 +33,8 @@ export const operators = sqliteTable("operators", {
   // rotation, tier, verification); see src/http/key-cache.ts.
   authEpoch: integer("auth_epoch").notNull().default(0),
   agentWeightedComposite: real("agent_weighted_composite").notNull().default(0),
+  /** Until then the operator's reports weigh half and are capped at half (three withdrawals in 90 days). */
+  penaltyUntil: text("penalty_until"),
   createdAt: text("created_at").notNull(),
 }, (t) => [uniqueIndex("operators_email").on(t.email)]);
 
@@ -99,3 +101,37 @@ export const webhookDeliveries = sqliteTable("webhook_deliveries", {
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 }, (t) => [uniqueIndex("webhook_deliveries_event").on(t.webhookId, t.eventId), index("webhook_deliveries_webhook").on(t.webhookId, t.id)]);
+
+/**
+ * Disputes of reports, one per report ever: the id is the disputed report's transaction id. Written
+ * by the agent's object (its storage decides), listed from here by either side and the admins.
+ */
+export const disputes = sqliteTable("disputes", {
+  id: integer("id").primaryKey(),
+  sid: text("sid").notNull(),
+  ownerOperatorId: integer("owner_operator_id").notNull(),
+  reporterOperatorId: integer("reporter_operator_id").notNull(),
+  status: text("status", { enum: ["open", "escalated", "resolved"] }).notNull(),
+  reason: text("reason").notNull(),
+  statement: text("statement"),
+  openedAt: text("opened_at").notNull(),
+  respondBy: text("respond_by").notNull(),
+  resolvedAt: text("resolved_at"),
+  outcome: text("outcome", { enum: ["withdrawn", "kept"] }),
+  /** Who resolved it: the reporter (its answer) or an admin (its decision). */
+  resolvedBy: text("resolved_by", { enum: ["reporter", "admin"] }),
+  reporterNote: text("reporter_note"),
+  adminNote: text("admin_note"),
+}, (t) => [
+  index("disputes_owner").on(t.ownerOperatorId, t.id),
+  index("disputes_reporter").on(t.reporterOperatorId, t.id),
+  index("disputes_status").on(t.status, t.id),
+  index("disputes_sid").on(t.sid, t.status),
+]);
+
+/** Reports withdrawn (by their reporter, or by an admin's decision): three in 90 days penalise the reporter. */
+export const withdrawals = sqliteTable("reporter_withdrawals", {
+  transactionId: integer("transaction_id").primaryKey(),
+  operatorId: integer("operator_id").notNull(),
+  withdrawnAt: text("withdrawn_at").notNull(),
+}, (t) => [index("reporter_withdrawals_operator").on(t.operatorId, t.withdrawnAt)]);

@@ -77,6 +77,7 @@ export async function readHistory(d1: Database, sid: string): Promise<HistoryIte
 function reportItem(t: TransactionRow, base: number): HistoryItem {
   return {
     kind: "report",
+    id: t.id,
     reporter: t.reporterOperatorId,
     at: Date.parse(t.createdAt),
     outcome: t.outcome as Outcome,

@@ -3,13 +3,14 @@
 // batch loses nothing), then as statements, built here and only here. Each statement is idempotent:
 // history rows are keyed by (sid, seq) and inserted once; the agent's row is written whole.
 
-import { and, eq, getTableColumns, getTableName } from "drizzle-orm";
+import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AgentRecord, RecordedReport } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
+import type { Dispute } from "../domain/disputes";
 import { contributionOf, scoreOfRecord } from "../domain/agent";
 import { MODEL, type ChangeType, type ScoreView } from "../domain/model";
 import { db, type Database } from "./client";
-import { agentDirectory } from "./control-schema";
+import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
 import { agentKeys, agents, configHistory, scoreEvents, transactions } from "./shard-schema";
 
 export type ShardWrite =
@@ -22,7 +23,10 @@ export type ShardWrite =
   | { kind: "keyAdded"; row: typeof agentKeys.$inferInsert }
   | { kind: "keyRemoved"; sid: string; thumbprint: string };
 
-export type ControlWrite = { kind: "directoryOwner"; sid: string; operatorId: number | null };
+export type ControlWrite =
+  | { kind: "directoryOwner"; sid: string; operatorId: number | null }
+  | { kind: "dispute"; dispute: Dispute }
+  | { kind: "withdrawal"; operatorId: number; transactionId: number; at: string };
 
 /** What a report changes on the agent's row: its evidence, its score as of `now`, its counts. */
 export function scoreColumns(record: AgentRecord, now: number): ShardWrite {
@@ -222,7 +226,37 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
 
 export function controlStatements(d1: Database, writes: ControlWrite[]): D1PreparedStatement[] {
   const d = db(d1);
-  return writes.map((w) => raw(d1, d.update(agentDirectory).set({ operatorId: w.operatorId }).where(eq(agentDirectory.sid, w.sid))));
+  return writes.flatMap((w) => {
+    switch (w.kind) {
+      case "directoryOwner":
+        return [raw(d1, d.update(agentDirectory).set({ operatorId: w.operatorId }).where(eq(agentDirectory.sid, w.sid)))];
+      case "dispute": {
+        const { id: _id, ...rest } = w.dispute;
+        return [raw(d1, d.insert(disputes).values(w.dispute).onConflictDoUpdate({ target: disputes.id, set: rest }))];
+      }
+      case "withdrawal": {
+        // Three withdrawals within the penalty window start the penalty for the next 90 days; the
+        // reporter's cached key facts are marked stale (auth_epoch), so its next report carries it.
+        const window = new Date(Date.parse(w.at) - MODEL.penalty.windowMs).toISOString();
+        const until = new Date(Date.parse(w.at) + MODEL.penalty.durationMs).toISOString();
+        return [
+          raw(d1, d.insert(withdrawals).values({ transactionId: w.transactionId, operatorId: w.operatorId, withdrawnAt: w.at }).onConflictDoNothing()),
+          raw(
+            d1,
+            d
+              .update(operators)
+              .set({
+                penaltyUntil: sql`CASE WHEN (SELECT count(*) FROM ${withdrawals} WHERE ${withdrawals.operatorId} = ${w.operatorId}
+                  AND ${withdrawals.withdrawnAt} > ${window}) >= ${MODEL.penalty.withdrawals}
+                  THEN max(coalesce(${operators.penaltyUntil}, ''), ${until}) ELSE ${operators.penaltyUntil} END`,
+                authEpoch: sql`${operators.authEpoch} + 1`,
+              })
+              .where(eq(operators.id, w.operatorId)),
+          ),
+        ];
+      }
+    }
+  });
 }
 
 /** A drizzle query as a D1 statement, so every write of a change goes into one D1 batch. */

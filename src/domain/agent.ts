@@ -190,7 +190,18 @@ export function applyConfigTo(record: AgentRecord, config: AgentConfiguration, f
 
 /** One event of an agent's history, in the order it was applied. */
 export type HistoryItem =
-  | { kind: "report"; reporter: number; at: number; outcome: Outcome; signals: Partial<Record<SignalDimension, number>>; base: number; evidenceFactor: number; penalty: number }
+  | {
+      kind: "report";
+      /** The report's transaction id. */
+      id: number;
+      reporter: number;
+      at: number;
+      outcome: Outcome;
+      signals: Partial<Record<SignalDimension, number>>;
+      base: number;
+      evidenceFactor: number;
+      penalty: number;
+    }
   | { kind: "config"; at: number; changes: ChangeType[] };
 
 /**

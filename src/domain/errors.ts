@@ -100,6 +100,8 @@ export const errors = {
   callbackFailed: () => new ApiError("callback_failed", "Callback delivery failed"),
   /** A signature proof (identity level 2) that does not hold; the signature is the credential. */
   signatureRefused: (reason: string) => new ApiError("invalid_signature", `Signature verification failed: ${reason}`),
+  disputeNotFound: () => new ApiError("not_found", "Dispute not found"),
+  transactionNotFound: () => new ApiError("not_found", "Transaction not found"),
   webhooksNotConfigured: () => new ApiError("unavailable", "Webhooks are not configured (WEBHOOK_SECRET_KEY)"),
   tooManyWebhooks: (max: number) => new ApiError("conflict", `An operator has at most ${max} webhook endpoints; delete one first`),
   tooManyWatches: (max: number) => new ApiError("conflict", `An operator watches at most ${max} agents; stop watching one first`),
@@ -127,6 +129,22 @@ export function refusalError(refusal: Refusal): ApiError {
       return errors.invalid("Invalid or expired challenge token");
     case "idempotency_mismatch":
       return new ApiError("idempotency_mismatch", "Idempotency-Key was already used with a different request");
+    case "transaction_not_found":
+      return new ApiError("not_found", "Transaction not found");
+    case "already_disputed":
+      return new ApiError("conflict", "This report was already disputed: one dispute per report");
+    case "dispute_window_closed":
+      return new ApiError("conflict", "A report can be disputed within 90 days of it");
+    case "too_many_disputes":
+      return new ApiError("conflict", "An agent has at most 5 open disputes");
+    case "dispute_not_found":
+      return new ApiError("not_found", "Dispute not found");
+    case "dispute_resolved":
+      return new ApiError("conflict", "The dispute is already resolved");
+    case "response_window_closed":
+      return new ApiError("conflict", "The 14 days to answer have passed: the dispute is with the admins");
+    case "dispute_not_escalated":
+      return new ApiError("conflict", "Admins decide disputes the reporter did not answer in time");
     case "too_many_keys":
       return new ApiError("conflict", "An agent has at most 5 keys; delete one first");
     case "key_not_found":

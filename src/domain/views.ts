@@ -2,6 +2,7 @@
 // names. src/http/wire renders them as Form A or Form B.
 import type { AgentStatus } from "./agent";
 import type { ReceiptRefusal } from "./receipts";
+import type { Dispute } from "./disputes";
 import type { ChangeType, Outcome, ScoreView } from "./model";
 
 export interface OperatorSummary {
@@ -72,6 +73,8 @@ export interface ConfigChange {
 }
 
 export interface AgentReport extends AgentScore {
+  /** Disputes of the agent's reports not yet resolved, with the owner's statement. */
+  disputes?: Dispute[];
   scoreHistory: ScoreEvent[];
   configHistory: ConfigChange[];
   transactions: { total: number; outcomes: Record<string, number> };

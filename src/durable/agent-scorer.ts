@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { readAgentRow, configurationOf } from "../db/agents";
+import { configurationOf, findTransaction, readAgentRow } from "../db/agents";
 import { readHistory, readKeys } from "../db/history";
 import {
   agentRow,
@@ -16,6 +16,7 @@ import {
 } from "../db/shard-writes";
 import { IDENTITY_LABELS, identityLevelOf, MAX_AGENT_KEYS, type AgentKey } from "../domain/agent-keys";
 import { scoreChangedData, scoreCrossed, type AgentEvent } from "../domain/events";
+import { DISPUTE_WINDOW_MS, disputeEventData, MAX_OPEN_DISPUTES, RESPOND_WITHIN_MS, type Dispute } from "../domain/disputes";
 import type { AgentConfiguration } from "../domain/configuration";
 import {
   applyConfigTo,
@@ -341,6 +342,139 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   /**
+   * The owner disputes one of its agent's reports, within 90 days of it: one dispute per report,
+   * ever, and at most 5 open at once. The report keeps counting, marked disputed.
+   */
+  openDispute(ref: AgentRef, input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number }): Promise<Result<Dispute>> {
+    return this.serial(async () => {
+      const record = await this.owned(ref, input.callerId);
+      if (!("sid" in record)) return record;
+      const report = await findTransaction(this.shard(record.shard).withSession("first-primary"), input.transactionId);
+      if (!report || report.sid !== record.sid) return refuse("transaction_not_found");
+      if (this.store.dispute(input.transactionId)) return refuse("already_disputed");
+      if (input.now - Date.parse(report.createdAt) > DISPUTE_WINDOW_MS) return refuse("dispute_window_closed");
+      if (this.store.disputes().filter((d) => d.status !== "resolved").length >= MAX_OPEN_DISPUTES) return refuse("too_many_disputes");
+      const dispute: Dispute = {
+        id: report.id,
+        sid: record.sid,
+        ownerOperatorId: input.callerId,
+        reporterOperatorId: report.reporterOperatorId,
+        status: "open",
+        reason: input.reason,
+        statement: input.statement,
+        openedAt: new Date(input.now).toISOString(),
+        respondBy: new Date(input.now + RESPOND_WITHIN_MS).toISOString(),
+        resolvedAt: null,
+        outcome: null,
+        resolvedBy: null,
+        reporterNote: null,
+        adminNote: null,
+      };
+      const committed = this.commit(record, {
+        shard: [{ kind: "transactionStatus", sid: record.sid, id: report.id, status: "disputed" }],
+        control: [{ kind: "dispute", dispute }],
+        events: [disputeEvent("dispute.opened", dispute)],
+        at: input.now,
+        also: () => this.store.saveDispute(dispute),
+      });
+      if (!committed) return refuse("write_failed");
+      await this.scheduleAlarm(Date.parse(dispute.respondBy));
+      return ok(dispute, await this.flush());
+    });
+  }
+
+  /** The reporter answers within 14 days: it stands by its report (kept), or withdraws it. */
+  answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> {
+    return this.serial(async () => {
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      const dispute = this.store.dispute(input.disputeId);
+      if (!dispute || dispute.reporterOperatorId !== input.callerId) return refuse("dispute_not_found");
+      if (dispute.status === "resolved") return refuse("dispute_resolved");
+      if (dispute.status === "escalated" || input.now >= Date.parse(dispute.respondBy)) return refuse("response_window_closed");
+      const answered = { ...dispute, reporterNote: input.note };
+      return this.resolve(record, answered, input.stand ? "kept" : "withdrawn", "reporter", input.now, [disputeEvent("dispute.answered", answered)]);
+    });
+  }
+
+  /** An admin decides a dispute the reporter let lapse: the report withdrawn, or kept. */
+  decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> {
+    return this.serial(async () => {
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      const dispute = this.store.dispute(input.disputeId);
+      if (!dispute) return refuse("dispute_not_found");
+      if (dispute.status === "resolved") return refuse("dispute_resolved");
+      if (dispute.status !== "escalated") return refuse("dispute_not_escalated");
+      return this.resolve(record, { ...dispute, adminNote: input.note }, input.outcome === "withdraw" ? "withdrawn" : "kept", "admin", input.now, []);
+    });
+  }
+
+  /**
+   * Resolves a dispute. A withdrawn report leaves the agent's evidence exactly as if it had never
+   * been sent: the history is replayed without it (with the journal applied first, so the shard
+   * has all of it). The withdrawal counts toward the reporter's penalty.
+   */
+  private async resolve(
+    record: AgentRecord,
+    dispute: Dispute,
+    outcome: "withdrawn" | "kept",
+    resolvedBy: "reporter" | "admin",
+    now: number,
+    events: EventDraft[],
+  ): Promise<Result<Dispute>> {
+    const resolved: Dispute = { ...dispute, status: "resolved", outcome, resolvedBy, resolvedAt: new Date(now).toISOString() };
+    let next = record;
+    let recent: Map<number, number[]> | null = null;
+    const shard: ShardWrite[] = [{ kind: "transactionStatus", sid: record.sid, id: dispute.id, status: outcome === "withdrawn" ? "withdrawn" : "active" }];
+    const control: ControlWrite[] = [{ kind: "dispute", dispute: resolved }];
+    if (outcome === "withdrawn") {
+      if ((await this.flush()) === null) return refuse("write_failed");
+      const session = this.shard(record.shard).withSession("first-primary");
+      const [history, report] = await Promise.all([readHistory(session, record.sid), findTransaction(session, dispute.id)]);
+      const replayed = replayHistory(
+        history.filter((h) => h.kind !== "report" || h.id !== dispute.id),
+        record.operatorId,
+        Date.parse(record.createdAt),
+        now,
+      );
+      const outcomes = { ...record.outcomes };
+      if (report && outcomes[report.outcome]) outcomes[report.outcome] -= 1;
+      // The withdrawal is an event of the history too: the score it left behind is recorded.
+      next = { ...record, evidence: replayed.evidence, outcomes, seq: record.seq + 1 };
+      recent = replayed.recent;
+      shard.push(agentRow(next, now), scoreEventRow(next.sid, next.seq, "dispute:withdrawn", scoreOfRecord(next, now), now, dispute.id));
+      control.push({ kind: "withdrawal", operatorId: dispute.reporterOperatorId, transactionId: dispute.id, at: resolved.resolvedAt! });
+    }
+    const committed = this.commit(next, {
+      shard,
+      control,
+      events: [...events, disputeEvent("dispute.resolved", resolved)],
+      at: now,
+      also: () => {
+        this.store.saveDispute(resolved);
+        if (recent) this.store.replaceRecent(recent);
+      },
+    });
+    if (!committed) return refuse("write_failed");
+    if (recent) this.recent = recent;
+    const bookmarks = await this.flush();
+    if (outcome === "withdrawn") await this.announcePenaltyFacts(dispute.reporterOperatorId);
+    return ok(resolved, bookmarks, this.faceMoved(record, next, now));
+  }
+
+  /** The reporter's key facts changed (penalty): every isolate reloads them before its next report. */
+  private async announcePenaltyFacts(operatorId: number): Promise<void> {
+    try {
+      const row = await this.env.DB.withSession("first-primary").prepare("SELECT auth_epoch FROM operators WHERE id = ?").bind(operatorId).first<{ auth_epoch: number }>();
+      if (row) await this.env.RATE_LIMITER.getByName(`operator:${operatorId}`).raiseEpoch(row.auth_epoch);
+    } catch (err) {
+      // Cached facts live at most 5 minutes: the penalty applies then at the latest.
+      log("error", "penalty not announced", { operatorId, error: String(err) });
+    }
+  }
+
+  /**
    * Brings the agent's row up to date: applies journal entries a failed batch left, and moves a
    * pre-sharding agent to the current scoring model. Readers call it when the row is missing or old.
    */
@@ -365,6 +499,16 @@ export class AgentScorer extends DurableObject<Env> {
       if (!record) return;
       this.record = record;
       const now = this.clock();
+      // Disputes the reporter let lapse go to the admins; the report keeps counting until they decide.
+      const lapsed = this.store.disputes().filter((d) => d.status === "open" && Date.parse(d.respondBy) <= now);
+      if (lapsed.length > 0) {
+        const escalated = lapsed.map((d): Dispute => ({ ...d, status: "escalated" }));
+        this.commit(record, {
+          at: now,
+          control: escalated.map((dispute) => ({ kind: "dispute" as const, dispute })),
+          also: () => escalated.forEach((d) => this.store.saveDispute(d)),
+        });
+      }
       const shown = this.store.shown();
       const score = scoreOfRecord(record, now);
       if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
@@ -687,6 +831,8 @@ export class AgentScorer extends DurableObject<Env> {
   /** While the agent holds evidence, its row is refreshed at least daily (scores move with time alone). */
   private async scheduleRefresh(record: AgentRecord): Promise<void> {
     if (Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(Date.now() + DAY_MS);
+    const deadlines = this.store.disputes().filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
+    if (deadlines.length > 0) await this.scheduleAlarm(Math.min(...deadlines));
   }
 
   /** Moves the alarm earlier when needed; never later (a pending retry keeps its time). */
@@ -732,6 +878,13 @@ interface Change {
 }
 
 type EventDraft = Pick<AgentEvent, "type" | "data" | "counterpartId">;
+
+/** A dispute event: both sides get it (the reporter as the counterpart), neither learns more than its own. */
+const disputeEvent = (type: "dispute.opened" | "dispute.answered" | "dispute.resolved", d: Dispute): EventDraft => ({
+  type,
+  data: disputeEventData(d),
+  counterpartId: d.reporterOperatorId,
+});
 
 /** agent.identity_changed, when the level or (with `keysChanged`) the keys moved. */
 function identityEvents(before: AgentRecord, after: AgentRecord, keysChanged = false): EventDraft[] {

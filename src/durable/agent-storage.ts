@@ -8,9 +8,10 @@ import type { ControlWrite, ShardWrite } from "../db/shard-writes";
 import { IDEMPOTENCY_TTL_MS } from "../domain/idempotency";
 import { MODEL } from "../domain/model";
 import type { AgentEvent, Notified } from "../domain/events";
+import type { Dispute } from "../domain/disputes";
 
 /** Bumped with every change to SCHEMA; an object whose storage is at it creates nothing at start. */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
   // One entry per change: its shard writes and control writes, in order.
@@ -25,6 +26,8 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   // Every receipt id the agent's reports were credited for: a receipt never counts twice.
   "CREATE TABLE IF NOT EXISTS receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL)",
+  // The agent's disputes (the control database lists them; this storage decides).
+  "CREATE TABLE IF NOT EXISTS disputes (id INTEGER PRIMARY KEY, dispute TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
 ];
 
@@ -213,6 +216,19 @@ export class AgentStorage {
 
   published(upToId: number): void {
     this.sql.exec("DELETE FROM outbox WHERE id <= ?", upToId);
+  }
+
+  dispute(id: number): Dispute | null {
+    const row = this.sql.exec<{ dispute: string }>("SELECT dispute FROM disputes WHERE id = ?", id).toArray()[0];
+    return row ? (JSON.parse(row.dispute) as Dispute) : null;
+  }
+
+  disputes(): Dispute[] {
+    return this.sql.exec<{ dispute: string }>("SELECT dispute FROM disputes ORDER BY id").toArray().map((r) => JSON.parse(r.dispute) as Dispute);
+  }
+
+  saveDispute(d: Dispute): void {
+    this.sql.exec("INSERT INTO disputes (id, dispute) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET dispute = excluded.dispute", d.id, JSON.stringify(d));
   }
 
   seenReceipt(jti: string): boolean {

@@ -1,8 +1,9 @@
 import type { Context } from "hono";
-import { operatorSums, readAgentReport, readAgentRow, toAgentScore, type AgentRow } from "../db/agents";
-import { findAgent } from "../db/directory";
+import { findTransaction, operatorSums, readAgentReport, readAgentRow, toAgentScore, type AgentRow } from "../db/agents";
+import { findAgent, findAgentByNumber } from "../db/directory";
+import { unresolvedDisputes } from "../db/disputes";
 import { getOperator } from "../db/operators";
-import type { AgentRef } from "../domain/agent";
+import { locateTransaction, type AgentRef } from "../domain/agent";
 import { errors, refusalError } from "../domain/errors";
 import { MODEL, operatorScoreFromSums } from "../domain/model";
 import type { AgentReport, AgentScore, OperatorSummary } from "../domain/views";
@@ -128,7 +129,26 @@ export async function agentReport(c: Context<AppEnv>, sid: string): Promise<Agen
   const { ref, row } = await readAgent(c, sid);
   const operator = row.operatorId === null ? null : await operatorFacts(c, row.operatorId);
   const owner = operator && { since: operator.createdAt, agentsOperated: operator.agents };
-  const report = await readAgentReport(c.get("sessions").shard(ref.shard), sid, c.get("deps").now(), operator, owner);
+  const [report, disputes] = await Promise.all([
+    readAgentReport(c.get("sessions").shard(ref.shard), sid, c.get("deps").now(), operator, owner),
+    unresolvedDisputes(c.get("db"), sid),
+  ]);
   if (!report) throw errors.agentNotFound();
-  return report;
+  return { ...report, disputes };
+}
+
+/**
+ * The agent a report belongs to, found from the report's id alone: an id from before sharding is on
+ * shard 0; any other names the agent's directory number.
+ */
+export async function locateReport(c: Context<AppEnv>, transactionId: number): Promise<AgentRef> {
+  const where = locateTransaction(transactionId);
+  if (where.legacy) {
+    const report = await findTransaction(shardDatabases(c.env)[0].withSession("first-primary"), transactionId);
+    if (!report) throw errors.transactionNotFound();
+    return locate(c, report.sid);
+  }
+  const entry = await findAgentByNumber(c.env.DB.withSession("first-primary"), where.num);
+  if (!entry) throw errors.transactionNotFound();
+  return { sid: entry.sid, num: entry.num, shard: entry.shard };
 }

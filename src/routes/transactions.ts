@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SID_PATTERN } from "../domain/identifiers";
-import { OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/model";
+import { MODEL, OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/model";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { idempotent } from "../http/idempotency";
@@ -94,17 +94,20 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
       if (value !== null && value !== undefined) signals[d] = value;
     }
     const ref = await locate(c, body.sid);
+    const at = c.get("deps").now();
+    // The factor goes with the report, so a replay of the history gives it the same weight.
+    const penalty = auth.penaltyUntil !== null && at < Date.parse(auth.penaltyUntil) ? MODEL.penalty.factor : 1;
     const out = await idempotent(c, body, (idempotency) =>
       scorerOf(c, ref).reportTransaction(ref, {
         reporter: auth.operatorId,
         verified: auth.verified,
-        at: c.get("deps").now(),
+        at,
         idempotency,
         transactionType: body.transactionType,
         outcome: body.outcome,
         signals,
         metadata: body.metadata ?? null,
-        penalty: 1,
+        penalty,
         receipt: body.receipt,
       }),
     );

@@ -86,6 +86,19 @@ export const schemas = {
         }),
       ),
       transaction_summary: z.object({ total: z.number().int(), outcomes: z.record(z.string(), z.number().int()) }),
+      disputes: z
+        .array(
+          z.object({
+            id: z.number().int(),
+            transaction_id: z.number().int(),
+            status: z.enum(["open", "escalated"]),
+            reason: z.string(),
+            statement: z.string().nullable(),
+            opened_at: z.string(),
+            respond_by: z.string(),
+          }),
+        )
+        .openapi({ description: "Disputes of the agent's reports not yet resolved, with the owner's statement" }),
       last_updated: z.string(),
     })
     .openapi("ReportA"),
@@ -236,6 +249,15 @@ export const formA = {
       timestamp: c.timestamp,
     })),
     transaction_summary: r.transactions,
+    disputes: (r.disputes ?? []).map((d) => ({
+      id: d.id,
+      transaction_id: d.id,
+      status: d.status as "open" | "escalated",
+      reason: d.reason,
+      statement: d.statement,
+      opened_at: d.openedAt,
+      respond_by: d.respondBy,
+    })),
     last_updated: r.lastUpdated,
   }),
 

@@ -51,7 +51,7 @@ export const schemas = {
       operator: z.object({ score: z.number(), history: z.string(), agents_operated: z.number().int() }).nullable(),
       config: z.object({ model: z.string(), version: z.string(), last_change: z.string() }),
       score_history: z.array(
-        z.object({ score: z.number().int(), timestamp: z.string(), reason: z.enum(["transaction_update", "config_change_decay"]) }),
+        z.object({ score: z.number().int(), timestamp: z.string(), reason: z.enum(["transaction_update", "config_change_decay", "dispute_withdrawal"]) }),
       ),
       created_at: z.string(),
       updated_at: z.string(),
@@ -150,7 +150,11 @@ export const formB = {
     score_history: r.scoreHistory.map((e) => ({
       score: e.composite,
       timestamp: e.timestamp,
-      reason: e.eventType.startsWith("config_change:") ? ("config_change_decay" as const) : ("transaction_update" as const),
+      reason: e.eventType.startsWith("config_change:")
+        ? ("config_change_decay" as const)
+        : e.eventType.startsWith("dispute:")
+          ? ("dispute_withdrawal" as const)
+          : ("transaction_update" as const),
     })),
     created_at: r.createdAt,
     updated_at: r.lastUpdated,

@@ -1,0 +1,48 @@
+// Disputes: the remedy of an agent's owner against a report it believes false. The reporter answers
+// within 14 days (standing by it, or withdrawing it); silence goes to an admin, never to deletion.
+
+const DAY_MS = 86_400_000;
+
+/** A report can be disputed this long after it was made. */
+export const DISPUTE_WINDOW_MS = 90 * DAY_MS;
+/** The reporter answers within this long; then the dispute goes to the admins. */
+export const RESPOND_WITHIN_MS = 14 * DAY_MS;
+export const MAX_OPEN_DISPUTES = 5;
+
+export const DISPUTE_STATUSES = ["open", "escalated", "resolved"] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+export const DISPUTE_OUTCOMES = ["withdrawn", "kept"] as const;
+export type DisputeOutcome = (typeof DISPUTE_OUTCOMES)[number];
+
+export interface Dispute {
+  /** The disputed report's transaction id: one dispute per report, ever. */
+  id: number;
+  sid: string;
+  ownerOperatorId: number;
+  reporterOperatorId: number;
+  status: DisputeStatus;
+  reason: string;
+  statement: string | null;
+  openedAt: string;
+  respondBy: string;
+  resolvedAt: string | null;
+  outcome: DisputeOutcome | null;
+  resolvedBy: "reporter" | "admin" | null;
+  reporterNote: string | null;
+  adminNote: string | null;
+}
+
+/** A dispute as its events carry it: never the reporter, nor the notes the other side did not write. */
+export function disputeEventData(d: Dispute) {
+  return {
+    dispute_id: d.id,
+    transaction_id: d.id,
+    sid: d.sid,
+    status: d.status,
+    reason: d.reason,
+    opened_at: d.openedAt,
+    respond_by: d.respondBy,
+    resolved_at: d.resolvedAt,
+    outcome: d.outcome,
+  };
+}
