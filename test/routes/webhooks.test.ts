@@ -221,4 +221,27 @@ describe("webhooks", () => {
     expect(((await grace.json()) as { error: string }).error).toBe("Forbidden: this API key lacks the webhooks:write scope");
     expect(exports.default).toBeDefined();
   });
+  it("tell both sides of a dispute, and never the reporter to the owner", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const reporter = await operator(true);
+    const events = ["dispute.opened", "dispute.answered", "dispute.resolved"];
+    await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://owner.example.com/d", events } });
+    await h.request("/webhooks", { headers: bearer(reporter.key), body: { url: "https://reporter.example.com/d", events } });
+    const { sid } = await registerAgent(owner.key);
+    const made = await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "failure" } });
+    const id = ((await made.json()) as { transaction_id: number }).transaction_id;
+    expect((await call(`/transactions/${id}/dispute`, { headers: bearer(owner.key), body: { reason: "not us" } })).status).toBe(201);
+    expect((await call(`/disputes/${id}/respond`, { headers: bearer(reporter.key), body: { stand: false } })).status).toBe(200);
+    const typesAt = (host: string) => net.received.filter((r) => new URL(r.url).hostname === host).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
+    await until(async () => typesAt("owner.example.com").length === 3 && typesAt("reporter.example.com").length === 3);
+    for (const host of ["owner.example.com", "reporter.example.com"]) {
+      const got = typesAt(host);
+      expect(got.map((e) => e.type).sort()).toEqual([...events].sort());
+      const resolved = got.find((e) => e.type === "dispute.resolved")!.data;
+      expect(resolved).toMatchObject({ dispute_id: id, sid, status: "resolved", outcome: "withdrawn" });
+      expect(JSON.stringify(got)).not.toContain(`"reporter`);
+    }
+  });
 });
