@@ -1,7 +1,6 @@
 // The seeded simulation at a small size (npm run simulate runs the full one): every target of
-// DESIGN's table, on the model's own functions. Two targets are missed by the model as specified;
-// they are asserted as known gaps (docs/scoring.md, "Known gaps"), so a change that closes one
-// shows up here as a failure to update.
+// DESIGN's table, on the model's own functions, on the population docs/scoring.md describes
+// (signals centred on the agent's success share).
 
 import { beforeAll, describe, expect, it } from "vitest";
 import { SMALL, auc, median, randomFor, runSimulation, type Row, type SimulationResult } from "../../scripts/simulation";
@@ -40,11 +39,8 @@ describe("the seeded simulation (small)", () => {
     expect(figures("flips").higher).toBe(0);
   });
 
-  it("an idle caution agent stays in caution a median of at least 600 days", () => {
+  it("an idle caution agent stays in caution a median of at least 600 days, and every one at least 400", () => {
     expect(figures("idle").median).toBeGreaterThanOrEqual(600);
-  });
-
-  it.fails("known gap: an idle caution agent stays in caution at least 400 days, every one", () => {
     expect(figures("idle").minimum).toBeGreaterThanOrEqual(400);
   });
 
@@ -53,7 +49,9 @@ describe("the seeded simulation (small)", () => {
     expect(figures("colluders-new").highest).toBe(885); // 23/26: both at their caps
   });
 
-  it.fails("known gap: two colluders never make clear a caution agent with 6 honest reporters (40 reports)", () => {
+  it("two colluders never make clear a caution agent with 6 honest reporters (40 reports)", () => {
+    // At this size only a rate well above 1 in 50 would show; npm run simulate measures 1,000 agents.
+    expect(figures("colluders-caution").agents).toBe(50);
     expect(figures("colluders-caution").clear).toBe(0);
   });
 
