@@ -3,7 +3,7 @@
 // (signals centred on the agent's success share).
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { SMALL, auc, median, randomFor, runSimulation, type Row, type SimulationResult } from "../../scripts/simulation";
+import { SMALL, auc, colluderAttack, median, randomFor, runSimulation, type Row, type SimulationResult } from "../../scripts/simulation";
 
 let result: SimulationResult;
 const row = (key: string): Row => {
@@ -53,6 +53,14 @@ describe("the seeded simulation (small)", () => {
     // At this size only a rate well above 1 in 50 would show; npm run simulate measures 1,000 agents.
     expect(figures("colluders-caution").agents).toBe(50);
     expect(figures("colluders-caution").clear).toBe(0);
+  });
+
+  it("two colluders joining at the first report that puts an agent in caution rarely make it clear: its reporters object", () => {
+    // Not a target of DESIGN's table, but its sharpest case: without the objection rule all 50 are clear.
+    // At full size 1 of 1,000 is (npm run simulate, the lines under the table).
+    const r = colluderAttack({ seed: "trust-v2-test", size: SMALL }, "firstCaution", SMALL.colluderVictims);
+    expect(r.victims).toBe(50);
+    expect(r.clear).toBeLessThanOrEqual(1);
   });
 
   it("one competitor never puts a new agent, or a good agent with 100 reports, in caution", () => {
