@@ -1,4 +1,4 @@
-// npm run simulate [-- --seed <seed>] [--signals <failure>:<success> | profile]: the full-size seeded
+// npm run simulate [-- --seed <seed>] [--signals profile | outcome | <failure>:<success>]: the full-size seeded
 // simulation of the scoring model. Prints the attack and calibration table of docs/scoring.md and
 // exits non-zero when a target is missed.
 
@@ -16,9 +16,11 @@ const signals = flag("--signals");
 const signalMean: SignalMean =
   signals === "profile"
     ? { kind: "profile" }
-    : signals
-      ? { kind: "outcome", failure: Number(signals.split(":")[0]), success: Number(signals.split(":")[1]) }
-      : POPULATION.signalMean;
+    : signals === "outcome"
+      ? { kind: "outcome", failure: 0, success: 1000 }
+      : signals
+        ? { kind: "outcome", failure: Number(signals.split(":")[0]), success: Number(signals.split(":")[1]) }
+        : POPULATION.signalMean;
 const described =
   signalMean.kind === "profile"
     ? "signals centred on the profile's success share"

@@ -81,10 +81,12 @@ export const POPULATION = {
   profiles: { good: 0.95, fair: 0.8, bad: 0.4, awful: 0.2 },
   failureSplit: { failure: 30, error: 15, timeout: 10, partial: 5 },
   /**
-   * A signal's mean. `outcome`: failure + (success − failure) × the report's outcome value (success 1,
-   * partial 0.5, timeout 0.25, error 0.1, failure 0). `profile`: 1000 × the agent's success share.
+   * A signal's mean. `profile` (used): 1000 × the agent's success share, the reporter rating the
+   * agent's quality on that dimension. `outcome` (for comparison, `--signals <failure>:<success>`):
+   * failure + (success − failure) × the report's outcome value (success 1, partial 0.5, timeout 0.25,
+   * error 0.1, failure 0), every signal a copy of the outcome.
    */
-  signalMean: { kind: "outcome", failure: 0, success: 1000 } as SignalMean,
+  signalMean: { kind: "profile" } as SignalMean,
   identityLevel: 0,
 } as const;
 
@@ -149,7 +151,7 @@ function drawOutcome(random: Random, profile: Profile): Outcome {
   return "partial";
 }
 
-/** The reporter's 0-1000 rating of the same interaction: centred on the outcome, plus its bias and noise. */
+/** The reporter's 0-1000 rating: centred on the agent's success share (or the outcome), plus its bias and noise. */
 function drawSignal(agent: SimAgent, r: SimReporter, outcome: Outcome): number {
   const m = agent.signalMean;
   const mean =

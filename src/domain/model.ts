@@ -71,7 +71,9 @@ export const MODEL = {
     /**
      * Corroborated: at least max(minReporters, ⌈R / reporterShareDivisor⌉) non-owner reporters
      * negative (a < b) on one of these dimensions, where the agent scores below 500, with at least
-     * minEvidence of their own evidence (a + b) there.
+     * minEvidence of their own evidence (a + b) there. The same number of reporters negative on one
+     * of these dimensions, whatever the agent scores there, is a corroborated objection: it
+     * withholds clear.
      */
     corroboration: {
       minReporters: 2,
@@ -79,6 +81,10 @@ export const MODEL = {
       dimensions: ["reliability", "security", "stability"],
       minEvidence: 0.5,
     },
+    /**
+     * Clear: composite at least this, every dimension at least clearMinDimension, R at least
+     * clearMinReporters, an owner, and no corroborated objection (see corroboration).
+     */
     clearFromComposite: 700,
     clearMinDimension: 450,
     clearMinReporters: 3,
@@ -497,16 +503,31 @@ function countIndependent(entries: readonly Entry[], ownerId: number | null, now
 export function negativeReporters(state: AgentEvidence, ownerId: number | null): number {
   const entries = entriesOf(state);
   const sums = totals(entries, null);
-  return countNegative(entries, ownerId, mapDims((d) => dimensionScore(sums[d])));
+  return countNegative(entries, ownerId, belowMidpoint(mapDims((d) => dimensionScore(sums[d]))));
 }
 
-function countNegative(entries: readonly Entry[], ownerId: number | null, dimensions: Record<Dimension, number>): number {
+/**
+ * Non-owner reporters that object to clear: negative (a < b, with a + b ≥ 0.5 of their own
+ * evidence) on a corroboration dimension (reliability, security, stability), whatever the agent
+ * scores there. As many as corroborate a bad look withhold clear.
+ */
+export function objectingReporters(state: AgentEvidence, ownerId: number | null): number {
+  return countNegative(entriesOf(state), ownerId, MODEL.recommendation.corroboration.dimensions);
+}
+
+/** The corroboration dimensions that score below 500. */
+function belowMidpoint(dimensions: Record<Dimension, number>): Dimension[] {
+  return MODEL.recommendation.corroboration.dimensions.filter((d) => dimensions[d] < 500);
+}
+
+/** Non-owner reporters negative (a < b) on one of `dims`, with at least minEvidence of their own evidence there. */
+function countNegative(entries: readonly Entry[], ownerId: number | null, dims: readonly Dimension[]): number {
   const c = MODEL.recommendation.corroboration;
-  const bad = c.dimensions.filter((d) => dimensions[d] < 500);
   let n = 0;
+  if (dims.length === 0) return n;
   for (const [id, r] of entries) {
     if (isOwnerOf(id, ownerId)) continue;
-    if (bad.some((d) => r.dims[d].a + r.dims[d].b >= c.minEvidence && r.dims[d].a < r.dims[d].b)) n++;
+    if (dims.some((d) => r.dims[d].a + r.dims[d].b >= c.minEvidence && r.dims[d].a < r.dims[d].b)) n++;
   }
   return n;
 }
@@ -560,15 +581,18 @@ export function scoreOf(
   const confidence = confidenceOf(evidence, independent, ctx.identityLevel);
   const r = MODEL.recommendation;
 
+  // One bar for both: the reporters that corroborate a bad look, and the objectors that withhold clear.
+  const needed = corroborationNeeded(independent);
   let recommendation: Recommendation = "review";
-  if (looksBad(composite, dimensions, evidence) && countNegative(entries, ctx.ownerId, dimensions) >= corroborationNeeded(independent)) {
+  if (looksBad(composite, dimensions, evidence) && countNegative(entries, ctx.ownerId, belowMidpoint(dimensions)) >= needed) {
     recommendation = "caution";
   } else if (
     composite >= r.clearFromComposite &&
     confidence !== "low" &&
     DIMENSIONS.every((d) => dimensions[d] >= r.clearMinDimension) &&
     independent >= r.clearMinReporters &&
-    ctx.ownerId !== null
+    ctx.ownerId !== null &&
+    countNegative(entries, ctx.ownerId, r.corroboration.dimensions) < needed
   ) {
     recommendation = "clear";
   }

@@ -15,6 +15,7 @@ import {
   independentContribution,
   independentReporters,
   negativeReporters,
+  objectingReporters,
   operatorScore,
   operatorScoreFromSums,
   penaltyAt,
@@ -495,6 +496,53 @@ describe("clear", () => {
     expect(view.recommendation).toBe("review");
   });
 
+  it("is withheld while max(2, ⌈R/3⌉) reporters object: negative on reliability, security or stability, whatever the agent scores there", () => {
+    const objector: Dims = { security: [0, 1] };
+    const one = trusted(3);
+    one.reporters["5"] = evidence({ 5: objector }).reporters["5"];
+    const two = trusted(3);
+    two.reporters["5"] = evidence({ 5: objector }).reporters["5"];
+    two.reporters["6"] = evidence({ 6: objector }).reporters["6"];
+    expect(scoreOf(one, ctx()).recommendation).toBe("clear"); // one objector of R = 4: not corroborated
+    const view = scoreOf(two, ctx());
+    expect(view.independentReporters).toBe(5);
+    expect(objectingReporters(two, OWNER)).toBe(2);
+    expect(view.dimensions.security).toBeGreaterThan(500); // the record says security is good; two reporters disagree
+    expect(view.composite).toBeGreaterThanOrEqual(700);
+    expect(DIMENSIONS.every((d) => view.dimensions[d] >= 450)).toBe(true);
+    expect(view.recommendation).toBe("review");
+  });
+
+  it("counts objectors as corroboration counts reporters: a + b ≥ 0.5 of their own, never the owner, never quality or financial", () => {
+    const s = trusted(3);
+    const others = evidence({
+      5: { security: [0.1, 0.39] }, // too little evidence of its own
+      6: { quality: [0, 2], financial: [0, 2] }, // not critical dimensions
+      7: { reliability: [0, 1] }, // objects
+      [OWNER]: { stability: [0, 2.5] }, // the owner never objects
+    });
+    Object.assign(s.reporters, others.reporters);
+    expect(objectingReporters(s, OWNER)).toBe(1);
+    expect(scoreOf(s, ctx()).independentReporters).toBe(6);
+    expect(scoreOf(s, ctx()).recommendation).toBe("clear");
+    s.reporters["5"].dims.security = { a: 0.1, b: 0.4 };
+    expect(objectingReporters(s, OWNER)).toBe(2);
+    expect(scoreOf(s, ctx()).recommendation).toBe("review");
+  });
+
+  it("the bar for objectors grows with R: with R = 9, two are not enough; three are", () => {
+    const withObjectors = (trustedCount: number, objectors: number) => {
+      const s = trusted(trustedCount);
+      for (let i = 0; i < objectors; i++) s.reporters[String(20 + i)] = evidence({ [20 + i]: { stability: [0, 1] } }).reporters[String(20 + i)];
+      return scoreOf(s, ctx());
+    };
+    expect(withObjectors(7, 2).independentReporters).toBe(9);
+    expect(withObjectors(7, 2).recommendation).toBe("clear");
+    expect(withObjectors(6, 3).independentReporters).toBe(9);
+    expect(withObjectors(6, 3).composite).toBeGreaterThanOrEqual(700);
+    expect(withObjectors(6, 3).recommendation).toBe("review");
+  });
+
   it("high confidence needs N ≥ 100 and R ≥ 5, and identity level 0 caps it at medium", () => {
     expect(scoreOf(trusted(5), ctx()).confidence).toBe("high");
     expect(scoreOf(trusted(4), ctx()).confidence).toBe("medium");
@@ -712,6 +760,20 @@ describe("attacks, at unit level", () => {
     const view = scoreOf(s, ctx({ now: s.at, identityLevel: 2 }));
     expect(view.composite).toBe(885);
     expect(view.confidence).toBe("medium");
+    expect(view.recommendation).toBe("review");
+  });
+
+  it("two colluders cannot lift a caution agent to clear: its honest reporters' objections withhold it", () => {
+    const honest: Dims = { reliability: [1.5, 2.5], stability: [1.5, 2.5], quality: [2, 2], security: [0.5, 0.5] };
+    const record = evidence({ 2: honest, 3: honest, 4: honest, 5: honest });
+    expect(scoreOf(record, ctx()).recommendation).toBe("caution"); // reliability and stability 409, N = 52
+    const colluder = Object.fromEntries(DIMENSIONS.map((d) => [d, [10, 0]])) as Dims;
+    const attacked = evidence({ 2: honest, 3: honest, 4: honest, 5: honest, 8: colluder, 9: colluder });
+    const view = scoreOf(attacked, ctx({ identityLevel: 2 }));
+    expect(view.composite).toBe(760); // every other condition of clear holds
+    expect(view.confidence).toBe("high");
+    expect(DIMENSIONS.every((d) => view.dimensions[d] >= 450)).toBe(true);
+    expect(objectingReporters(attacked, OWNER)).toBe(4);
     expect(view.recommendation).toBe("review");
   });
 

@@ -11,6 +11,7 @@ import {
   emptyEvidence,
   forgetTo,
   independentContribution,
+  objectingReporters,
   operatorScore,
   scoreOf,
   type AgentEvidence,
@@ -67,8 +68,16 @@ function workedExample() {
     if ([2, 3, 9, 10, 15].includes(day)) step(`day ${day}`, last);
   }
   const day15 = state;
-  step("100 idle days after day 15", last + 100 * DAY);
-  return { rows, weights, afterA, beforeSwap, afterSwap, day15, last };
+  const last15 = last;
+  // Day 16 as every day, and A rates security again, well: its own security evidence turns positive.
+  [A, B, C].forEach((reporter, i) =>
+    report(reporter, REGISTERED + 16 * DAY + (i + 1) * HOUR, "success", reporter === A ? { reliability: 900, quality: 850, security: 800 } : { reliability: 900, quality: 850 }),
+  );
+  last = REGISTERED + 16 * DAY + 3 * HOUR;
+  step("day 16 (A also rates security 800)", last);
+  const day16 = state;
+  step("100 idle days after day 16", last + 100 * DAY);
+  return { rows, weights, afterA, beforeSwap, afterSwap, day15, last15, day16, last };
 }
 
 /** The rows of the example's table on the page, cells trimmed. */
@@ -104,7 +113,7 @@ describe("the worked example of docs/scoring.md", () => {
 
   it("weighs the reports as the page says", () => {
     expect(example.weights.slice(0, 4)).toEqual([1, 1, 0.75, 0.25]);
-    expect(example.weights.slice(4)).toEqual(Array.from({ length: 14 }, () => [1, 1, 0.75]).flat()); // daily: never damped
+    expect(example.weights.slice(4)).toEqual(Array.from({ length: 15 }, () => [1, 1, 0.75]).flat()); // daily: never damped
   });
 
   it("has the numbers of the hand computation after A", () => {
@@ -130,18 +139,26 @@ describe("the worked example of docs/scoring.md", () => {
   });
 
   it("keeps 46% of the good evidence and 83% of security's over 100 idle days", () => {
-    const idle = forgetTo(example.day15, example.last + 100 * DAY);
+    const idle = forgetTo(example.day16, example.last + 100 * DAY);
     const total = (s: AgentEvidence, d: Dimension) => Object.values(s.reporters).reduce((n, r) => n + r.dims[d].a + r.dims[d].b, 0);
-    expect(total(idle, "reliability") / total(example.day15, "reliability")).toBeCloseTo(2 ** (-100 / 90), 12);
-    expect(total(idle, "security") / total(example.day15, "security")).toBeCloseTo(2 ** (-100 / 365), 12);
+    expect(total(idle, "reliability") / total(example.day16, "reliability")).toBeCloseTo(2 ** (-100 / 90), 12);
+    expect(total(idle, "security") / total(example.day16, "security")).toBeCloseTo(2 ** (-100 / 365), 12);
     expect(doc).toContain("`2^(−100/90)` = 46%");
     expect(doc).toContain("`2^(−100/365)` = 83%");
     expect(Math.round(100 * 2 ** (-100 / 90))).toBe(46);
     expect(Math.round(100 * 2 ** (-100 / 365))).toBe(83);
   });
 
+  it("withholds clear while A and B object on security, and gives it once A's own security evidence is positive", () => {
+    expect(objectingReporters(example.day15, OWNER)).toBe(2);
+    const a = example.day16.reporters[String(A)].dims.security;
+    expect([a.a.toFixed(2), a.b.toFixed(2)]).toEqual(["1.09", "0.88"]);
+    expect(objectingReporters(example.day16, OWNER)).toBe(1);
+    expect(doc).toContain("`(1.09, 0.88)`");
+  });
+
   it("gives the operator score the page gives", () => {
-    const c = independentContribution(example.day15, OWNER, example.last);
+    const c = independentContribution(example.day15, OWNER, example.last15);
     expect(c.evidence.toFixed(1)).toBe("92.4");
     expect(c.composite).toBe(705);
     expect(operatorScore([c])).toBe(633);

@@ -1,10 +1,9 @@
 // The seeded simulation at a small size (npm run simulate runs the full one): every target of
-// DESIGN's table, on the model's own functions. Two targets are missed by the model as specified;
-// they are asserted as known gaps (docs/scoring.md, "Known gaps"), so a change that closes one
-// shows up here as a failure to update.
+// DESIGN's table, on the model's own functions, on the population docs/scoring.md describes
+// (signals centred on the agent's success share).
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { SMALL, auc, median, randomFor, runSimulation, type Row, type SimulationResult } from "../../scripts/simulation";
+import { SMALL, auc, colluderAttack, median, randomFor, runSimulation, type Row, type SimulationResult } from "../../scripts/simulation";
 
 let result: SimulationResult;
 const row = (key: string): Row => {
@@ -40,11 +39,8 @@ describe("the seeded simulation (small)", () => {
     expect(figures("flips").higher).toBe(0);
   });
 
-  it("an idle caution agent stays in caution a median of at least 600 days", () => {
+  it("an idle caution agent stays in caution a median of at least 600 days, and every one at least 400", () => {
     expect(figures("idle").median).toBeGreaterThanOrEqual(600);
-  });
-
-  it.fails("known gap: an idle caution agent stays in caution at least 400 days, every one", () => {
     expect(figures("idle").minimum).toBeGreaterThanOrEqual(400);
   });
 
@@ -53,8 +49,18 @@ describe("the seeded simulation (small)", () => {
     expect(figures("colluders-new").highest).toBe(885); // 23/26: both at their caps
   });
 
-  it.fails("known gap: two colluders never make clear a caution agent with 6 honest reporters (40 reports)", () => {
+  it("two colluders never make clear a caution agent with 6 honest reporters (40 reports)", () => {
+    // At this size only a rate well above 1 in 50 would show; npm run simulate measures 1,000 agents.
+    expect(figures("colluders-caution").agents).toBe(50);
     expect(figures("colluders-caution").clear).toBe(0);
+  });
+
+  it("two colluders joining at the first report that puts an agent in caution rarely make it clear: its reporters object", () => {
+    // Not a target of DESIGN's table, but its sharpest case: without the objection rule all 50 are clear.
+    // At full size 1 of 1,000 is (npm run simulate, the lines under the table).
+    const r = colluderAttack({ seed: "trust-v2-test", size: SMALL }, "firstCaution", SMALL.colluderVictims);
+    expect(r.victims).toBe(50);
+    expect(r.clear).toBeLessThanOrEqual(1);
   });
 
   it("one competitor never puts a new agent, or a good agent with 100 reports, in caution", () => {
