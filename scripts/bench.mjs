@@ -608,6 +608,8 @@ async function countD1(url, admin, auth, ownerAuth, sids) {
       batchesPerReportByDatabase: perReport(spread, (c) => c.batches),
       rowsWrittenByShard: Object.fromEntries(shardsOf(spread).map(([name, c]) => [name, c.rowsWritten])),
     },
+    // Notifications: the queue consumer's fan-out of score.changed events reads the control database.
+    fanOutControlStatementsPerReport: round2((spread["queue:DB"]?.statements ?? 0) / REPORTS),
     oneAgent: {
       controlStatementsPerReport: round2((sustained.DB?.statements ?? 0) / REPORTS),
       shardBatchesPerReport: round2(sum(shardsOf(sustained), (c) => c.batches) / REPORTS),
@@ -843,6 +845,7 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
       `  shard batches per report: ${a.shardBatchesPerReport} across 100 agents (target ≤ 1: ${a.shardBatchesPerReport <= 1 ? "yes" : "NO"}), ` +
         `${o.shardBatchesPerReport} under sustained load on one agent (target ≤ 0.3: ${o.shardBatchesPerReport <= 0.3 ? "yes" : "NO"})`,
       `  rows written per shard across 100 agents: ${spread}`,
+      `  the queue consumer's fan-out of score.changed events (after the report was answered): ${d1.fanOutControlStatementsPerReport} control statements per report across 100 agents`,
       `Storage (D1 meta size_after, before and after): ${d1.storage.shardBytesPerReport} B per report on the shards, ` +
         `${d1.storage.shardBytesPerReportWith1KiBMetadata} B with 1 KiB of metadata; per new agent ${d1.storage.shardBytesPerAgent} B on its shard, ` +
         `${d1.storage.controlBytesPerAgent} B on the control database`,

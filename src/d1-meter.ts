@@ -72,12 +72,15 @@ function metered<T extends Prepared>(name: string, database: T): T {
   });
 }
 
-/** env with its D1 bindings metered when D1_METER is "true"; env itself otherwise. */
-export function metering<E extends object>(env: E): E {
+/**
+ * env with its D1 bindings metered when D1_METER is "true"; env itself otherwise. `scope` prefixes
+ * the names the counts go under (the queue consumers count as "queue:DB", apart from requests).
+ */
+export function metering<E extends object>(env: E, scope = ""): E {
   if ((env as { D1_METER?: string }).D1_METER !== "true") return env;
   const wrapped: Record<string, unknown> = { ...(env as Record<string, unknown>) };
   for (const [name, value] of Object.entries(env)) {
-    if (name === "DB" || /^SHARD_\d+$/.test(name)) wrapped[name] = metered(name, value as D1Database);
+    if (name === "DB" || /^SHARD_\d+$/.test(name)) wrapped[name] = metered(scope + name, value as D1Database);
   }
   return wrapped as E;
 }
