@@ -34,6 +34,8 @@ declare namespace Cloudflare {
     DEAD_LETTERS?: Queue<import("./queues/deliveries").DeliveryMessage>;
     /** Seals webhook signing secrets at rest: 32 random bytes, base64 (a Worker secret). */
     WEBHOOK_SECRET_KEY?: string;
+    /** During a rotation of WEBHOOK_SECRET_KEY: the key it replaces, which still opens what it sealed. */
+    WEBHOOK_SECRET_KEY_PREVIOUS?: string;
     /** Attestation signing keys: a JSON array of private Ed25519 JWKs; the first signs, all are published. */
     ATTESTATION_KEYS?: string;
     /** "true" only for the benchmark: every D1 call is counted (GET /admin/d1-meter). */

@@ -27,6 +27,14 @@ export const listWebhooks = (d1: Database, operatorId: number, afterId: number, 
 
 export const getWebhook = (d1: Database, id: number) => db(d1).select().from(webhooks).where(eq(webhooks.id, id)).get();
 
+/** Stores a secret sealed again under a new key, unless the row changed meanwhile. */
+export const resealWebhook = (d1: Database, id: number, from: string, to: string) =>
+  db(d1).update(webhooks).set({ sealedSecret: to }).where(and(eq(webhooks.id, id), eq(webhooks.sealedSecret, from))).run();
+
+/** Every endpoint in id order, a page at a time (sealing them all again after a key rotation). */
+export const webhooksAfter = (d1: Database, afterId: number, limit: number) =>
+  db(d1).select({ id: webhooks.id, sealedSecret: webhooks.sealedSecret }).from(webhooks).where(gt(webhooks.id, afterId)).orderBy(asc(webhooks.id)).limit(limit).all();
+
 export const deleteWebhook = (d1: Database, operatorId: number, id: number) =>
   db(d1).delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.operatorId, operatorId))).returning({ id: webhooks.id }).get();
 

@@ -1,6 +1,6 @@
-import { getDelivery, getWebhook, markDead, recordAttempt } from "../db/webhooks";
+import { getDelivery, getWebhook, markDead, recordAttempt, resealWebhook } from "../db/webhooks";
 import { payloadOf, type AgentEvent } from "../domain/events";
-import { open, sealingKey } from "../domain/sealed";
+import { keyRing, openWith } from "../domain/sealed";
 import type { Env } from "../env";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverWebhook } from "../net/webhook-delivery";
@@ -21,7 +21,7 @@ export const RETRY_SCHEDULE_S = [30, 120, 600, 1_800, 3_600, 7_200, 14_400, 28_8
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_S.length + 1;
 
 export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, env: Env, deps: QueueDeps): Promise<void> {
-  const key = await sealingKey(env.WEBHOOK_SECRET_KEY);
+  const ring = await keyRing(env.WEBHOOK_SECRET_KEY, env.WEBHOOK_SECRET_KEY_PREVIOUS);
   for (const message of batch.messages) {
     const { deliveryId, webhookId, event } = message.body;
     const at = new Date(deps.now()).toISOString();
@@ -31,14 +31,17 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
       continue;
     }
     const webhook = await getWebhook(env.DB, webhookId);
-    if (!webhook || !key) {
+    if (!webhook || !ring) {
       await markDead(env.DB, deliveryId, webhook ? "webhook signing is not configured" : "the endpoint was deleted", at);
       message.ack();
       continue;
     }
+    const secret = await openWith(ring, webhook.sealedSecret);
+    // Sealed under the previous key of a rotation: sealed again under the current one.
+    if (secret.resealed) await resealWebhook(env.DB, webhook.id, webhook.sealedSecret, secret.resealed);
     const check = deps.resolve ? await checkCallbackUrl(webhook.url, deps.resolve, "url") : { ok: false as const, message: "no resolver" };
     const outcome = check.ok
-      ? await deliverWebhook(check.url, { id: event.id, timestamp: new Date(deps.now()), payload: payloadOf(event), secret: await open(key, webhook.sealedSecret) }, deps.fetchOutbound)
+      ? await deliverWebhook(check.url, { id: event.id, timestamp: new Date(deps.now()), payload: payloadOf(event), secret: secret.plaintext }, deps.fetchOutbound)
       : { delivered: false as const, status: null, error: `not called: ${check.message}` };
     if (outcome.delivered) {
       await recordAttempt(env.DB, deliveryId, { status: "delivered", statusCode: outcome.status, error: null, at });

@@ -1,17 +1,17 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { deleteWatch, deleteWebhook, getWatch, getWebhook, insertWatch, insertWebhook, listDeliveries, listWatches, listWebhooks } from "../db/webhooks";
+import { deleteWatch, deleteWebhook, getWatch, getWebhook, insertWatch, insertWebhook, listDeliveries, listWatches, listWebhooks, resealWebhook, webhooksAfter } from "../db/webhooks";
 import { errors } from "../domain/errors";
 import { EVENT_TYPES } from "../domain/events";
-import { newWebhookSecret, seal, sealingKey } from "../domain/sealed";
+import { keyRing, newWebhookSecret, openWith, seal } from "../domain/sealed";
 import { locate } from "../http/agents";
-import { authOf, requireKey } from "../http/auth";
+import { authOf, requireAdmin, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { webhookWire as view } from "../http/wire/webhooks";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { decimalId, pageQuery, sidParam } from "./fields";
-import { bearer, errorResponses, json, jsonBody } from "./openapi";
+import { adminSecurity, bearer, errorResponses, json, jsonBody } from "./openapi";
 
 export const MAX_WEBHOOKS = 10;
 export const MAX_WATCHES = 1_000;
@@ -116,16 +116,59 @@ const unwatch = createRoute({
   responses: { 200: json(z.object({ sid: z.string() }), "Stopped"), ...errorResponses(400, 401, 403, 404, 429) },
 });
 
-async function sealKey(c: Context<AppEnv>) {
-  const key = await sealingKey(c.env.WEBHOOK_SECRET_KEY);
-  if (!key) throw errors.webhooksNotConfigured();
-  return key;
+const reseal = createRoute({
+  method: "post",
+  path: "/admin/webhooks/reseal",
+  tags: ["Admin"],
+  summary: "Seal a page of webhook secrets again under WEBHOOK_SECRET_KEY (after a rotation), oldest first",
+  description:
+    "Secrets sealed under WEBHOOK_SECRET_KEY_PREVIOUS are sealed again under WEBHOOK_SECRET_KEY (deliveries also do it as they go). " +
+    "Repeat with `cursor` until `next_cursor` is null; once `unreadable` is 0 on every page, the previous key can be removed.",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: { query: z.object({ ...pageQuery }) },
+  responses: {
+    200: json(
+      z.object({
+        checked: z.number().int(),
+        resealed: z.number().int().openapi({ description: "Sealed under the previous key, now under the current one" }),
+        unreadable: z.number().int().openapi({ description: "Opened by neither key: their endpoints cannot be signed for" }),
+        next_cursor: z.string().nullable(),
+      }),
+      "The page's secrets",
+    ),
+    ...errorResponses(400, 401, 503),
+  },
+});
+
+async function sealingRing(c: Context<AppEnv>) {
+  const ring = await keyRing(c.env.WEBHOOK_SECRET_KEY, c.env.WEBHOOK_SECRET_KEY_PREVIOUS);
+  if (!ring) throw errors.webhooksNotConfigured();
+  return ring;
 }
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
+  app.openapi(reseal, async (c) => {
+    const ring = await sealingRing(c);
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.number().int()) ?? 0;
+    const page = pageOf(await webhooksAfter(c.get("db"), after, limit + 1), limit, (w) => w.id);
+    let resealed = 0;
+    let unreadable = 0;
+    for (const w of page.items) {
+      const opened = await openWith(ring, w.sealedSecret).catch(() => null);
+      if (!opened) unreadable++;
+      else if (opened.resealed) {
+        await resealWebhook(c.get("db"), w.id, w.sealedSecret, opened.resealed);
+        resealed++;
+      }
+    }
+    return c.json({ checked: page.items.length, resealed, unreadable, next_cursor: page.nextCursor }, 200);
+  });
+
   app.openapi(createWebhook, async (c) => {
     const body = c.req.valid("json");
-    const key = await sealKey(c);
+    const { current: key } = await sealingRing(c);
     const resolve = c.get("deps").resolve;
     if (!resolve) throw errors.resolverUnavailable();
     const check = await checkCallbackUrl(body.url, resolve, "url");

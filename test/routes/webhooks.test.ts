@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentScorer } from "../../src/durable/agent-scorer";
 import { createQueueHandler, queueDeps } from "../../src/queues";
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_S, type DeliveryMessage } from "../../src/queues/deliveries";
+import { deliveriesFor } from "../../src/db/webhooks";
+import { keyRing, openWith } from "../../src/domain/sealed";
 import { ADMIN, bearer, call, createOperator, registerAgent, testApp } from "../helpers";
 
 interface Received {
@@ -243,5 +245,52 @@ describe("webhooks", () => {
       expect(resolved).toMatchObject({ dispute_id: id, sid, status: "resolved", outcome: "withdrawn" });
       expect(JSON.stringify(got)).not.toContain(`"reporter`);
     }
+  });
+  it("survive a rotation of WEBHOOK_SECRET_KEY: the previous key opens, deliveries and the admin reseal seal again", async () => {
+    const net = endpoints();
+    const before = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const made = async (url: string) =>
+      (await (await before.request("/webhooks", { headers: bearer(owner.key), body: { url } })).json()) as { webhook: { id: number }; secret: string };
+    const delivered = await made("https://rotate-a.example.com/x");
+    const idle = await made("https://rotate-b.example.com/x");
+    const fresh = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+    const rotated = { ...env, WEBHOOK_SECRET_KEY: fresh, WEBHOOK_SECRET_KEY_PREVIOUS: env.WEBHOOK_SECRET_KEY };
+    const sealed = async (id: number) => (await env.DB.prepare("SELECT sealed_secret FROM webhooks WHERE id = ?").bind(id).first<{ sealed_secret: string }>())!.sealed_secret;
+    const opensUnderFreshAlone = async (id: number) => {
+      const ring = (await keyRing(fresh, undefined))!;
+      return (await openWith(ring, await sealed(id)).catch(() => null))?.plaintext;
+    };
+    expect(await opensUnderFreshAlone(delivered.webhook.id)).toBeUndefined();
+
+    // A delivery after the rotation is signed with the same secret, and seals it again under the new key.
+    const event = { id: `evt_${crypto.randomUUID()}`, type: "agent.status_changed" as const, sid: "SID-0x0123456789abcdef", ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid: "SID-0x0123456789abcdef", status: "suspended", previous_status: "active" } };
+    const [pending] = await deliveriesFor(env.DB, event, [delivered.webhook.id], new Date().toISOString());
+    const batch = createMessageBatch<DeliveryMessage>("trust-deliveries", [{ id: "r1", timestamp: new Date(), attempts: 1, body: { deliveryId: pending.id, webhookId: delivered.webhook.id, event } }]);
+    await createQueueHandler({ resolve: net.resolve, fetchOutbound: net.fetchOutbound })(batch, rotated as typeof env);
+    const sent = net.received.find((r) => r.url === "https://rotate-a.example.com/x")!;
+    expect(new Webhook(delivered.secret).verify(sent.body, sent.headers)).toMatchObject({ type: "agent.status_changed" });
+    expect(await opensUnderFreshAlone(delivered.webhook.id)).toBe(delivered.secret);
+
+    // The admin reseal takes the rest; a secret no key opens is counted, never dropped.
+    const lost = await made("https://rotate-c.example.com/x");
+    await env.DB.prepare("UPDATE webhooks SET sealed_secret = ? WHERE id = ?").bind(btoa("x".repeat(40)), lost.webhook.id).run();
+    const after = testApp({ resolve: net.resolve, env: rotated });
+    let cursor: string | null = "";
+    const totals = { checked: 0, resealed: 0, unreadable: 0 };
+    while (cursor !== null) {
+      const res = await after.request(`/admin/webhooks/reseal?limit=50${cursor ? `&cursor=${cursor}` : ""}`, { method: "POST", headers: ADMIN });
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as typeof totals & { next_cursor: string | null };
+      for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += page[k];
+      cursor = page.next_cursor;
+    }
+    expect(await opensUnderFreshAlone(idle.webhook.id)).toBe(idle.secret);
+    expect(await sealed(lost.webhook.id)).toBe(btoa("x".repeat(40)));
+    expect(totals.unreadable).toBeGreaterThanOrEqual(1);
+    expect(totals.resealed).toBeGreaterThanOrEqual(1);
+    const again = (await (await after.request("/admin/webhooks/reseal?limit=100", { method: "POST", headers: ADMIN })).json()) as typeof totals;
+    expect(again.resealed).toBe(0);
+    expect((await after.request("/admin/webhooks/reseal", { method: "POST", headers: bearer(owner.key) })).status).toBe(401);
   });
 });
