@@ -38,21 +38,23 @@ export async function locate(c: Context<AppEnv>, sid: string): Promise<AgentRef>
 }
 
 type Scorer = DurableObjectStub<import("../durable/agent-scorer").AgentScorer>;
-const stubs = new WeakMap<object, Map<string, Scorer>>();
+const ids = new WeakMap<object, Map<string, DurableObjectId>>();
 
 /**
- * The agent's object. Stubs are kept per isolate (and namespace): deriving an object's id from its
- * name hashes it, on every request that touches the agent otherwise.
+ * The agent's object. Its id is kept per isolate (and namespace): deriving an id from its name
+ * hashes it, on every request that touches the agent otherwise. The stub itself is made per request:
+ * a stub is an I/O object of the request that made it, and using it from another request fails
+ * ("Cannot perform I/O on behalf of a different request").
  */
 export function scorerOf(c: Context<AppEnv>, ref: AgentRef): Scorer {
-  let byName = stubs.get(c.env.AGENT_SCORER);
-  if (!byName) stubs.set(c.env.AGENT_SCORER, (byName = new Map()));
-  let stub = byName.get(ref.sid);
-  if (!stub) {
-    stub = c.env.AGENT_SCORER.getByName(ref.sid);
-    remember(byName, ref.sid, stub);
+  let byName = ids.get(c.env.AGENT_SCORER);
+  if (!byName) ids.set(c.env.AGENT_SCORER, (byName = new Map()));
+  let id = byName.get(ref.sid);
+  if (!id) {
+    id = c.env.AGENT_SCORER.idFromName(ref.sid);
+    remember(byName, ref.sid, id);
   }
-  return stub;
+  return c.env.AGENT_SCORER.get(id);
 }
 
 /**
