@@ -1,9 +1,10 @@
-// The signing code of examples/identity-web-bot-auth.mjs and examples/identity-webcrypto.mjs (which
-// docs/identity.md shows), run against the service: each must earn identity level 2, and a
-// signature over another authority must not.
+// The signing code of examples/identity-web-bot-auth.mjs, examples/identity-webcrypto.mjs and
+// examples/receipt.mjs (which docs/identity.md shows), run against the service: each proof must earn
+// identity level 2, a signature over another authority must not, and a receipt must add weight once.
 import { describe, expect, it } from "vitest";
 import { newAgentKey, signProof as signWithWebBotAuth } from "../../examples/identity-web-bot-auth.mjs";
 import { signProof as signWithWebCrypto, thumbprint } from "../../examples/identity-webcrypto.mjs";
+import { signReceipt } from "../../examples/receipt.mjs";
 import { bearer, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 
 const SIGNERS = { "web-bot-auth": signWithWebBotAuth, WebCrypto: signWithWebCrypto };
@@ -52,5 +53,22 @@ describe("the WebCrypto example's thumbprint", () => {
   it("is the name the service gives the key (RFC 7638)", async () => {
     const { key, registered } = await world();
     expect(await thumbprint(key.publicJwk)).toBe(registered);
+  });
+});
+
+describe("the receipt example", () => {
+  it("makes a receipt the service accepts once, for the counterpart it names", async () => {
+    const { h, sid, key } = await world();
+    const counterpart = await createOperator();
+    const report = async (receipt: string) => {
+      const res = await h.request("/transactions", { headers: bearer(counterpart.key), body: { sid, transactionType: "payment", outcome: "success", receipt } });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { receipt: unknown }).receipt;
+    };
+    const receipt = await signReceipt(key.privateJwk, { sid, operatorId: counterpart.id, txn: "order-7", now: h.clock.now });
+    expect(await report(receipt)).toEqual({ accepted: true });
+    expect(await report(receipt)).toEqual({ accepted: false, reason: "reused" });
+    const forSomeoneElse = await signReceipt(key.privateJwk, { sid, operatorId: counterpart.id + 1000, now: h.clock.now });
+    expect(await report(forSomeoneElse)).toEqual({ accepted: false, reason: "wrong_audience" });
   });
 });
