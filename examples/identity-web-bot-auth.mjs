@@ -2,7 +2,7 @@
 // Identity level 2 with the `web-bot-auth` package: the agent proves control of its Ed25519 key by
 // signing the proof request (RFC 9421, as Web Bot Auth signs) over a challenge from the service.
 //
-//   node examples/identity-web-bot-auth.mjs --url http://127.0.0.1:8787 --key "$KEY" --sid "$SID" [--jwk agent-key.json]
+//   node examples/identity-web-bot-auth.mjs --url http://127.0.0.1:8787 --key "$KEY" --sid "$SID" [--jwk ~/agent-key.json]
 //
 // --key is the owner's API key (scope identity:write; TRUST_API_KEY works too). --jwk names the
 // agent's private JWK: read if the file exists, else a new key is made and written there. Without

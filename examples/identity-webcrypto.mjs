@@ -2,7 +2,7 @@
 // Identity level 2 with plain WebCrypto, no library: the same proof as identity-web-bot-auth.mjs,
 // with the RFC 9421 signature base written out, for agents in any language to copy.
 //
-//   node examples/identity-webcrypto.mjs --url http://127.0.0.1:8787 --key "$KEY" --sid "$SID" [--jwk agent-key.json]
+//   node examples/identity-webcrypto.mjs --url http://127.0.0.1:8787 --key "$KEY" --sid "$SID" [--jwk ~/agent-key.json]
 //
 // --key is the owner's API key (scope identity:write; TRUST_API_KEY works too). --jwk names the
 // agent's private JWK: read if the file exists, else a new key is made and written there. Without

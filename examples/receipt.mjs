@@ -3,7 +3,7 @@
 // counterpart attaches it to its report (POST /transactions, field `receipt`) and the report weighs
 // 1.5 times as much. An invalid receipt never fails the report; the answer says why it added nothing.
 //
-//   node examples/receipt.mjs --jwk agent-key.json --sid "$SID" --aud 42 [--txn order-7]
+//   node examples/receipt.mjs --jwk ~/agent-key.json --sid "$SID" --aud 42 [--txn order-7]
 //
 // --aud is the counterpart's operator id (its GET /me shows `operator.id`). Prints the compact JWS.
 // test/routes/identity-examples.test.ts sends receipts made by `signReceipt` to the service.
