@@ -552,7 +552,7 @@ async function main() {
   if (want("counts")) {
     const metered = await startService("service (D1 meter)", svcScript, svcState, adminToken, ["D1_METER:true"]);
     await waitReady(metered.child, metered.url, "/score/SID-0x0000000000000000");
-    d1 = await countD1(metered.url, admin, reporter.auth, sids);
+    d1 = await countD1(metered.url, admin, reporter.auth, owner.auth, sids);
     await stopWorker(metered.child);
   }
 
@@ -562,24 +562,45 @@ async function main() {
 /**
  * Sends reports to a metered service and reads the meter: across the 100 agents at CONNECTIONS
  * concurrent requests, then a sustained load of 2 x CONNECTIONS concurrent requests on one agent.
+ * Storage per report and per agent comes from the databases' sizes as D1's meta reports them
+ * (size_after), before and after: reports without metadata, reports with 1 KiB of it, and new agents
+ * (on their shards; the directory entry is written with a statement whose meta the meter cannot see).
  */
-async function countD1(url, admin, auth, sids) {
+async function countD1(url, admin, auth, ownerAuth, sids) {
   const REPORTS = 1000;
-  const meter = async (reset) => (await expectStatus(api(url, `/admin/d1-meter${reset ? "?reset=true" : ""}`, { headers: admin }), 200, "d1 meter")).databases;
-  const send = (pickSid, concurrency) =>
-    pool(Array.from({ length: REPORTS }, (_, i) => i), concurrency, (i) =>
-      expectStatus(api(url, "/transactions", { method: "POST", headers: auth, body: txBody(pickSid(i)) }), 201, "transaction"),
+  const AGENTS_ADDED = 300;
+  // Each database's size as last reported, carried over phases that did not touch it.
+  const latest = {};
+  const meter = async (reset) => {
+    const { databases } = await expectStatus(api(url, `/admin/d1-meter${reset ? "?reset=true" : ""}`, { headers: admin }), 200, "d1 meter");
+    for (const [name, c] of Object.entries(databases)) latest[name] = c.sizeAfter ?? latest[name] ?? null;
+    return { ...databases, sizes: { ...latest } };
+  };
+  const send = (pickSid, concurrency, body = txBody, n = REPORTS) =>
+    pool(Array.from({ length: n }, (_, i) => i), concurrency, (i) =>
+      expectStatus(api(url, "/transactions", { method: "POST", headers: auth, body: body(pickSid(i)) }), 201, "transaction"),
     );
   // Warm the isolate's caches (keys, directory) first: steady state is what is counted.
   await send((i) => sids[i % sids.length], CONNECTIONS);
-  await meter(true);
+  const before = await meter(true);
   await send((i) => sids[i % sids.length], CONNECTIONS);
   const spread = await meter(true);
   await send(() => sids[0], 2 * CONNECTIONS);
   const sustained = await meter(true);
-  const perReport = (databases, f) => Object.fromEntries(Object.entries(databases).map(([name, c]) => [name, round2(f(c) / REPORTS)]));
+  const metadata = { note: "x".repeat(1000), order: "A-1", lines: 3 };
+  await send((i) => sids[i % sids.length], CONNECTIONS, (sid) => ({ ...txBody(sid), metadata }));
+  const withMetadata = await meter(true);
+  await pool(Array.from({ length: AGENTS_ADDED }, (_, i) => i), CONNECTIONS, (i) =>
+    expectStatus(api(url, "/register", { method: "POST", headers: ownerAuth, body: { name: `Sized ${i}`, modelProvider: "anthropic", modelName: "claude-sonnet", tools: ["search"] } }), 201, "register"),
+  );
+  const registered = await meter(true);
+
+  const perReport = (databases, f) => Object.fromEntries(Object.entries(databases).filter(([name]) => name !== "sizes").map(([name, c]) => [name, round2(f(c) / REPORTS)]));
   const shardsOf = (databases) => Object.entries(databases).filter(([name]) => name.startsWith("SHARD_"));
   const sum = (entries, f) => entries.reduce((a, [, c]) => a + f(c), 0);
+  // Bytes a phase added to the shards (or the control database), from the sizes D1 reported.
+  const grown = (from, to, names) => names.reduce((a, name) => a + ((to.sizes[name] ?? 0) - (from.sizes[name] ?? 0)), 0);
+  const shardNames = Object.keys(latest).filter((name) => name.startsWith("SHARD_"));
   return {
     reports: REPORTS,
     acrossAgents: {
@@ -588,11 +609,19 @@ async function countD1(url, admin, auth, sids) {
       batchesPerReportByDatabase: perReport(spread, (c) => c.batches),
       rowsWrittenByShard: Object.fromEntries(shardsOf(spread).map(([name, c]) => [name, c.rowsWritten])),
     },
+    // Notifications: the queue consumer's fan-out of score.changed events reads the control database.
+    fanOutControlStatementsPerReport: round2((spread["queue:DB"]?.statements ?? 0) / REPORTS),
     oneAgent: {
       controlStatementsPerReport: round2((sustained.DB?.statements ?? 0) / REPORTS),
       shardBatchesPerReport: round2(sum(shardsOf(sustained), (c) => c.batches) / REPORTS),
     },
-    raw: { acrossAgents: spread, oneAgent: sustained },
+    storage: {
+      shardBytesPerReport: Math.round(grown(before, spread, shardNames) / REPORTS),
+      shardBytesPerReportWith1KiBMetadata: Math.round(grown(sustained, withMetadata, shardNames) / REPORTS),
+      shardBytesPerAgent: Math.round(grown(withMetadata, registered, shardNames) / AGENTS_ADDED),
+      sizes: registered.sizes,
+    },
+    raw: { acrossAgents: spread, oneAgent: sustained, withMetadata, registered },
   };
 }
 
@@ -816,6 +845,9 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
       `  shard batches per report: ${a.shardBatchesPerReport} across 100 agents (target ≤ 1: ${a.shardBatchesPerReport <= 1 ? "yes" : "NO"}), ` +
         `${o.shardBatchesPerReport} under sustained load on one agent (target ≤ 0.3: ${o.shardBatchesPerReport <= 0.3 ? "yes" : "NO"})`,
       `  rows written per shard across 100 agents: ${spread}`,
+      `  the queue consumer's fan-out of score.changed events (after the report was answered): ${d1.fanOutControlStatementsPerReport} control statements per report across 100 agents`,
+      `Storage (D1 meta size_after, before and after): ${d1.storage.shardBytesPerReport} B per report on the shards, ` +
+        `${d1.storage.shardBytesPerReportWith1KiBMetadata} B with 1 KiB of metadata; per new agent ${d1.storage.shardBytesPerAgent} B on its shard`,
     );
   }
   lines.push("Ratios: req/s of the service over req/s of its baseline; for the large data set, p50 latency large over small.");

@@ -37,15 +37,18 @@ for (const [name, value] of Object.entries(generatedSecrets())) {
   console.log(`Added ${name} to .dev.vars`);
 }
 
-// Every D1 database of wrangler.toml: the control database and each shard.
+const args = process.argv.slice(2);
+// Every D1 database of wrangler.toml: the control database and each shard, in the state directory
+// wrangler dev will use (its default, or the one given with --persist-to).
+const persistAt = args.indexOf("--persist-to");
+const persist = persistAt >= 0 && args[persistAt + 1] ? ["--persist-to", args[persistAt + 1]] : [];
 try {
-  migrateLocally(wrangler, root, env, [], "inherit");
+  migrateLocally(wrangler, root, env, persist, "inherit");
 } catch (err) {
   console.error(err.message);
   process.exit(1);
 }
 
-const args = process.argv.slice(2);
 const defaults = [];
 if (!args.includes("--port")) defaults.push("--port", "8787");
 if (!args.includes("--ip")) defaults.push("--ip", "127.0.0.1");

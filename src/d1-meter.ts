@@ -1,5 +1,6 @@
 // An optional meter of every D1 call, per database, for the benchmark: it counts batches and
-// statements and sums what D1's own result meta reports (rows read and written). Off unless the
+// statements and sums what D1's own result meta reports (rows read and written), and keeps the
+// database's size as the last result reported it. Off unless the
 // variable D1_METER is "true"; then env's D1 bindings are wrapped where the Worker and each object
 // receive env. Counts are per isolate (locally, one isolate runs the Worker and its objects).
 
@@ -8,6 +9,8 @@ export interface D1Counts {
   statements: number;
   rowsRead: number;
   rowsWritten: number;
+  /** Bytes, from the latest result's meta.size_after (null until a result carried it). */
+  sizeAfter: number | null;
 }
 
 const counts = new Map<string, D1Counts>();
@@ -16,13 +19,14 @@ export const meterReading = (): Record<string, D1Counts> => Object.fromEntries(c
 export const resetMeter = () => counts.clear();
 
 function count(name: string, batches: number, results: unknown[]) {
-  const c = counts.get(name) ?? { batches: 0, statements: 0, rowsRead: 0, rowsWritten: 0 };
+  const c = counts.get(name) ?? { batches: 0, statements: 0, rowsRead: 0, rowsWritten: 0, sizeAfter: null };
   c.batches += batches;
   c.statements += results.length;
   for (const r of results) {
-    const meta = (r as { meta?: { rows_read?: number; rows_written?: number } } | null)?.meta;
+    const meta = (r as { meta?: { rows_read?: number; rows_written?: number; size_after?: number } } | null)?.meta;
     c.rowsRead += meta?.rows_read ?? 0;
     c.rowsWritten += meta?.rows_written ?? 0;
+    if (typeof meta?.size_after === "number") c.sizeAfter = meta.size_after;
   }
   counts.set(name, c);
 }
@@ -68,12 +72,15 @@ function metered<T extends Prepared>(name: string, database: T): T {
   });
 }
 
-/** env with its D1 bindings metered when D1_METER is "true"; env itself otherwise. */
-export function metering<E extends object>(env: E): E {
+/**
+ * env with its D1 bindings metered when D1_METER is "true"; env itself otherwise. `scope` prefixes
+ * the names the counts go under (the queue consumers count as "queue:DB", apart from requests).
+ */
+export function metering<E extends object>(env: E, scope = ""): E {
   if ((env as { D1_METER?: string }).D1_METER !== "true") return env;
   const wrapped: Record<string, unknown> = { ...(env as Record<string, unknown>) };
   for (const [name, value] of Object.entries(env)) {
-    if (name === "DB" || /^SHARD_\d+$/.test(name)) wrapped[name] = metered(name, value as D1Database);
+    if (name === "DB" || /^SHARD_\d+$/.test(name)) wrapped[name] = metered(scope + name, value as D1Database);
   }
   return wrapped as E;
 }

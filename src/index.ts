@@ -11,5 +11,5 @@ const consume = createQueueHandler();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, metering(env), ctx),
-  queue: (batch, env) => consume(batch, metering(env)),
+  queue: (batch, env) => consume(batch, metering(env, "queue:")),
 } satisfies ExportedHandler<Env>;

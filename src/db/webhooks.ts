@@ -1,6 +1,6 @@
 // Webhook endpoints, watches and deliveries, in the control database.
 
-import { and, asc, count, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import { db, type Database } from "./client";
 import { watches, webhookDeliveries, webhooks } from "./control-schema";
 
@@ -31,14 +31,17 @@ export const deleteWebhook = (d1: Database, operatorId: number, id: number) =>
   db(d1).delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.operatorId, operatorId))).returning({ id: webhooks.id }).get();
 
 /** The endpoints an event goes to: those of these operators subscribed to its type. */
-export async function subscribedWebhooks(d1: Database, operatorIds: number[], eventType: string): Promise<WebhookRow[]> {
-  if (operatorIds.length === 0) return [];
-  const rows = await db(d1).select().from(webhooks).where(inArray(webhooks.operatorId, operatorIds)).all();
+/**
+ * The endpoints subscribed to an event: those of `operatorIds`, and with `watchersOf` also those of
+ * the operators watching that agent. One statement, as the fan-out runs once per event.
+ */
+export async function subscribedWebhooks(d1: Database, operatorIds: number[], eventType: string, watchersOf: string | null): Promise<WebhookRow[]> {
+  const own = operatorIds.length > 0 ? inArray(webhooks.operatorId, operatorIds) : undefined;
+  const watching = watchersOf === null ? undefined : inArray(webhooks.operatorId, db(d1).select({ id: watches.operatorId }).from(watches).where(eq(watches.sid, watchersOf)));
+  if (!own && !watching) return [];
+  const rows = await db(d1).select().from(webhooks).where(or(own, watching)).all();
   return rows.filter((w) => w.events.split(" ").includes(eventType));
 }
-
-export const watchersOf = async (d1: Database, sid: string) =>
-  (await db(d1).select({ operatorId: watches.operatorId }).from(watches).where(eq(watches.sid, sid)).all()).map((w) => w.operatorId);
 
 /** Watches an agent unless the operator already watches `max`: checked in the same statement. */
 export async function insertWatch(d1: Database, w: { operatorId: number; sid: string; createdAt: string }, max: number) {

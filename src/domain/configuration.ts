@@ -53,3 +53,29 @@ export async function fingerprint(config: AgentConfiguration): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+/** Most severe first: the order classifyChange reports changes in. */
+export const CHANGE_TYPES = ["provider_change", "model_swap", "prompt_change", "tools_change", "memory_change"] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+/**
+ * What changed between two configurations, most severe first. A provider change subsumes a model
+ * swap (a new provider's model name is bound to differ). Tools compare as sets, memoryConfig by
+ * canonical JSON, and a missing systemPromptHash or memoryConfig equals null.
+ */
+export function classifyChange(
+  previous: AgentConfiguration,
+  next: AgentConfiguration,
+): { changes: ChangeType[]; changeType: ChangeType | null } {
+  const changes: ChangeType[] = [];
+  if (previous.modelProvider !== next.modelProvider) changes.push("provider_change");
+  else if (previous.modelName !== next.modelName) changes.push("model_swap");
+  if ((previous.systemPromptHash ?? null) !== (next.systemPromptHash ?? null)) changes.push("prompt_change");
+  if (canonicalJson(normalizedTools(previous.tools)) !== canonicalJson(normalizedTools(next.tools))) {
+    changes.push("tools_change");
+  }
+  if (canonicalJson(previous.memoryConfig ?? null) !== canonicalJson(next.memoryConfig ?? null)) {
+    changes.push("memory_change");
+  }
+  return { changes, changeType: changes[0] ?? null };
+}

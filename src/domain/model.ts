@@ -2,20 +2,22 @@
 // in as ms since the epoch, so a score is a function of stored evidence and time. Evidence is kept
 // per reporting operator, so one reporter's weight is bounded and the owner's is small.
 
-import {
-  CHANGE_TYPES,
-  DIMENSIONS,
-  SIGNAL_DIMENSIONS,
-  type ChangeType,
-  type Confidence,
-  type Dimension,
-  type Outcome,
-  type Recommendation,
-  type SignalDimension,
-} from "./scoring";
+import { CHANGE_TYPES, type ChangeType } from "./configuration";
 
-export { CHANGE_TYPES, DIMENSIONS, OUTCOMES, SIGNAL_DIMENSIONS, classifyChange } from "./scoring";
-export type { AgentConfiguration, ChangeType, Confidence, Dimension, Outcome, Recommendation, SignalDimension } from "./scoring";
+export { CHANGE_TYPES, classifyChange } from "./configuration";
+export type { AgentConfiguration, ChangeType } from "./configuration";
+
+export const DIMENSIONS = ["reliability", "quality", "financial", "security", "stability"] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+/** Dimensions a report can carry a signal for (fields reliabilitySignal etc.); stability comes from the outcome. */
+export const SIGNAL_DIMENSIONS = ["reliability", "quality", "financial", "security"] as const;
+export type SignalDimension = (typeof SIGNAL_DIMENSIONS)[number];
+export const OUTCOMES = ["success", "partial", "failure", "timeout", "error"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+export const CONFIDENCES = ["low", "medium", "high"] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+export const RECOMMENDATIONS = ["clear", "review", "caution"] as const;
+export type Recommendation = (typeof RECOMMENDATIONS)[number];
 
 /** Most important first: the order `reasons` lists them in (LOW_* among themselves: lowest score first). */
 export const REASON_CODES = [

@@ -41,20 +41,20 @@ type Scorer = DurableObjectStub<import("../durable/agent-scorer").AgentScorer>;
 const ids = new WeakMap<object, Map<string, DurableObjectId>>();
 
 /**
- * The agent's object. Its id is kept per isolate (and namespace): deriving an id from its name
- * hashes it, on every request that touches the agent otherwise. The stub itself is made per request:
- * a stub is an I/O object of the request that made it, and using it from another request fails
- * ("Cannot perform I/O on behalf of a different request").
+ * The agent's object. Its id is kept per isolate (and namespace): deriving it from the name hashes
+ * it on every request otherwise. The stub itself is made per request: a stub is an I/O object, and
+ * the runtime refuses one made in another request's context.
  */
 export function scorerOf(c: Context<AppEnv>, ref: AgentRef): Scorer {
-  let byName = ids.get(c.env.AGENT_SCORER);
-  if (!byName) ids.set(c.env.AGENT_SCORER, (byName = new Map()));
+  const namespace = c.env.AGENT_SCORER;
+  let byName = ids.get(namespace);
+  if (!byName) ids.set(namespace, (byName = new Map()));
   let id = byName.get(ref.sid);
   if (!id) {
-    id = c.env.AGENT_SCORER.idFromName(ref.sid);
+    id = namespace.idFromName(ref.sid);
     remember(byName, ref.sid, id);
   }
-  return c.env.AGENT_SCORER.get(id);
+  return namespace.get(id);
 }
 
 /**

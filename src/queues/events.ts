@@ -1,4 +1,4 @@
-import { deliveriesFor, subscribedWebhooks, watchersOf } from "../db/webhooks";
+import { deliveriesFor, subscribedWebhooks } from "../db/webhooks";
 import type { AgentEvent } from "../domain/events";
 import type { Env } from "../env";
 import type { QueueDeps } from "./deps";
@@ -14,8 +14,7 @@ export async function consumeEvents(batch: MessageBatch<AgentEvent>, env: Env, d
     const operators = new Set<number>();
     if (event.ownerId !== null) operators.add(event.ownerId);
     if (event.counterpartId !== undefined) operators.add(event.counterpartId);
-    if (event.type === "score.changed") for (const id of await watchersOf(env.DB, event.sid)) operators.add(id);
-    const endpoints = await subscribedWebhooks(env.DB, [...operators], event.type);
+    const endpoints = await subscribedWebhooks(env.DB, [...operators], event.type, event.type === "score.changed" ? event.sid : null);
     // Deliveries already made (a redelivered event) are not made again; pending ones are queued again.
     const pending = await deliveriesFor(env.DB, event, endpoints.map((w) => w.id), new Date(deps.now()).toISOString());
     if (pending.length > 0 && env.DELIVERIES) {

@@ -153,14 +153,14 @@ const meter = createRoute({
   path: "/admin/d1-meter",
   tags: ["Admin"],
   summary: "D1 calls per database since the last reading (benchmark only: D1_METER=true)",
-  description: "Batches, statements, and rows read and written as D1's result meta reports them, per database (DB, SHARD_n). `reset=true` starts over.",
+  description: "Batches, statements, and rows read and written as D1's result meta reports them, and the size in bytes the latest result reported, per database (DB, SHARD_n). `reset=true` starts over.",
   security: adminSecurity,
   middleware: [requireAdmin],
   request: { query: z.object({ reset: z.enum(["true", "false"]).optional() }) },
   responses: {
     200: json(
       z.object({
-        databases: z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsRead: z.number(), rowsWritten: z.number() })),
+        databases: z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsRead: z.number(), rowsWritten: z.number(), sizeAfter: z.number().nullable() })),
       }),
       "Counts",
     ),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalConfiguration, canonicalJson, fingerprint, type AgentConfiguration } from "../../src/domain/configuration";
+import { canonicalConfiguration, canonicalJson, classifyChange, fingerprint, type AgentConfiguration } from "../../src/domain/configuration";
 
 const base: AgentConfiguration = {
   modelProvider: "openai",
@@ -78,5 +78,78 @@ describe("fingerprint", () => {
     ];
     const prints = await Promise.all(variants.map(fingerprint));
     expect(new Set([BASE_FINGERPRINT, ...prints]).size).toBe(variants.length + 1);
+  });
+});
+
+describe("classifyChange", () => {
+  const config: AgentConfiguration = {
+    modelProvider: "openai",
+    modelName: "gpt-4o",
+    systemPromptHash: "p1",
+    tools: ["search", "web"],
+    memoryConfig: { kind: "vector", size: 10 },
+  };
+
+  it("finds nothing in an identical configuration", () => {
+    expect(classifyChange(config, { ...config })).toEqual({ changes: [], changeType: null });
+  });
+
+  it("reports a provider change once, even though the model name differs too", () => {
+    expect(classifyChange(config, { ...config, modelProvider: "anthropic", modelName: "claude" }))
+      .toEqual({ changes: ["provider_change"], changeType: "provider_change" });
+    expect(classifyChange(config, { ...config, modelProvider: "azure" }).changes).toEqual(["provider_change"]);
+  });
+
+  it("reports a model swap within one provider", () => {
+    expect(classifyChange(config, { ...config, modelName: "gpt-4o-mini" })).toEqual({ changes: ["model_swap"], changeType: "model_swap" });
+  });
+
+  it("reports a prompt change, with null and missing equal", () => {
+    expect(classifyChange(config, { ...config, systemPromptHash: "p2" }).changeType).toBe("prompt_change");
+    const noPrompt = { ...config, systemPromptHash: null };
+    const missingPrompt = { ...config, systemPromptHash: undefined } as unknown as AgentConfiguration;
+    expect(classifyChange(noPrompt, missingPrompt).changes).toEqual([]);
+    expect(classifyChange(config, noPrompt).changes).toEqual(["prompt_change"]);
+  });
+
+  it("compares tools as sets", () => {
+    expect(classifyChange(config, { ...config, tools: ["web", "search", "web"] }).changes).toEqual([]);
+    expect(classifyChange(config, { ...config, tools: ["web"] }).changes).toEqual(["tools_change"]);
+    expect(classifyChange(config, { ...config, tools: ["search", "web", "shell"] }).changes).toEqual(["tools_change"]);
+  });
+
+  it("compares memoryConfig by canonical JSON, with null and missing equal", () => {
+    expect(classifyChange(config, { ...config, memoryConfig: { size: 10, kind: "vector" } }).changes).toEqual([]);
+    expect(classifyChange(config, { ...config, memoryConfig: { kind: "vector", size: 20 } }).changes).toEqual(["memory_change"]);
+    const noMemory = { ...config, memoryConfig: null };
+    const missingMemory = { ...config, memoryConfig: undefined } as unknown as AgentConfiguration;
+    expect(classifyChange(noMemory, missingMemory).changes).toEqual([]);
+    expect(classifyChange(config, noMemory).changes).toEqual(["memory_change"]);
+  });
+
+  it("lists several changes most severe first", () => {
+    const next: AgentConfiguration = { modelProvider: "anthropic", modelName: "claude", systemPromptHash: "p2", tools: [], memoryConfig: null };
+    expect(classifyChange(config, next)).toEqual({
+      changes: ["provider_change", "prompt_change", "tools_change", "memory_change"],
+      changeType: "provider_change",
+    });
+    expect(classifyChange(config, { ...config, modelName: "o3", tools: [] }).changes).toEqual(["model_swap", "tools_change"]);
+  });
+
+  it("detects a change exactly when the canonical configuration differs", () => {
+    const variants: AgentConfiguration[] = [
+      config,
+      { ...config, tools: ["web", "search"] },
+      { ...config, modelName: "x" },
+      { ...config, memoryConfig: {} },
+      { ...config, memoryConfig: null },
+      { ...config, systemPromptHash: null },
+    ];
+    for (const a of variants) {
+      for (const b of variants) {
+        const differs = canonicalConfiguration(a) !== canonicalConfiguration(b);
+        expect(classifyChange(a, b).changes.length > 0).toBe(differs);
+      }
+    }
   });
 });

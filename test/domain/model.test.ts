@@ -834,3 +834,101 @@ describe("attacks, at unit level", () => {
     expect(operatorScore([real, ...dummies])).toBe(operatorScore([real]));
   });
 });
+
+// Version 1's composite and bounds tests, carried to version 2's per-reporter evidence.
+describe("composite", () => {
+  /** A pair above the prior with `n` observations that scores `score`. */
+  const pairAt = (score: number, n: number): [number, number] => {
+    const alpha = (score / 1000) * (2 * MODEL.prior + n);
+    return [alpha - MODEL.prior, 2 * MODEL.prior + n - alpha - MODEL.prior];
+  };
+
+  it("is 500 when nothing is observed", () => {
+    expect(scoreOf(emptyEvidence(T0), ctx()).composite).toBe(500);
+  });
+
+  it("weights the observed dimensions: reliability .30, quality .25, security .20, financial .15, stability .10", () => {
+    const s = evidence({
+      2: { reliability: pairAt(900, 50), quality: pairAt(700, 50), financial: pairAt(300, 50), security: pairAt(600, 50), stability: pairAt(500, 50) },
+    });
+    // 500 + .3·400 + .25·200 + .15·(−200) + .2·100 + .1·0
+    expect(scoreOf(s, ctx()).composite).toBe(660);
+  });
+
+  it("sums the reporters' pairs before scoring a dimension", () => {
+    const one = evidence({ 2: { reliability: [6, 2] } });
+    const split = evidence({ 2: { reliability: [4, 1] }, 3: { reliability: [2, 1] } });
+    expect(scoreOf(split, ctx()).dimensions).toEqual(scoreOf(one, ctx()).dimensions);
+  });
+
+  it("ignores unobserved dimensions instead of pulling them to 500", () => {
+    expect(scoreOf(evidence({ 2: { reliability: pairAt(800, 10) } }), ctx()).composite).toBe(800);
+    // 500 + (.3·300 + .25·100) / .55 = 709.09
+    expect(scoreOf(evidence({ 2: { reliability: pairAt(800, 10), quality: pairAt(600, 10) } }), ctx()).composite).toBe(709);
+  });
+
+  it("treats float residue below 1e-9 as unobserved", () => {
+    expect(scoreOf(evidence({ 2: { reliability: pairAt(800, 10), financial: [1e-12, 0] } }), ctx()).composite).toBe(800);
+  });
+
+  it("counts a dimension observed at exactly 500", () => {
+    expect(scoreOf(evidence({ 2: { reliability: pairAt(800, 10), stability: pairAt(500, 10) } }), ctx()).composite).toBe(725); // 500 + .3·300/.4
+  });
+
+  it("is computed from the rounded dimension scores", () => {
+    const view = scoreOf(fold([report(2, T0, { signals: { reliability: 900, quality: 650, security: 720 } as Record<SignalDimension, number> }), report(3, T0 + HOUR)]), ctx({ now: T0 + HOUR }));
+    const w = MODEL.compositeWeights;
+    // Reporter 3 observed every dimension, so all five weigh in, with weights summing to 1.
+    const pull = DIMENSIONS.reduce((sum, d) => sum + w[d] * (view.dimensions[d] - 500), 0);
+    expect(view.composite).toBe(Math.round(500 + pull));
+  });
+});
+
+describe("bounds", () => {
+  it("stays within 0..1000 and approaches the top without passing it (300 reporters, all signals 1000)", () => {
+    let state = emptyEvidence(T0);
+    let previous = scoreOf(state, ctx()).dimensions;
+    for (let i = 0; i < 300; i++) {
+      state = applyReport(state, report(100 + i, T0), OWNER, 0).state;
+      const view = scoreOf(state, ctx());
+      for (const d of DIMENSIONS) {
+        expect(view.dimensions[d]).toBeGreaterThanOrEqual(previous[d]);
+        expect(view.dimensions[d]).toBeLessThanOrEqual(1000);
+      }
+      previous = view.dimensions;
+    }
+    for (const d of DIMENSIONS) expect(previous[d]).toBe(990); // 303/306
+  });
+
+  it("stays within 0..1000 and approaches the bottom without passing it (300 reporters, all signals 0)", () => {
+    let state = emptyEvidence(T0);
+    let previous = scoreOf(state, ctx()).dimensions;
+    for (let i = 0; i < 300; i++) {
+      state = applyReport(state, report(100 + i, T0, { outcome: "failure", signals: allSignals(0) }), OWNER, 0).state;
+      const view = scoreOf(state, ctx());
+      for (const d of DIMENSIONS) {
+        expect(view.dimensions[d]).toBeLessThanOrEqual(previous[d]);
+        expect(view.dimensions[d]).toBeGreaterThanOrEqual(0);
+      }
+      previous = view.dimensions;
+    }
+    for (const d of DIMENSIONS) expect(previous[d]).toBe(10); // 3/306
+    expect(scoreOf(state, ctx()).recommendation).toBe("caution");
+  });
+
+  it("after 10 idle years a well-reported agent is back to ~500 with low confidence", () => {
+    const inputs: ReportInput[] = [];
+    for (let i = 0; i < 120; i++) inputs.push(report(100 + (i % 6), T0 + i * HOUR, { signals: allSignals(950) }));
+    const state = fold(inputs);
+    const end = T0 + 120 * HOUR;
+    const trained = scoreOf(state, ctx({ now: end, identityLevel: 2 }));
+    expect(trained.confidence).toBe("high");
+    expect(trained.recommendation).toBe("clear");
+    const idle = scoreOf(state, ctx({ now: end + 3653 * DAY, identityLevel: 2 }));
+    expect(idle.composite).toBe(500);
+    for (const d of DIMENSIONS) expect(idle.dimensions[d]).toBe(500);
+    expect(idle.confidence).toBe("low");
+    expect(idle.recommendation).toBe("review");
+    expect(idle.reasons).toContain("INSUFFICIENT_EVIDENCE");
+  });
+});
