@@ -3,3 +3,7 @@ declare module "*.md?raw" {
   const text: string;
   export default text;
 }
+declare module "*.mjs?raw" {
+  const text: string;
+  export default text;
+}

@@ -1,7 +1,8 @@
 // The service under `wrangler dev`, the runtime it ships to, rather than the test harness: there each
 // request has its own I/O context, and an object made in one request (a Durable Object stub, a
-// stream) cannot be used from another. The workerd tests call the app inside one test's context, so
-// only this catches such a mistake.
+// stream) cannot be used from another. Most workerd tests call the app inside one test's context, so
+// they cannot see such a mistake (test/routes/isolate-caches.test.ts, through the Worker's own fetch
+// handler, is the exception).
 import { describe, expect, it } from "vitest";
 import { ready, service } from "./chromium.mjs";
 
