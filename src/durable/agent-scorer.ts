@@ -268,7 +268,7 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   /** The owner removes a key; if it was the proven one, the agent drops to the level it still holds. */
-  removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number }>> {
+  removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string | null }>> {
     return this.serial(async () => {
       const record = await this.owned(ref, input.callerId);
       if (!("sid" in record)) return record;
@@ -277,7 +277,7 @@ export class AgentScorer extends DurableObject<Env> {
       if (!this.commit(next, { shard: [keyRemoved(next.sid, input.thumbprint), agentRow(next, input.now)], at: input.now, events: identityEvents(record, next, true) })) {
         return refuse("write_failed");
       }
-      return ok({ identityLevel: next.identityLevel }, await this.flush(), next.identityLevel !== record.identityLevel);
+      return ok({ identityLevel: next.identityLevel, identityKey: next.identityKey }, await this.flush(), next.identityLevel !== record.identityLevel);
     });
   }
 

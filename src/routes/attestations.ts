@@ -15,7 +15,8 @@ import { errorResponses, json } from "./openapi";
 
 export const ATTESTATION_MAX_AGE_S = 60;
 const JWKS_MAX_AGE_S = 300;
-const cacheKey = (sid: string) => `https://attestation.cache/${encodeURIComponent(sid)}`;
+/** Per host name as well: `iss` is the origin the client called, and a deployment may answer on several. */
+const cacheKey = (origin: string, sid: string) => `https://attestation.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
 
 const keysOf = new WeakMap<object, Promise<Awaited<ReturnType<typeof parseSigningKeys>>>>();
 
@@ -67,7 +68,8 @@ const jwks = createRoute({
 export function registerAttestations(app: OpenAPIHono<AppEnv>) {
   app.openapi(attestation, async (c) => {
     const { sid } = c.req.valid("param");
-    const key = cacheKey(sid);
+    const origin = new URL(c.req.url).origin;
+    const key = cacheKey(origin, sid);
     const hit = await cachedAnswer(key);
     // The cached answer is this route's own earlier JSON.
     if (hit) return hit as unknown as TypedResponse<z.infer<typeof attestationSchema>, 200, "json">;
@@ -77,7 +79,7 @@ export function registerAttestations(app: OpenAPIHono<AppEnv>) {
     if (agent.status === "suspended") throw errors.suspendedAttestation();
     const iat = Math.floor(c.get("deps").now() / 1000);
     const claims: AttestationClaims = {
-      iss: new URL(c.req.url).origin,
+      iss: origin,
       sub: agent.sid,
       iat,
       exp: iat + ATTESTATION_LIFETIME_S,

@@ -177,7 +177,7 @@ export function registerIdentity(app: OpenAPIHono<AppEnv>) {
     const { sid, thumbprint } = c.req.valid("param");
     const ref = await locate(c, sid);
     const out = settle(c, sid, await scorerOf(c, ref).removeKey(ref, { callerId: authOf(c).operatorId, thumbprint, now: c.get("deps").now() }));
-    return c.json(identity.proof("Key removed", out.identityLevel, null), 200);
+    return c.json(identity.proof("Key removed", out.identityLevel, out.identityKey), 200);
   });
 
   app.openapi(challenge, async (c) => {

@@ -109,7 +109,9 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     // A token that cannot be one is refused like a wrong one, after the owner check.
     const tokenHash = await sha256Hex(TOKEN_PATTERN.test(token) ? token : "");
     const ref = await locate(c, sid);
-    settle(c, sid, await scorerOf(c, ref).confirmIdentity(ref, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() }));
-    return c.json({ message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] }, 200);
+    const out = settle(c, sid, await scorerOf(c, ref).confirmIdentity(ref, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() }));
+    // The agent's level now: 1, or 2 where a proven key keeps it there.
+    const level = out.identityLevel as 1 | 2;
+    return c.json({ message: "Identity verified by callback challenge", identity_level: level, identity_label: IDENTITY_LABELS[level] }, 200);
   });
 }

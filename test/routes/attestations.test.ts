@@ -1,6 +1,7 @@
 // Score attestations: a signed public score anyone verifies offline with the served JWKS.
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
+import { base64url, compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
 import { newAttestationKey } from "../../scripts/attestation-key.mjs";
 import { ADMIN, bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
@@ -52,6 +53,20 @@ describe("score attestations", () => {
     const first = (await (await h.request(`/score/${sid}/attestation`, { headers: { "cf-connecting-ip": ip } })).json()) as { attestation: string };
     const again = (await (await h.request(`/score/${sid}/attestation`, { headers: { "cf-connecting-ip": ip } })).json()) as { attestation: string };
     expect(again.attestation).toBe(first.attestation);
+  });
+
+  it("names as issuer the host the client called, even while another host's is cached", async () => {
+    const h = testApp({ now: T0 });
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const issuerVia = async (origin: string) => {
+      const res = await h.app.fetch(new Request(`${origin}/score/${sid}/attestation`, { headers: { "cf-connecting-ip": freshIp() } }), h.env, createExecutionContext());
+      const { attestation } = (await res.json()) as { attestation: string };
+      return JSON.parse(new TextDecoder().decode(base64url.decode(attestation.split(".")[1]))).iss as string;
+    };
+    expect(await issuerVia("https://trust.example")).toBe("https://trust.example");
+    expect(await issuerVia("https://api.trust.example")).toBe("https://api.trust.example");
+    expect(await issuerVia("https://trust.example")).toBe("https://trust.example");
   });
 
   it("is refused for a suspended agent (409)", async () => {

@@ -199,6 +199,25 @@ describe("identity level 2", () => {
     expect(((await (await h.request(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { identity_key: unknown }).identity_key).toBeNull();
   });
 
+  it("removing another key, or confirming a callback, leaves a level-2 agent at level 2 and says so", async () => {
+    let token = "";
+    const h = testApp({
+      now: Date.now(),
+      resolve: async () => ["93.184.216.34"],
+      fetchOutbound: async (_url, init) => ((token = JSON.parse(String(init!.body)).challenge_token), new Response(null, { status: 204 })),
+    });
+    const { owner, sid, key, add, challenge, prove } = await world();
+    const spare = await agentKey();
+    await add(key.jwk);
+    await add(spare.jwk);
+    expect((await prove(await challenge())).status).toBe(200);
+    const removed = await h.request(`/agents/${sid}/keys/${spare.thumbprint}`, { method: "DELETE", headers: bearer(owner.key) });
+    expect(await removed.json()).toEqual({ message: "Key removed", identity_level: 2, identity_label: "Signature-Verified", identity_key: key.thumbprint });
+    await h.request(`/agents/${sid}/verify`, { headers: bearer(owner.key), body: { callbackUrl: "https://agent.example.com/cb" } });
+    const confirmed = await h.request(`/agents/${sid}/verify/confirm`, { headers: bearer(owner.key), body: { challenge_token: token } });
+    expect(await confirmed.json()).toEqual({ message: "Identity verified by callback challenge", identity_level: 2, identity_label: "Signature-Verified" });
+  });
+
   it("allows 10 proof attempts per hour per agent", async () => {
     const { key, add, prove } = await world();
     await add(key.jwk);

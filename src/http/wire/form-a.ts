@@ -74,7 +74,15 @@ export const schemas = {
       identity_key: z.string().nullable(),
       operator,
       score_history: z.array(
-        z.object({ composite: scoreValue, ...dimensions.shape, event_type: z.string(), timestamp: z.string() }),
+        z.object({
+          composite: scoreValue,
+          ...dimensions.shape,
+          event_type: z.string(),
+          timestamp: z.string(),
+          transaction_id: z.number().int().nullable().openapi({ description: "The report behind a transaction event; null for other events" }),
+          evidence: z.enum(["receipt", "none"]).nullable().openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
+          status: z.enum(["active", "disputed", "withdrawn"]).nullable().openapi({ description: "Whether the report still counts: withdrawn after a dispute, it does not" }),
+        }),
       ),
       config_history: z.array(
         z.object({
@@ -236,10 +244,18 @@ export const formA = {
     identity_label: IDENTITY_LABELS[r.identityLevel as 0 | 1 | 2],
     identity_key: r.identityKey,
     operator: r.operator,
-    score_history: r.scoreHistory.map(({ eventType, timestamp, ...scores }) => ({
-      ...scores,
-      event_type: eventType,
-      timestamp,
+    score_history: r.scoreHistory.map((e) => ({
+      composite: e.composite,
+      reliability: e.reliability,
+      quality: e.quality,
+      financial: e.financial,
+      security: e.security,
+      stability: e.stability,
+      event_type: e.eventType,
+      timestamp: e.timestamp,
+      transaction_id: e.transactionId,
+      evidence: e.evidence,
+      status: e.status,
     })),
     config_history: r.configHistory.map((c) => ({
       fingerprint: c.fingerprint,
