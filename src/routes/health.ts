@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { shardDatabases } from "../env";
 import type { AppEnv } from "../http/context";
 import { SERVICE_VERSION } from "../version";
 import { json } from "./openapi";
@@ -7,7 +8,9 @@ const healthSchema = z
   .object({
     status: z.enum(["ok", "degraded"]),
     version: z.string().openapi({ example: "0.2.0" }),
-    checks: z.record(z.string(), z.enum(["ok", "failing"])).openapi({ example: { db: "ok" } }),
+    checks: z
+      .record(z.string(), z.enum(["ok", "failing"]))
+      .openapi({ description: "The control database (db) and each shard (shard_0 ...)", example: { db: "ok", shard_0: "ok", shard_1: "ok" } }),
   })
   .openapi("Health");
 
@@ -15,18 +18,23 @@ const health = createRoute({
   method: "get",
   path: "/health",
   tags: ["Service"],
-  summary: "Liveness and database check, with the running version",
+  summary: "Liveness and a check of every database (the control database and each shard), with the running version",
   security: [],
   responses: { 200: json(healthSchema, "Every check passed"), 503: json(healthSchema, "A check failed") },
 });
 
 export function registerHealth(app: OpenAPIHono<AppEnv>) {
   app.openapi(health, async (c) => {
-    const db = await c.env.DB.prepare("SELECT 1 AS ok")
-      .first<{ ok: number }>()
-      .then((row) => (row?.ok === 1 ? ("ok" as const) : ("failing" as const)))
-      .catch(() => "failing" as const);
-    const checks = { db };
+    const check = (database: D1Database) =>
+      database
+        .prepare("SELECT 1 AS ok")
+        .first<{ ok: number }>()
+        .then((row) => (row?.ok === 1 ? ("ok" as const) : ("failing" as const)))
+        .catch(() => "failing" as const);
+    const shards = shardDatabases(c.env);
+    const results = await Promise.all([check(c.env.DB), ...shards.map(check)]);
+    const checks: Record<string, "ok" | "failing"> = { db: results[0] };
+    shards.forEach((_, i) => (checks[`shard_${i}`] = results[i + 1]));
     const ok = Object.values(checks).every((v) => v === "ok");
     return c.json({ status: ok ? ("ok" as const) : ("degraded" as const), version: SERVICE_VERSION, checks }, ok ? 200 : 503);
   });

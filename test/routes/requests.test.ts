@@ -102,14 +102,17 @@ describe("GET /health", () => {
     const body = (await res.json()) as { status: string; version: string; checks: Record<string, string> };
     expect(body.status).toBe("ok");
     expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(body.checks.db).toBe("ok");
+    expect(body.checks).toEqual({ db: "ok", shard_0: "ok", shard_1: "ok" });
   });
 
-  it("answers 503 when the database fails", async () => {
-    const h = testApp({ env: { DB: { prepare: () => ({ first: () => Promise.reject(new Error("D1 down")) }), withSession: () => ({ getBookmark: () => null }) } } });
-    const res = await h.request("/health");
-    expect(res.status).toBe(503);
-    expect(((await res.json()) as { checks: { db: string } }).checks.db).toBe("failing");
+  it("answers 503 when a database fails, naming it", async () => {
+    const down = { prepare: () => ({ first: () => Promise.reject(new Error("D1 down")) }), withSession: () => ({ getBookmark: () => null }) };
+    const control = await testApp({ env: { DB: down } }).request("/health");
+    expect(control.status).toBe(503);
+    expect(((await control.json()) as { checks: Record<string, string> }).checks).toEqual({ db: "failing", shard_0: "ok", shard_1: "ok" });
+    const shard = await testApp({ env: { SHARD_1: down } }).request("/health");
+    expect(shard.status).toBe(503);
+    expect(((await shard.json()) as { checks: Record<string, string> }).checks).toEqual({ db: "ok", shard_0: "ok", shard_1: "failing" });
   });
 });
 
