@@ -14,7 +14,7 @@ import {
   type SignalDimension,
 } from "./scoring";
 
-export { CHANGE_TYPES, DIMENSIONS, OUTCOMES, SIGNAL_DIMENSIONS, classifyChange } from "./scoring";
+export { CHANGE_TYPES, CONFIDENCES, DIMENSIONS, OUTCOMES, RECOMMENDATIONS, SIGNAL_DIMENSIONS, classifyChange } from "./scoring";
 export type { AgentConfiguration, ChangeType, Confidence, Dimension, Outcome, Recommendation, SignalDimension } from "./scoring";
 
 /** Most important first: the order `reasons` lists them in (LOW_* among themselves: lowest score first). */

@@ -12,8 +12,10 @@ export const SIGNAL_DIMENSIONS = ["reliability", "quality", "financial", "securi
 export type SignalDimension = (typeof SIGNAL_DIMENSIONS)[number];
 export const OUTCOMES = ["success", "partial", "failure", "timeout", "error"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
-export type Confidence = "low" | "medium" | "high";
-export type Recommendation = "clear" | "review" | "caution";
+export const CONFIDENCES = ["low", "medium", "high"] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+export const RECOMMENDATIONS = ["clear", "review", "caution"] as const;
+export type Recommendation = (typeof RECOMMENDATIONS)[number];
 /** Most severe first: the order classifyChange reports changes in. */
 export const CHANGE_TYPES = ["provider_change", "model_swap", "prompt_change", "tools_change", "memory_change"] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
