@@ -38,21 +38,24 @@ export async function locate(c: Context<AppEnv>, sid: string): Promise<AgentRef>
 }
 
 type Scorer = DurableObjectStub<import("../durable/agent-scorer").AgentScorer>;
-const stubs = new WeakMap<object, Map<string, Scorer>>();
+const objectIds = new WeakMap<object, Map<string, DurableObjectId>>();
 
 /**
- * The agent's object. Stubs are kept per isolate (and namespace): deriving an object's id from its
- * name hashes it, on every request that touches the agent otherwise.
+ * The agent's object. Its id is kept per isolate (and namespace): deriving it from the name hashes
+ * it, on every request that touches the agent otherwise. The stub is made anew for each request: a
+ * stub belongs to the request that made it, and another request using it fails ("Cannot perform
+ * I/O on behalf of a different request").
  */
 export function scorerOf(c: Context<AppEnv>, ref: AgentRef): Scorer {
-  let byName = stubs.get(c.env.AGENT_SCORER);
-  if (!byName) stubs.set(c.env.AGENT_SCORER, (byName = new Map()));
-  let stub = byName.get(ref.sid);
-  if (!stub) {
-    stub = c.env.AGENT_SCORER.getByName(ref.sid);
-    remember(byName, ref.sid, stub);
+  const namespace = c.env.AGENT_SCORER;
+  let byName = objectIds.get(namespace);
+  if (!byName) objectIds.set(namespace, (byName = new Map()));
+  let id = byName.get(ref.sid);
+  if (!id) {
+    id = namespace.idFromName(ref.sid);
+    remember(byName, ref.sid, id);
   }
-  return stub;
+  return namespace.get(id);
 }
 
 /**
