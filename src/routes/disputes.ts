@@ -1,6 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { disputesByStatus, getDispute, listDisputes } from "../db/disputes";
-import { DISPUTE_STATUSES } from "../domain/disputes";
+import { DISPUTE_DECISIONS, DISPUTE_STATUSES } from "../domain/disputes";
 import { errors, refusalError } from "../domain/errors";
 import { settle } from "../http/agent-result";
 import { locate, locateReport, scorerOf } from "../http/agents";
@@ -112,7 +112,7 @@ const decide = createRoute({
     params: disputeId,
     body: jsonBody(
       z.object({
-        outcome: z.enum(["withdraw", "keep"], { error: "outcome must be withdraw or keep" }),
+        outcome: z.enum(DISPUTE_DECISIONS, { error: "outcome must be withdraw or keep" }),
         note: optionalString("note", 2000),
       }),
     ),
