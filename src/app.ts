@@ -27,7 +27,7 @@ import { registerAttestations } from "./routes/attestations";
 import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
-import { SERVICE_VERSION } from "./version";
+import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
 
 /**
  * Builds the Worker's app. `deps` replaces the clock and the outbound calls (DNS-over-HTTPS and the
@@ -78,40 +78,8 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerKeys(app);
   registerWaitlist(app);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    description: "An operator API key: sk_svc_ followed by 64 hex characters",
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", {
-    type: "http",
-    scheme: "bearer",
-    description: "The ADMIN_TOKEN secret",
-  });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Agent Trust Scoring Service",
-      version: SERVICE_VERSION,
-      description: [
-        "Trust profiles and scores for autonomous software agents. Form A is the default wire format; " +
-          "send `API-Version: B` for Form B payloads and the `{error: {code, message}}` envelope.",
-        "**Keys and scopes.** `Authorization: Bearer sk_svc_...` (the scheme is case-insensitive). Scopes: " +
-          "`agents:read`, `agents:write`, `transactions:write`, `verify:write`, `keys:write`, `identity:write`, " +
-          "`webhooks:write`, `disputes:write`. A key in its 24-hour rotation grace keeps only the first four. " +
-          "A missing scope is 403 with the X-RateLimit headers. Admins issue recovery keys " +
-          "(`POST /admin/operators/{id}/keys`); keys are e-mailed, and appear in admin responses only where " +
-          "RETURN_KEYS_IN_RESPONSES=true.",
-        "**Requests.** Every response carries `X-Request-Id`; every error body repeats it as `request_id`. " +
-          "Lists page with `limit` (1-200, default 50) and `cursor`, answering `next_cursor`. An undefined method " +
-          "on a known path is 405 with `Allow`.",
-        "**Public reads** (public score, badges) allow any origin (CORS), answer preflights with 204 and " +
-          "`If-None-Match` with 304. Public limits count an IPv6 client by its /64 network. Keyed routes send no " +
-          "CORS headers and `Cache-Control: no-store`.",
-      ].join("\n\n"),
-    },
-  });
-  app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: "/openapi.json" }));
+  registerDocuments(app);
+  app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: DOCUMENT_PATHS.A, openapi_b: DOCUMENT_PATHS.B }));
 
   app.notFound((c) => renderError(c, errors.notFound()));
   app.onError((err, c) => renderError(c, fromFramework(err) ?? toApiError(err, c.get("requestId"))));

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { APPLICATION_STATUSES } from "../domain/applications";
+import { TIER_NAMES } from "../domain/limits";
 
 // The control database (binding DB): operators, their keys and applications, the waitlist, and
 // the agent directory that says on which shard each agent lives. Nothing here changes per report.
@@ -11,7 +13,7 @@ export const applications = sqliteTable("applications", {
   email: text("email").notNull(),
   company: text("company"),
   reason: text("reason"),
-  status: text("status", { enum: ["pending", "approved", "rejected"] }).notNull().default("pending"),
+  status: text("status", { enum: APPLICATION_STATUSES }).notNull().default("pending"),
   operatorId: integer("operator_id"),
   createdAt: text("created_at").notNull(),
   decidedAt: text("decided_at"),
@@ -22,7 +24,7 @@ export const operators = sqliteTable("operators", {
   name: text("name").notNull(),
   email: text("email").notNull(),
   verified: integer("verified", { mode: "boolean" }).notNull().default(false),
-  tier: text("tier", { enum: ["free", "growth", "enterprise"] }).notNull().default("free"),
+  tier: text("tier", { enum: TIER_NAMES }).notNull().default("free"),
   rateLimitPerMinute: integer("rate_limit_per_minute"),
   rateLimitPerDay: integer("rate_limit_per_day"),
   // Projection kept by the agents' scorer objects (deltas, so concurrent agents never overwrite each

@@ -1,5 +1,5 @@
 import type { Database } from "./client";
-import { and, asc, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import type { Scope } from "../domain/scopes";
 import { db } from "./client";
 import { apiKeys, operators } from "./control-schema";
@@ -73,6 +73,25 @@ export async function revokeKey(d1: Database, operatorId: number, keyId: number,
   const d = db(d1);
   const [[revoked], [operator]] = await d.batch([revokeStatement(d1, operatorId, keyId, now), bumpEpoch(d1, operatorId)]);
   return { revoked, epoch: operator.authEpoch };
+}
+
+/**
+ * An admin's revocation of one of the operator's keys, its last lasting key included (an admin can
+ * issue a recovery key); how many of the operator's keys still authenticate at `now`.
+ */
+export async function revokeKeyByAdmin(d1: Database, operatorId: number, keyId: number, now: string) {
+  const d = db(d1);
+  const [[revoked], [operator], [left]] = await d.batch([
+    d.update(apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.operatorId, operatorId), isNull(apiKeys.revokedAt)))
+      .returning(),
+    bumpEpoch(d1, operatorId),
+    d.select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.operatorId, operatorId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)))),
+  ]);
+  return { revoked, epoch: operator?.authEpoch, validKeys: left.n };
 }
 
 /** Marks cached facts about the operator's keys stale (see src/http/key-cache.ts). */

@@ -1,6 +1,7 @@
 import type { Database } from "./client";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Scope } from "../domain/scopes";
+import type { ApplicationStatus } from "../domain/applications";
 import type { Tier } from "../domain/limits";
 import { db } from "./client";
 import { apiKeys, applications, operators } from "./control-schema";
@@ -37,7 +38,7 @@ export async function insertApplication(
 }
 
 /** One page of applications, oldest first, after application id `afterId`. */
-export async function listApplications(d1: Database, status: "pending" | "approved" | "rejected" | undefined, afterId: number, limit: number) {
+export async function listApplications(d1: Database, status: ApplicationStatus | undefined, afterId: number, limit: number) {
   return db(d1)
     .select()
     .from(applications)
@@ -114,3 +115,7 @@ export async function updateOperator(
 
 export const getOperator = (d1: Database, id: number) =>
   db(d1).select().from(operators).where(eq(operators.id, id)).get();
+
+/** One page of operators, oldest first, after operator id `afterId`. */
+export const listOperators = (d1: Database, afterId: number, limit: number) =>
+  db(d1).select().from(operators).where(gt(operators.id, afterId)).orderBy(asc(operators.id)).limit(limit).all();

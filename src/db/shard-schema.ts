@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { SCORE_EVENT_TYPES } from "../domain/agent";
 
 // A shard database (bindings SHARD_0 ... SHARD_{N-1}): agents' rows and their history. Every row
 // here is written by the agent's own object (src/durable/agent-scorer.ts), in one batch per change,
@@ -85,7 +86,7 @@ export const scoreEvents = sqliteTable("score_events", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   sid: text("sid").notNull(),
   seq: integer("seq"),
-  eventType: text("event_type").notNull(),
+  eventType: text("event_type", { enum: SCORE_EVENT_TYPES }).notNull(),
   /** The report this event recorded, for transaction events. */
   transactionId: integer("transaction_id"),
   composite: integer("composite").notNull(),

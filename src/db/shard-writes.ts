@@ -4,7 +4,7 @@
 // history rows are keyed by (sid, seq) and inserted once; the agent's row is written whole.
 
 import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
-import type { AgentRecord, RecordedReport } from "../domain/agent";
+import type { AgentRecord, RecordedReport, ScoreEventType } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import type { Dispute } from "../domain/disputes";
 import { contributionOf, scoreOfRecord } from "../domain/agent";
@@ -105,7 +105,7 @@ export function transactionRow(sid: string, t: RecordedReport, receipt: boolean)
   };
 }
 
-export function scoreEventRow(sid: string, seq: number, eventType: string, score: ScoreView, at: number, transactionId: number | null = null): ShardWrite {
+export function scoreEventRow(sid: string, seq: number, eventType: ScoreEventType, score: ScoreView, at: number, transactionId: number | null = null): ShardWrite {
   const d = score.dimensions;
   return {
     kind: "event",

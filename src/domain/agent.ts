@@ -4,6 +4,8 @@
 import type { AgentKey } from "./agent-keys";
 import type { AgentConfiguration } from "./configuration";
 import {
+  CHANGE_TYPES,
+  OUTCOMES,
   applyConfigChange,
   classifyChange,
   applyReport,
@@ -75,6 +77,25 @@ export function locateTransaction(id: number): { legacy: true } | { legacy: fals
   if (id < LEGACY_ID_CEILING) return { legacy: true };
   return { legacy: false, num: Math.floor(id / SEQUENCE_SPACE), seq: id % SEQUENCE_SPACE };
 }
+
+/**
+ * The event types of an agent's score history: a report (`transaction:<outcome>`), a configuration
+ * change (`config_change:<change_type>`), a report withdrawn after a dispute.
+ */
+export const scoreEvent = {
+  transaction: (outcome: Outcome) => `transaction:${outcome}` as const,
+  configChange: (change: ChangeType) => `config_change:${change}` as const,
+  withdrawal: "dispute:withdrawn",
+} as const;
+export type ScoreEventType =
+  | ReturnType<typeof scoreEvent.transaction>
+  | ReturnType<typeof scoreEvent.configChange>
+  | typeof scoreEvent.withdrawal;
+export const SCORE_EVENT_TYPES = [
+  ...OUTCOMES.map(scoreEvent.transaction),
+  ...CHANGE_TYPES.map(scoreEvent.configChange),
+  scoreEvent.withdrawal,
+] as ScoreEventType[] as [ScoreEventType, ...ScoreEventType[]];
 
 export function newRecord(
   ref: AgentRef,

@@ -12,6 +12,8 @@ export const MAX_OPEN_DISPUTES = 5;
 export const DISPUTE_STATUSES = ["open", "escalated", "resolved"] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 export const DISPUTE_OUTCOMES = ["withdrawn", "kept"] as const;
+/** What an admin decides of an escalated dispute: withdraw the report, or keep it. */
+export const DISPUTE_DECISIONS = ["withdraw", "keep"] as const;
 export type DisputeOutcome = (typeof DISPUTE_OUTCOMES)[number];
 
 export interface Dispute {

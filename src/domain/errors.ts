@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 export class ApiError extends Error {
   readonly status: (typeof ERROR_STATUS)[ErrorCode];
@@ -106,6 +107,7 @@ export const errors = {
   tooManyWebhooks: (max: number) => new ApiError("conflict", `An operator has at most ${max} webhook endpoints; delete one first`),
   tooManyWatches: (max: number) => new ApiError("conflict", `An operator watches at most ${max} agents; stop watching one first`),
   webhookNotFound: () => new ApiError("not_found", "Webhook not found"),
+  notWatching: () => new ApiError("not_found", "Not watching this agent"),
   attestationsNotConfigured: () => new ApiError("unavailable", "Attestations are not configured"),
   suspendedAttestation: () => new ApiError("conflict", "Agent is suspended: no attestation is issued"),
   badJwk: (problem: string) => new ApiError("invalid_request", problem),

@@ -1,6 +1,6 @@
 // What the domain hands to the presentation layer: plain values in the product's words, no wire
 // names. src/http/wire renders them as Form A or Form B.
-import type { AgentStatus } from "./agent";
+import type { AgentStatus, ScoreEventType } from "./agent";
 import type { ReceiptRefusal } from "./receipts";
 import type { Dispute } from "./disputes";
 import type { ChangeType, Outcome, ScoreView } from "./model";
@@ -38,7 +38,7 @@ export interface Registration {
 }
 
 export interface ScoreEvent {
-  eventType: string;
+  eventType: ScoreEventType;
   composite: number;
   reliability: number;
   quality: number;
@@ -52,7 +52,8 @@ export interface ScoreEvent {
   status: TransactionStatus | null;
 }
 
-export type TransactionStatus = "active" | "disputed" | "withdrawn";
+export const TRANSACTION_STATUSES = ["active", "disputed", "withdrawn"] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /** A report as the agent's owner sees it: never who reported it. */
 export interface TransactionEntry {

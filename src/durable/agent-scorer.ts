@@ -23,6 +23,7 @@ import {
   applyReportTo,
   newRecord,
   replayHistory,
+  scoreEvent,
   scoreOfRecord,
   SEQUENCE_SPACE,
   type AgentRecord,
@@ -155,7 +156,7 @@ export class AgentScorer extends DurableObject<Env> {
       const writes: ShardWrite[] = changed
         ? [
             configRow(next, changed.seq, changed.changes, input.now),
-            scoreEventRow(next.sid, changed.seq, `config_change:${changed.changeType}`, changed.score, input.now),
+            scoreEventRow(next.sid, changed.seq, scoreEvent.configChange(changed.changeType), changed.score, input.now),
             agentRow(next, input.now),
           ]
         : [];
@@ -443,7 +444,7 @@ export class AgentScorer extends DurableObject<Env> {
       // The withdrawal is an event of the history too: the score it left behind is recorded.
       next = { ...record, evidence: replayed.evidence, outcomes, seq: record.seq + 1 };
       recent = replayed.recent;
-      shard.push(agentRow(next, now), scoreEventRow(next.sid, next.seq, "dispute:withdrawn", scoreOfRecord(next, now), now, dispute.id));
+      shard.push(agentRow(next, now), scoreEventRow(next.sid, next.seq, scoreEvent.withdrawal, scoreOfRecord(next, now), now, dispute.id));
       control.push({ kind: "withdrawal", operatorId: dispute.reporterOperatorId, transactionId: dispute.id, at: resolved.resolvedAt! });
     }
     const committed = this.commit(next, {
@@ -662,7 +663,7 @@ export class AgentScorer extends DurableObject<Env> {
       const { recorded } = applied;
       writes.push(
         transactionRow(current.sid, recorded, receipt?.accepted === true),
-        scoreEventRow(current.sid, recorded.seq, `transaction:${recorded.outcome}`, applied.score, recorded.at, recorded.id),
+        scoreEventRow(current.sid, recorded.seq, scoreEvent.transaction(recorded.outcome), applied.score, recorded.at, recorded.id),
       );
       times.push({ reporter: input.reporter, at: input.at });
       const result: TransactionRecorded = {

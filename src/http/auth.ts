@@ -1,11 +1,11 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { ApiError, errors, KEY_PREFIX } from "../domain/errors";
 import { sha256Hex } from "../domain/identifiers";
 import { tierWindows } from "../domain/limits";
 import { effectiveScopes, type Scope } from "../domain/scopes";
 import type { RateDecision } from "../durable/rate-limiter";
 import { adminConfig } from "../env";
-import type { AppEnv, AuthContext } from "./context";
+import { granting, type AccessMiddleware, type AppEnv, type AuthContext } from "./context";
 import { lookupKey, reloadKey, type KeyEntry, type KeyFacts } from "./key-cache";
 import { consume, rateHeaders } from "./rate-limit";
 import { dropLease, fromLease, keepLease, leaseWant } from "./tier-lease";
@@ -21,8 +21,8 @@ export function bearerCredential(header: string | undefined): string | null {
  * then the operator's tier limit (every authenticated response carries X-RateLimit-*, refusals
  * included), then the key's revocation or grace, then the route's scope.
  */
-export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+export function requireKey(scope: Scope | null): AccessMiddleware {
+  return granting({ kind: "key", scope }, async (c, next) => {
     const key = bearerCredential(c.req.header("authorization"));
     if (!key) throw errors.missingAuth();
     if (!key.startsWith(KEY_PREFIX)) throw errors.badKeyFormat();
@@ -41,7 +41,7 @@ export function requireKey(scope: Scope | null): MiddlewareHandler<AppEnv> {
     if (decision instanceof ApiError) throw decision;
     for (const [name, value] of Object.entries(rateHeaders(decision))) c.header(name, value);
     await next();
-  };
+  });
 
   /** Counts the request in the operator's bucket; an ApiError (with the limit headers) when it must be refused. */
   async function limit(c: Context<AppEnv>, key: string, entry: KeyEntry): Promise<RateDecision | ApiError> {
@@ -112,7 +112,7 @@ export async function announceEpoch(c: Context<AppEnv>, operatorId: number, epoc
  * end), compared in constant time; nothing else is accepted. A missing or invalid secret disables
  * these routes only: 503.
  */
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const requireAdmin = granting({ kind: "admin" }, async (c, next) => {
   const config = adminConfig(c.env, c.get("deps").now());
   if (!config.ok) {
     console.error(JSON.stringify({ level: "error", message: "admin interface disabled", problem: config.problem, request_id: c.get("requestId") }));
@@ -123,7 +123,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const matches = given ? await Promise.all(accepted.map((secret) => sameSecret(given, secret))) : [];
   if (!matches.includes(true)) throw errors.adminOnly();
   await next();
-};
+});
 
 async function sameSecret(a: string, b: string): Promise<boolean> {
   // Hashing first gives equal-length inputs, so the comparison leaks neither length nor prefix.

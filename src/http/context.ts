@@ -1,5 +1,7 @@
 // What a request carries through the middleware: Hono's context types for this app.
+import type { MiddlewareHandler } from "hono";
 import type { Env } from "../env";
+import type { RateWindow } from "../domain/limits";
 import type { Resolver } from "../net/resolver";
 import type { Scope } from "../domain/scopes";
 import type { Sessions } from "./sessions";
@@ -24,6 +26,14 @@ export interface AuthContext {
   penaltyUntil: string | null;
   scopes: Scope[];
 }
+
+/** Who may call a route, as its middleware decides it: the OpenAPI documents describe it from this. */
+export type Access = { kind: "key"; scope: Scope | null } | { kind: "admin" } | { kind: "public"; limit: RateWindow };
+
+export type AccessMiddleware = MiddlewareHandler<AppEnv> & { access: Access };
+
+/** Labels a middleware with the access it grants, for the documents. */
+export const granting = (access: Access, middleware: MiddlewareHandler<AppEnv>): AccessMiddleware => Object.assign(middleware, { access });
 
 export type AppEnv = {
   Bindings: Env;

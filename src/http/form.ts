@@ -4,14 +4,14 @@ import { errors } from "../domain/errors";
 import type { AppEnv, Form } from "./context";
 import { validationHook } from "./validation";
 
-/**
- * Selects the wire form: no header or `A` is Form A, `B` is Form B, anything else is refused.
- * Badges are images for web pages: they ignore the header.
- */
+/** Badges are images for web pages: they ignore the API-Version header. */
+export const ignoresForm = (path: string) => path.startsWith("/badge/");
+
+/** Selects the wire form: no header or `A` is Form A, `B` is Form B, anything else is refused. */
 export const selectForm: MiddlewareHandler<AppEnv> = async (c, next) => {
   const version = c.req.header("api-version")?.trim();
   c.set("form", version === "B" ? "B" : "A");
-  if (version !== undefined && version !== "A" && version !== "B" && !c.req.path.startsWith("/badge/")) {
+  if (version !== undefined && version !== "A" && version !== "B" && !ignoresForm(c.req.path)) {
     throw errors.badApiVersion();
   }
   await next();

@@ -1,9 +1,9 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import ipaddr from "ipaddr.js";
 import type { RateDecision } from "../durable/rate-limiter";
 import { errors } from "../domain/errors";
 import { LIMITS, type RateWindow } from "../domain/limits";
-import type { AppEnv } from "./context";
+import { granting, type AccessMiddleware, type AppEnv } from "./context";
 
 /** Counts one request in a bucket; every bucket is its own RateLimiter object. */
 export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number, want = 1): Promise<RateDecision> {
@@ -25,12 +25,12 @@ export function clientIp(c: Context<AppEnv>): string {
 }
 
 /** A public per-IP limit, one bucket per endpoint; every request counts, valid or not. */
-export function publicLimit(endpoint: keyof typeof LIMITS): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+export function publicLimit(endpoint: keyof typeof LIMITS): AccessMiddleware {
+  return granting({ kind: "public", limit: LIMITS[endpoint] }, async (c, next) => {
     const decision = await consume(c, `ip:${endpoint}:${clientIp(c)}`, [LIMITS[endpoint]]);
     if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
     await next();
-  };
+  });
 }
 
 export function rateHeaders(d: RateDecision): Record<string, string> {

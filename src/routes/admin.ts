@@ -1,7 +1,10 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { deleteKey, insertKey, revokeOtherKeys } from "../db/keys";
-import { approveApplication, getApplication, getOperator, listApplications, rejectApplication, undoApproval, updateOperator } from "../db/operators";
+import { deleteKey, getKey, insertKey, listKeys, revokeKeyByAdmin, revokeOtherKeys } from "../db/keys";
+import { approveApplication, getApplication, getOperator, listApplications, listOperators, rejectApplication, undoApproval, updateOperator } from "../db/operators";
+import { listWaitlist } from "../db/waitlist";
+import { AGENT_STATUSES } from "../domain/agent";
+import { APPLICATION_STATUSES } from "../domain/applications";
 import { errors } from "../domain/errors";
 import { settle } from "../http/agent-result";
 import { forgetOperator, locate, scorerOf } from "../http/agents";
@@ -13,71 +16,94 @@ import { announceEpoch, requireAdmin } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { admin as view } from "../http/wire/admin";
+import { apiKey, nextCursor, sid } from "../http/wire/common";
+import { keys as keyView } from "../http/wire/keys";
 import { emailKey, type KeyEmailReason } from "../net/email";
 import { meterReading, resetMeter } from "../d1-meter";
-import { idParam, pageQuery, sidParam } from "./fields";
-import { adminSecurity, errorResponses, json, jsonBody } from "./openapi";
+import { sample } from "./examples";
+import { decimalId, pageQuery, sidParam } from "./fields";
+import { adminSecurity, createRoute, errorResponses, json, jsonBody } from "./openapi";
+
+const applicationId = z.object({ id: decimalId("id", "The application's id") });
+const operatorId = z.object({ id: decimalId("id", "The operator's id") });
 
 const list = createRoute({
   method: "get",
   path: "/admin/applications",
+  operationId: "adminListApplications",
   tags: ["Admin"],
   summary: "List operator applications, oldest first (paginated)",
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
     query: z.object({
-      status: z.enum(["pending", "approved", "rejected"], { error: "status must be pending, approved or rejected" }).optional(),
+      status: z
+        .enum(APPLICATION_STATUSES, { error: `status must be one of: ${APPLICATION_STATUSES.join(", ")}` })
+        .optional()
+        .openapi({ param: { name: "status", in: "query", description: "Only applications in this state" } }),
       ...pageQuery,
     }),
   },
   responses: {
-    200: json(z.object({ applications: z.array(view.schemas.application), next_cursor: z.string().nullable() }), "Applications"),
+    200: json(z.object({ applications: z.array(view.schemas.application), next_cursor: nextCursor }), "Applications", {
+      applications: [sample.application],
+      next_cursor: null,
+    }),
     ...errorResponses(400, 401, 503),
   },
 });
 
 const issued = {
   delivery: z.enum(["email", "response"]),
-  api_key: z.string().optional().openapi({ description: "Only where RETURN_KEYS_IN_RESPONSES=true (local development); shown once" }),
+  api_key: apiKey.optional().openapi({ description: "Only where RETURN_KEYS_IN_RESPONSES=true (local development); shown once" }),
 };
 
 const approve = createRoute({
   method: "post",
   path: "/admin/applications/{id}/approve",
+  operationId: "adminApproveApplication",
   tags: ["Admin"],
   summary: "Approve an application: creates the operator and its first key, e-mailed once",
   description: "Without e-mail and without RETURN_KEYS_IN_RESPONSES=true nothing is issued: 503.",
   security: adminSecurity,
   middleware: [requireAdmin],
-  request: { params: idParam },
+  request: { params: applicationId },
   responses: {
-    200: json(z.object({ operator: view.schemas.operator, ...issued }), "Approved"),
-    ...errorResponses(400, 401, 404, 409, 503),
+    200: json(z.object({ operator: view.schemas.operator, ...issued }), "Approved", {
+      operator: { ...sample.operator, tier: "free", verified: false, created_at: sample.application.created_at },
+      delivery: "response",
+      api_key: sample.apiKey,
+    }),
+    ...errorResponses(errors.badId(), 401, errors.applicationNotFound(), errors.applicationDecided("approved"), errors.keyDeliveryUnavailable()),
   },
 });
 
 const reject = createRoute({
   method: "post",
   path: "/admin/applications/{id}/reject",
+  operationId: "adminRejectApplication",
   tags: ["Admin"],
   summary: "Reject a pending application",
   security: adminSecurity,
   middleware: [requireAdmin],
-  request: { params: idParam },
-  responses: { 200: json(z.object({ application: view.schemas.application }), "Rejected"), ...errorResponses(400, 401, 404, 409, 503) },
+  request: { params: applicationId },
+  responses: {
+    200: json(z.object({ application: view.schemas.application }), "Rejected", { application: sample.rejectedApplication }),
+    ...errorResponses(errors.badId(), 401, errors.applicationNotFound(), errors.applicationDecided("rejected"), 503),
+  },
 });
 
 const limitField = z.number({ error: "limits must be positive integers or null" }).int().positive().nullable().optional();
 const setOperator = createRoute({
   method: "post",
   path: "/admin/operators/{id}",
+  operationId: "adminUpdateOperator",
   tags: ["Admin"],
   summary: "Set an operator's tier, verified flag or custom rate limits",
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
-    params: idParam,
+    params: operatorId,
     body: jsonBody(
       z.object({
         tier: z.enum(TIER_NAMES, { error: "tier must be free, growth or enterprise" }).optional(),
@@ -87,12 +113,16 @@ const setOperator = createRoute({
       }),
     ),
   },
-  responses: { 200: json(z.object({ operator: view.schemas.operator }), "Updated"), ...errorResponses(400, 401, 404, 503) },
+  responses: {
+    200: json(z.object({ operator: view.schemas.operator }), "Updated", { operator: sample.operator }),
+    ...errorResponses(400, 401, errors.operatorNotFound(), 503),
+  },
 });
 
 const recover = createRoute({
   method: "post",
   path: "/admin/operators/{id}/keys",
+  operationId: "adminRecoverOperator",
   tags: ["Admin"],
   summary: "Issue a recovery key with every scope to an operator that lost its keys",
   description:
@@ -101,29 +131,108 @@ const recover = createRoute({
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
-    params: idParam,
+    params: operatorId,
     body: jsonBody(z.object({ revoke_existing: z.boolean({ error: "revoke_existing must be a boolean" }).optional() })),
   },
   responses: {
-    201: json(z.object({ operator_id: z.number().int(), key_prefix: z.string(), revoked: z.number().int(), ...issued }), "Issued"),
-    ...errorResponses(400, 401, 404, 503),
+    201: json(z.object({ operator_id: z.number().int(), key_prefix: z.string(), revoked: z.number().int(), ...issued }), "Issued", {
+      operator_id: sample.operator.id,
+      key_prefix: sample.issuedKey.prefix,
+      revoked: 2,
+      delivery: "response",
+      api_key: sample.issuedKey.api_key,
+    }),
+    ...errorResponses(400, 401, errors.operatorNotFound(), errors.keyDeliveryUnavailable()),
   },
 });
 
 const setAgent = createRoute({
   method: "post",
   path: "/admin/agents/{sid}",
+  operationId: "adminSetAgentStatus",
   tags: ["Admin"],
   summary: "Set an agent's status (active or suspended)",
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
     params: sidParam,
-    body: jsonBody(z.object({ status: z.enum(["active", "suspended"], { error: "status must be active or suspended" }) })),
+    body: jsonBody(z.object({ status: z.enum(AGENT_STATUSES, { error: `status must be one of: ${AGENT_STATUSES.join(", ")}` }) })),
   },
   responses: {
-    200: json(z.object({ sid: z.string(), status: z.enum(["active", "suspended"]) }), "Updated"),
+    200: json(z.object({ sid, status: z.enum(AGENT_STATUSES) }), "Updated", { sid: sample.scoreA.sid, status: "suspended" }),
     ...errorResponses(400, 401, 404, 503),
+  },
+});
+
+const operatorList = createRoute({
+  method: "get",
+  path: "/admin/operators",
+  operationId: "adminListOperators",
+  tags: ["Admin"],
+  summary: "List operators, oldest first (paginated)",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: { query: z.object(pageQuery) },
+  responses: {
+    200: json(z.object({ operators: z.array(view.schemas.operator), next_cursor: nextCursor }), "Operators", { operators: [sample.operator], next_cursor: null }),
+    ...errorResponses(400, 401, 503),
+  },
+});
+
+const keyIdParams = z.object({ id: operatorId.shape.id, keyId: decimalId("keyId", "The key's id (GET /admin/operators/{id}/keys lists them)") });
+
+const operatorKeys = createRoute({
+  method: "get",
+  path: "/admin/operators/{id}/keys",
+  operationId: "adminListOperatorKeys",
+  tags: ["Admin"],
+  summary: "An operator's keys, by prefix (never the keys themselves), oldest first (paginated)",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: { params: operatorId, query: z.object(pageQuery) },
+  responses: {
+    200: json(z.object({ keys: z.array(keyView.schemas.key), next_cursor: nextCursor }), "Keys", { keys: [sample.revokedKey, sample.key], next_cursor: null }),
+    ...errorResponses(errors.badId(), 401, errors.operatorNotFound(), 503),
+  },
+});
+
+const revokeOperatorKey = createRoute({
+  method: "delete",
+  path: "/admin/operators/{id}/keys/{keyId}",
+  operationId: "adminRevokeOperatorKey",
+  tags: ["Admin"],
+  summary: "Revoke one of an operator's keys at once, its last valid key included",
+  description:
+    "For a leaked key, say. `valid_keys` counts the operator's keys that still authenticate; at 0 the operator is locked out " +
+    "until it gets a recovery key (`POST /admin/operators/{id}/keys`).",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: { params: keyIdParams },
+  responses: {
+    200: json(z.object({ operator_id: z.number().int(), key: keyView.schemas.key, valid_keys: z.number().int().min(0) }), "Revoked", {
+      operator_id: sample.operator.id,
+      key: sample.revokedKey,
+      valid_keys: 1,
+    }),
+    ...errorResponses(errors.badId("keyId"), 401, errors.keyNotFound(), errors.keyAlreadyRevoked(), 503),
+  },
+});
+
+const waitlistList = createRoute({
+  method: "get",
+  path: "/admin/waitlist",
+  operationId: "adminListWaitlist",
+  tags: ["Admin"],
+  summary: "The early-access waitlist, oldest first (paginated)",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: { query: z.object(pageQuery) },
+  responses: {
+    200: json(z.object({ waitlist: z.array(view.schemas.waitlistEntry), next_cursor: nextCursor }), "Waitlist", {
+      waitlist: [{ email: "dev@example.org", role: "developer", created_at: sample.application.created_at }],
+      next_cursor: null,
+    }),
+    ...errorResponses(400, 401, 503),
   },
 });
 
@@ -151,20 +260,29 @@ const shown = (delivery: "email" | "response", key: string) => (delivery === "re
 const meter = createRoute({
   method: "get",
   path: "/admin/d1-meter",
+  operationId: "adminReadD1Meter",
   tags: ["Admin"],
   summary: "D1 calls per database since the last reading (benchmark only: D1_METER=true)",
   description: "Batches, statements, and rows read and written as D1's result meta reports them, and the size in bytes the latest result reported, per database (DB, SHARD_n). `reset=true` starts over.",
   security: adminSecurity,
   middleware: [requireAdmin],
-  request: { query: z.object({ reset: z.enum(["true", "false"]).optional() }) },
+  request: {
+    query: z.object({
+      reset: z
+        .enum(["true", "false"])
+        .optional()
+        .openapi({ param: { name: "reset", in: "query", description: "true: start counting again after this reading" } }),
+    }),
+  },
   responses: {
     200: json(
       z.object({
         databases: z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsRead: z.number(), rowsWritten: z.number(), sizeAfter: z.number().nullable() })),
       }),
       "Counts",
+      { databases: { DB: { batches: 12, statements: 30, rowsRead: 41, rowsWritten: 9, sizeAfter: 126976 }, SHARD_0: { batches: 20, statements: 44, rowsRead: 60, rowsWritten: 38, sizeAfter: 98304 } } },
     ),
-    ...errorResponses(401, 404, 503),
+    ...errorResponses(401, errors.notFound(), 503),
   },
 });
 
@@ -243,6 +361,42 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
       revoked = done.revoked;
     }
     return c.json({ operator_id: operatorId, key_prefix: key.prefix, revoked, ...shown(delivery, key.key) }, 201);
+  });
+
+  app.openapi(operatorList, async (c) => {
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.number().int()) ?? 0;
+    const page = pageOf(await listOperators(c.get("db"), after, limit + 1), limit, (o) => o.id);
+    return c.json({ operators: page.items.map(view.operator), next_cursor: page.nextCursor }, 200);
+  });
+
+  app.openapi(operatorKeys, async (c) => {
+    const operatorId = c.req.valid("param").id;
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.number().int()) ?? 0;
+    const [operator, rows] = await Promise.all([getOperator(c.get("db"), operatorId), listKeys(c.get("db"), operatorId, after, limit + 1)]);
+    if (!operator) throw errors.operatorNotFound();
+    const now = c.get("deps").now();
+    const page = pageOf(rows, limit, (k) => k.id);
+    return c.json({ keys: page.items.map((k) => keyView.key(k, now)), next_cursor: page.nextCursor }, 200);
+  });
+
+  app.openapi(revokeOperatorKey, async (c) => {
+    const { id: operatorId, keyId } = c.req.valid("param");
+    const now = c.get("deps").now();
+    const found = await getKey(c.get("db"), operatorId, keyId);
+    if (!found) throw errors.keyNotFound();
+    const done = await revokeKeyByAdmin(c.get("db"), operatorId, keyId, new Date(now).toISOString());
+    if (!done.revoked) throw errors.keyAlreadyRevoked();
+    await announceEpoch(c, operatorId, done.epoch!);
+    return c.json({ operator_id: operatorId, key: keyView.key(done.revoked, now), valid_keys: done.validKeys }, 200);
+  });
+
+  app.openapi(waitlistList, async (c) => {
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const after = readCursor(cursor, z.tuple([z.string(), z.string()]));
+    const page = pageOf(await listWaitlist(c.get("db"), after, limit + 1), limit, (w) => [w.createdAt, w.email]);
+    return c.json({ waitlist: page.items.map(view.waitlistEntry), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(setAgent, async (c) => {

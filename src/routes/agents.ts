@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { enterAgent } from "../db/directory";
 import { fingerprint, type AgentConfiguration } from "../domain/configuration";
@@ -13,10 +13,15 @@ import { settle } from "../http/agent-result";
 import { publicLimit } from "../http/rate-limit";
 import { formBody } from "../http/form";
 import { wire } from "../http/wire";
+import { errors, refusalError } from "../domain/errors";
+import { sid } from "../http/wire/common";
 import { configSchema, formA, schemas as a } from "../http/wire/form-a";
 import { configSchemaB, schemas as b } from "../http/wire/form-b";
-import { jsonObject, optionalString, requiredString, sidParam } from "./fields";
-import { apiVersionHeader, bearer, errorResponses, json, jsonBody } from "./openapi";
+import { idempotencyHeader, jsonObject, optionalString, requiredString, sidParam } from "./fields";
+import { sample } from "./examples";
+import { bearer, byForm, createRoute, errorResponses, json, jsonBody, publicAccess } from "./openapi";
+
+const CLAIMED = "Agent claimed: you are now its operator";
 
 
 const tools = (field: string) =>
@@ -74,27 +79,38 @@ const configurationOfB = (body: RegisterB): AgentConfiguration => ({
 const registration = createRoute({
   method: "post",
   path: "/register",
+  operationId: "registerAgent",
   tags: ["Agents"],
-  summary: "Register an agent (Form A or Form B payload)",
+  summary: "Register an agent owned by the calling operator; it starts at 500",
   security: bearer,
   middleware: [requireKey("agents:write"), formBody({ A: registerA, B: registerB })],
-  request: { headers: apiVersionHeader, body: jsonBody(z.union([registerA, registerB])) },
-  responses: { 201: json(z.union([a.registration, b.registration]), "Registered"), ...errorResponses(400, 401, 403, 413, 429) },
+  request: { body: jsonBody(byForm({ A: registerA, B: registerB })) },
+  responses: {
+    201: json(byForm({ A: a.registration, B: b.registration }), "Registered"),
+    ...errorResponses(errors.missingFields(["name", "modelProvider", "modelName"]), 401, 403, 413, 429),
+  },
 });
 
 const selfRegistration = createRoute({
   method: "post",
   path: "/register/self",
+  operationId: "selfRegisterAgent",
   tags: ["Agents"],
-  summary: "Self-register an unowned agent (public, 5 per hour per IP); returns a one-time claim_token",
+  summary: "Self-register an agent no operator owns yet; the answer carries a one-time claim_token",
+  description: "Form A's registration payload in either form. Owner-only routes answer 403 until an operator claims the agent.",
+  security: publicAccess,
   middleware: [publicLimit("selfRegister")],
   request: { body: jsonBody(registerA) },
-  responses: { 201: json(a.registration, "Registered, unowned until claimed"), ...errorResponses(400, 413, 429) },
+  responses: {
+    201: json(a.registration, "Registered, unowned until claimed", sample.selfRegistration),
+    ...errorResponses(errors.missingFields(["name", "modelProvider", "modelName"]), 413, 429),
+  },
 });
 
 const claim = createRoute({
   method: "post",
   path: "/agents/{sid}/claim",
+  operationId: "claimAgent",
   tags: ["Agents"],
   summary: "Take ownership of a self-registered agent with its claim_token",
   security: bearer,
@@ -110,22 +126,30 @@ const claim = createRoute({
       }),
     ),
   },
-  responses: { 200: json(z.object({ sid: z.string(), message: z.string() }), "Claimed"), ...errorResponses(400, 401, 403, 404, 409, 429) },
+  responses: {
+    200: json(z.object({ sid, message: z.string() }), "Claimed", { sid: sample.selfRegistration.sid, message: CLAIMED }),
+    ...errorResponses(refusalError("invalid_claim_token"), 401, 403, 404, refusalError("already_claimed"), 429),
+  },
 });
 
 const configUpdate = createRoute({
   method: "post",
   path: "/agents/{sid}/config",
+  operationId: "updateAgentConfig",
   tags: ["Agents"],
-  summary: "Report the agent's current configuration; a change decays scores in proportion (owner)",
+  summary: "Report the agent's current configuration; a change decays earned scores in proportion (owner)",
+  description: "Idempotent with `Idempotency-Key` (kept 24 hours per operator and agent): a repeat replays the first answer.",
   security: bearer,
   middleware: [requireKey("agents:write")],
   request: {
     params: sidParam,
-    headers: z.object({ "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" } }) }),
+    headers: idempotencyHeader,
     body: jsonBody(configBody),
   },
-  responses: { 200: json(z.union([configSchema, configSchemaB]), "Configuration compared and stored (Form B: dimensions on 0.0-1.0)"), ...errorResponses(400, 401, 403, 404, 413, 422, 429) },
+  responses: {
+    200: json(byForm({ A: configSchema, B: configSchemaB }), "Configuration compared and stored"),
+    ...errorResponses(400, 401, errors.notOwner(), 404, 413, 422, 429),
+  },
 });
 
 /**
@@ -178,7 +202,7 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
     const out = await scorerOf(c, ref).claim(ref, { operatorId, claimTokenHash: await sha256Hex(c.req.valid("json").claim_token), now: c.get("deps").now() });
     settle(c, sid, out);
     forgetOperator(operatorId);
-    return c.json({ sid, message: "Agent claimed: you are now its operator" }, 200);
+    return c.json({ sid, message: CLAIMED }, 200);
   });
 
   app.openapi(configUpdate, async (c) => {

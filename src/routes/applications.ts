@@ -1,32 +1,43 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { isUniqueViolation } from "../db/client";
 import { insertApplication } from "../db/operators";
 import { errors } from "../domain/errors";
 import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
 import { optionalString } from "./fields";
-import { errorResponses, json, jsonBody } from "./openapi";
+import { createRoute, errorResponses, json, jsonBody, publicAccess } from "./openapi";
 
-/** One @, a dot in the domain, no spaces and no control characters (NUL, escapes) anywhere. */
-export const EMAIL_PATTERN = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
+/**
+ * One @, a dot in the domain, no spaces and no control characters (NUL, escapes) anywhere. The
+ * controls are spelled as ranges (they are all of Unicode's Cc) rather than \p{Cc}, so the pattern
+ * needs no `u` flag and reads the same in every JSON Schema validator.
+ */
+export const EMAIL_PATTERN = /^[^\s@\u0000-\u001f\u007f-\u009f]+@[^\s@\u0000-\u001f\u007f-\u009f]+\.[^\s@\u0000-\u001f\u007f-\u009f]+$/;
+export const INVALID_EMAIL = "Invalid email format";
 export const emailField = z
-  .string({ error: "Invalid email format" })
+  .string({ error: INVALID_EMAIL })
   .trim()
   .toLowerCase()
-  .max(254, "Invalid email format")
-  .regex(EMAIL_PATTERN, "Invalid email format")
+  .max(254, INVALID_EMAIL)
+  .regex(EMAIL_PATTERN, INVALID_EMAIL)
   .openapi({ example: "ops@example.com" });
+
+const NAME_REQUIRED = "Name is required";
+const RECEIVED = { message: "Application received. You will receive your API key by email once it is approved." };
 
 const route = createRoute({
   method: "post",
   path: "/apply",
+  operationId: "apply",
   tags: ["Operators"],
-  summary: "Apply for an operator account (public, 5 per hour per IP)",
+  summary: "Apply for an operator account; an admin approves it and the key is e-mailed once",
+  description: "One application per e-mail address, whatever its state.",
+  security: publicAccess,
   middleware: [publicLimit("apply")],
   request: {
     body: jsonBody(
       z.object({
-        name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(200, "name must be at most 200 characters"),
+        name: z.string({ error: NAME_REQUIRED }).trim().min(1, NAME_REQUIRED).max(200, "name must be at most 200 characters"),
         email: emailField,
         company: optionalString("company", 200),
         reason: optionalString("reason", 2000),
@@ -34,8 +45,8 @@ const route = createRoute({
     ),
   },
   responses: {
-    201: json(z.object({ message: z.string() }), "Application received"),
-    ...errorResponses(400, 409, 413, 429),
+    201: json(z.object({ message: z.string() }), "Application received", RECEIVED),
+    ...errorResponses(errors.invalid(NAME_REQUIRED), errors.duplicateApplication(), 413, 429),
   },
 });
 
@@ -48,6 +59,6 @@ export function registerApplications(app: OpenAPIHono<AppEnv>) {
       if (isUniqueViolation(err)) throw errors.duplicateApplication();
       throw err;
     }
-    return c.json({ message: "Application received. You will receive your API key by email once it is approved." }, 201);
+    return c.json(RECEIVED, 201);
   });
 }

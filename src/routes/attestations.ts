@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import { ATTESTATION_LIFETIME_S, parseSigningKeys, signAttestation, type AttestationClaims, type SigningKey } from "../domain/attestations";
 import { errors } from "../domain/errors";
@@ -8,7 +8,8 @@ import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
 import { sidParam } from "./fields";
-import { errorResponses, json } from "./openapi";
+import { sample } from "./examples";
+import { createRoute, errorResponses, json, publicAccess } from "./openapi";
 
 // Signed scores: GET /score/{sid}/attestation (public, cached at most a minute, limited like
 // badges) and the service's public keys at GET /.well-known/jwks.json.
@@ -44,12 +45,16 @@ const attestationSchema = z
 const attestation = createRoute({
   method: "get",
   path: "/score/{sid}/attestation",
+  operationId: "getAttestation",
   tags: ["Scores"],
   summary: "The agent's public score, signed by the service: verify it offline against /.well-known/jwks.json",
   description: "Public. Cached at most 60 seconds; uncached requests are limited to 120 per minute per IP. A suspended agent gets none (409).",
-  security: [],
+  security: publicAccess,
   request: { params: sidParam },
-  responses: { 200: json(attestationSchema, "Signed score"), ...errorResponses(400, 404, 409, 429, 503) },
+  responses: {
+    200: json(attestationSchema, "Signed score", sample.attestation),
+    ...errorResponses(400, 404, errors.suspendedAttestation(), 429, errors.attestationsNotConfigured()),
+  },
 });
 
 const jwksSchema = z
@@ -59,10 +64,11 @@ const jwksSchema = z
 const jwks = createRoute({
   method: "get",
   path: "/.well-known/jwks.json",
+  operationId: "getJwks",
   tags: ["Scores"],
   summary: "The public keys attestations are signed with (every key of a rotation)",
-  security: [],
-  responses: { 200: json(jwksSchema, "JWKS"), ...errorResponses(503) },
+  security: publicAccess,
+  responses: { 200: json(jwksSchema, "JWKS", sample.jwks), ...errorResponses(400, errors.attestationsNotConfigured()) },
 });
 
 export function registerAttestations(app: OpenAPIHono<AppEnv>) {

@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { agentScore } from "../http/agents";
 import { ApiError, errors } from "../domain/errors";
@@ -6,9 +6,10 @@ import { SID_PATTERN } from "../domain/identifiers";
 import type { AppEnv } from "../http/context";
 import { clientIp, consume } from "../http/rate-limit";
 import { BADGE_CACHE_CONTROL, badgeKey, cachedBadge, lookedUpAndMissed, storeBadge, type BadgeFormat } from "../http/badge-cache";
-import { BADGE_LABEL, badgeFace, badgeSvg, UNKNOWN_FACE, type BadgeColour } from "../http/wire/badge-svg";
+import { BADGE_COLOURS, BADGE_LABEL, badgeFace, badgeSvg, UNKNOWN_FACE, type BadgeColour } from "../http/wire/badge-svg";
 import { LIMITS } from "../domain/limits";
-import { errorResponses } from "./openapi";
+import { sample } from "./examples";
+import { createRoute, errorResponses, json, publicAccess } from "./openapi";
 
 // Public trust badges: `GET /badge/{sid}.svg` (shields.io flat style) and its twin
 // `GET /badge/{sid}.json` (the shields.io endpoint format, for https://shields.io/badges/endpoint-badge),
@@ -64,22 +65,30 @@ async function badge(c: Context<AppEnv>, sid: string, format: BadgeFormat): Prom
 // The OpenAPI description. Routing uses its own Hono pattern below, because an OpenAPI path like
 // /badge/{sid}.svg would become the Hono parameter `:sid.svg`.
 const sidPath = z.object({
-  sid: z.string().openapi({ param: { name: "sid", in: "path" }, example: "SID-0x3f9a0c1d2e4b5a69" }),
+  sid: z.string().openapi({
+    param: { name: "sid", in: "path", description: "The agent's SID; any other text gets the grey unknown badge" },
+    example: "SID-0x3f9a0c1d2e4b5a69",
+  }),
 });
 
 const svgRoute = createRoute({
   method: "get",
   path: "/badge/{sid}.svg",
+  operationId: "getBadgeSvg",
   tags: ["Badges"],
   summary: "The agent's public trust badge (SVG, shields.io flat style)",
   description:
     "Label `trust`, message `<composite> · <recommendation>`; green for clear, yellow for review, red for caution. " +
     "A grey `unknown` badge with status 404 for an unknown or malformed SID. Cached at the edge for 5 minutes; " +
     "uncached requests are limited to 120 per minute per IP.",
+  security: publicAccess,
   request: { params: sidPath },
   responses: {
-    200: { description: "The badge", content: { "image/svg+xml": { schema: z.string() } } },
-    404: { description: "Unknown agent: a grey `unknown` badge", content: { "image/svg+xml": { schema: z.string() } } },
+    200: { description: "The badge", content: { "image/svg+xml": { schema: z.string(), example: sample.badgeSvg } } },
+    404: {
+      description: "Unknown agent: a grey `unknown` badge",
+      content: { "image/svg+xml": { schema: z.string(), example: badgeSvg(LABEL, UNKNOWN.message, UNKNOWN.color) } },
+    },
     ...errorResponses(429),
   },
 });
@@ -87,22 +96,24 @@ const svgRoute = createRoute({
 const endpointSchema = z
   .object({
     schemaVersion: z.literal(1),
-    label: z.string().openapi({ example: LABEL }),
-    message: z.string().openapi({ example: "812 · clear" }),
-    color: z.string().openapi({ example: "green" }),
+    label: z.literal(LABEL),
+    message: z.string(),
+    color: z.enum(Object.keys(BADGE_COLOURS) as [BadgeColour, ...BadgeColour[]]),
   })
   .openapi("BadgeEndpoint");
 
 const jsonRoute = createRoute({
   method: "get",
   path: "/badge/{sid}.json",
+  operationId: "getBadgeJson",
   tags: ["Badges"],
   summary: "The agent's badge in the shields.io endpoint format",
   description: "The same badge as `/badge/{sid}.svg`, as JSON for https://shields.io/badges/endpoint-badge; same caching and limits.",
+  security: publicAccess,
   request: { params: sidPath },
   responses: {
-    200: { description: "The badge", content: { "application/json": { schema: endpointSchema } } },
-    404: { description: "Unknown agent: message `unknown`, colour lightgrey", content: { "application/json": { schema: endpointSchema } } },
+    200: json(endpointSchema, "The badge", sample.badgeEndpoint),
+    404: json(endpointSchema, "Unknown agent: message `unknown`, colour lightgrey", { schemaVersion: 1, label: LABEL, ...UNKNOWN }),
     ...errorResponses(429),
   },
 });

@@ -60,18 +60,16 @@ export const sidParam = z.object({
   sid: z
     .string()
     .regex(SID_PATTERN, "Invalid SID format. Expected: SID-0x[16 hex chars]")
-    .openapi({ param: { name: "sid", in: "path" }, example: "SID-0x3f9a0c1d2e4b5a69" }),
+    .openapi({ param: { name: "sid", in: "path", description: "The agent's SID" }, example: "SID-0x3f9a0c1d2e4b5a69" }),
 });
 
 /** A numeric id in a path: plain decimal only (`0x10`, `1e3`, ` 7` and `007` are refused). */
-export const decimalId = (field = "id") =>
+export const decimalId = (field: string, description: string) =>
   z
     .string()
     .regex(/^[1-9][0-9]{0,15}$/, `${field} must be a positive decimal integer`)
     .transform(Number)
-    .openapi({ param: { name: field, in: "path" }, type: "integer", example: 1 });
-
-export const idParam = z.object({ id: decimalId() });
+    .openapi({ param: { name: field, in: "path", description }, type: "integer", example: 1 });
 
 const LIMIT_TEXT = "limit must be an integer between 1 and 200";
 /** `?limit=&cursor=` of every list. */
@@ -82,10 +80,21 @@ export const pageQuery = {
     .transform(Number)
     .pipe(z.number().int().min(1, LIMIT_TEXT).max(200, LIMIT_TEXT))
     .optional()
-    .openapi({ param: { name: "limit", in: "query" }, type: "integer", description: "Page size: 1-200, default 50" }),
+    .openapi({ param: { name: "limit", in: "query", description: "Page size: 1-200, default 50" }, type: "integer" }),
   cursor: z
     .string()
     .max(512, "Invalid cursor")
     .optional()
-    .openapi({ param: { name: "cursor", in: "query" }, description: "The next_cursor of the previous page" }),
+    .openapi({ param: { name: "cursor", in: "query", description: "The next_cursor of the previous page" } }),
 };
+
+/** `Idempotency-Key` of the changes a client may repeat safely. */
+export const idempotencyHeader = z.object({
+  "idempotency-key": z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "idempotency-key", in: "header" },
+      description: "1-255 characters: a repeat with the same body replays the first answer; with another body, 422",
+    }),
+});

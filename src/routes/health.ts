@@ -1,26 +1,30 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { shardDatabases } from "../env";
 import type { AppEnv } from "../http/context";
 import { SERVICE_VERSION } from "../version";
-import { json } from "./openapi";
+import { sample } from "./examples";
+import { createRoute, errorResponses, json, publicAccess } from "./openapi";
 
 const healthSchema = z
   .object({
     status: z.enum(["ok", "degraded"]),
-    version: z.string().openapi({ example: "0.2.0" }),
-    checks: z
-      .record(z.string(), z.enum(["ok", "failing"]))
-      .openapi({ description: "The control database (db) and each shard (shard_0 ...)", example: { db: "ok", shard_0: "ok", shard_1: "ok" } }),
+    version: z.string(),
+    checks: z.record(z.string(), z.enum(["ok", "failing"])).openapi({ description: "The control database (db) and each shard (shard_0, shard_1, ...)" }),
   })
   .openapi("Health");
 
 const health = createRoute({
   method: "get",
   path: "/health",
+  operationId: "getHealth",
   tags: ["Service"],
   summary: "Liveness and a check of every database (the control database and each shard), with the running version",
-  security: [],
-  responses: { 200: json(healthSchema, "Every check passed"), 503: json(healthSchema, "A check failed") },
+  security: publicAccess,
+  responses: {
+    200: json(healthSchema, "Every check passed", sample.health),
+    503: json(healthSchema, "A check failed", { ...sample.health, status: "degraded", checks: { db: "ok", shard_0: "ok", shard_1: "failing" } }),
+    ...errorResponses(400),
+  },
 });
 
 export function registerHealth(app: OpenAPIHono<AppEnv>) {

@@ -1,9 +1,9 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { generateNonce } from "web-bot-auth";
 import { publicEd25519, thumbprintOf, type AgentKey, type PublicJwk } from "../domain/agent-keys";
 import type { AgentRef } from "../domain/agent";
-import { errors } from "../domain/errors";
+import { errors, refusalError } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
 import { LIMITS } from "../domain/limits";
 import { settle } from "../http/agent-result";
@@ -16,7 +16,8 @@ import { identity } from "../http/wire/identity";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { fetchKeyDirectory } from "../net/key-directory";
 import { sidParam } from "./fields";
-import { bearer, errorResponses, json, jsonBody } from "./openapi";
+import { sample } from "./examples";
+import { bearer, createRoute, errorResponses, json, jsonBody, publicAccess } from "./openapi";
 
 // Identity level 2: the owner registers the agent's Ed25519 keys (as JWKs or a Web Bot Auth key
 // directory), asks for a challenge, and the agent proves control of a key by signing a request with
@@ -24,18 +25,20 @@ import { bearer, errorResponses, json, jsonBody } from "./openapi";
 
 /** A key directory is fetched again at a proof once its copy is this old. */
 export const DIRECTORY_TTL_MS = 3_600_000;
+const CHALLENGE_TTL_S = MAX_SIGNATURE_LIFETIME_S;
 
 const thumbprintParam = z.object({
   sid: sidParam.shape.sid,
   thumbprint: z
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, "thumbprint must be an RFC 7638 SHA-256 thumbprint (43 base64url characters)")
-    .openapi({ param: { name: "thumbprint", in: "path" } }),
+    .openapi({ param: { name: "thumbprint", in: "path", description: "The key's RFC 7638 thumbprint" } }),
 });
 
 const addKeys = createRoute({
   method: "post",
   path: "/agents/{sid}/keys",
+  operationId: "addAgentKeys",
   tags: ["Identity"],
   summary: "Register the agent's Ed25519 public key, or every Ed25519 key of its Web Bot Auth key directory (owner, at most 5)",
   description:
@@ -54,12 +57,25 @@ const addKeys = createRoute({
         .openapi("AddAgentKeys"),
     ),
   },
-  responses: { 201: json(identity.schemas.keys, "Registered"), ...errorResponses(400, 401, 403, 404, 409, 429, 502) },
+  responses: {
+    201: json(identity.schemas.keys, "Registered"),
+    ...errorResponses(
+      errors.invalid("Send exactly one of jwk or directory_url"),
+      401,
+      403,
+      404,
+      refusalError("too_many_keys"),
+      429,
+      errors.keyDirectoryFailed("the directory answered 404"),
+      errors.resolverUnavailable(),
+    ),
+  },
 });
 
 const listKeys = createRoute({
   method: "get",
   path: "/agents/{sid}/keys",
+  operationId: "listAgentKeys",
   tags: ["Identity"],
   summary: "The agent's registered keys (owner)",
   security: bearer,
@@ -71,24 +87,30 @@ const listKeys = createRoute({
 const removeKey = createRoute({
   method: "delete",
   path: "/agents/{sid}/keys/{thumbprint}",
+  operationId: "removeAgentKey",
   tags: ["Identity"],
   summary: "Remove one of the agent's keys; removing the proven key drops identity level 2 (owner)",
   security: bearer,
   middleware: [requireKey("identity:write")],
   request: { params: thumbprintParam },
-  responses: { 200: json(identity.schemas.proof, "Removed"), ...errorResponses(400, 401, 403, 404, 429) },
+  responses: { 200: json(identity.schemas.proof, "Removed", sample.keyRemoved), ...errorResponses(400, 401, 403, refusalError("key_not_found"), 429) },
 });
 
 const challenge = createRoute({
   method: "post",
   path: "/agents/{sid}/verify/signature/challenge",
+  operationId: "createSignatureChallenge",
   tags: ["Identity"],
   summary: "A fresh nonce for the agent to sign within 5 minutes, once (owner)",
   security: bearer,
   middleware: [requireKey("identity:write")],
   request: { params: sidParam },
   responses: {
-    200: json(z.object({ nonce: z.string().openapi({ description: "64 random bytes, base64: the signature's nonce" }), expires_in: z.number().int() }), "Challenge"),
+    200: json(
+      z.object({ nonce: z.string().openapi({ description: "64 random bytes, base64: the signature's nonce" }), expires_in: z.number().int() }),
+      "Challenge",
+      { nonce: "BwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRg==", expires_in: CHALLENGE_TTL_S },
+    ),
     ...errorResponses(400, 401, 403, 404, 429),
   },
 });
@@ -96,17 +118,20 @@ const challenge = createRoute({
 const prove = createRoute({
   method: "post",
   path: "/agents/{sid}/verify/signature",
+  operationId: "proveSignature",
   tags: ["Identity"],
   summary: "The agent proves control of a registered key: an HTTP Message Signature over the challenge (no API key; 10 attempts per hour)",
   description:
     'Signed per RFC 9421 as Web Bot Auth does: `Signature-Input` with `tag="web-bot-auth"`, `keyid` = the key\'s thumbprint, ' +
     '`alg="ed25519"`, `created` and `expires` at most 5 minutes apart, `nonce` = the challenge (single use), covering at least ' +
     "`@method`, `@authority` and `@path`. Success: identity level 2 (`Signature-Verified`).",
-  security: [],
-  responses: { 200: json(identity.schemas.proof, "Verified"), ...errorResponses(400, 401, 404, 429) },
+  security: publicAccess,
+  request: { params: sidParam },
+  responses: {
+    200: json(identity.schemas.proof, "Verified", sample.signatureProof),
+    ...errorResponses(400, refusalError("invalid_nonce"), 404, errors.tooManyVerifications(1800)),
+  },
 });
-
-const CHALLENGE_TTL_S = MAX_SIGNATURE_LIFETIME_S;
 
 /** Ed25519 keys of a directory (others ignored), named. */
 async function directoryKeys(c: Context<AppEnv>, raw: unknown, now: number): Promise<{ url: string; keys: AgentKey[] }> {

@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getKey, insertKey, listKeys, revokeKey, rotateKey } from "../db/keys";
 import { errors } from "../domain/errors";
 import { newApiKey } from "../domain/identifiers";
@@ -7,14 +7,17 @@ import { announceEpoch, authOf, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { keys as view } from "../http/wire/keys";
-import { idParam, pageQuery } from "./fields";
-import { bearer, errorResponses, json, jsonBody } from "./openapi";
+import { decimalId, pageQuery } from "./fields";
+import { nextCursor } from "../http/wire/common";
+import { sample } from "./examples";
+import { bearer, createRoute, errorResponses, json, jsonBody } from "./openapi";
 
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 
 const rotate = createRoute({
   method: "post",
   path: "/keys/rotate",
+  operationId: "rotateKey",
   tags: ["Keys"],
   summary: "Issue a new key with the calling key's scopes; the calling key stays valid for 24 hours",
   description:
@@ -23,7 +26,7 @@ const rotate = createRoute({
   security: bearer,
   middleware: [requireKey("keys:write")],
   responses: {
-    201: json(z.object({ key: view.schemas.issued, previous_key: view.schemas.key }), "Rotated"),
+    201: json(z.object({ key: view.schemas.issued, previous_key: view.schemas.key }), "Rotated", { key: sample.issuedKey, previous_key: sample.expiringKey }),
     ...errorResponses(401, 403, 429),
   },
 });
@@ -31,6 +34,7 @@ const rotate = createRoute({
 const create = createRoute({
   method: "post",
   path: "/keys",
+  operationId: "createKey",
   tags: ["Keys"],
   summary: "Create another key, with the same or narrower scopes than the calling key",
   security: bearer,
@@ -44,19 +48,20 @@ const create = createRoute({
       }),
     ),
   },
-  responses: { 201: json(z.object({ key: view.schemas.issued }), "Created"), ...errorResponses(400, 401, 403, 429) },
+  responses: { 201: json(z.object({ key: view.schemas.issued }), "Created", { key: sample.issuedKey }), ...errorResponses(400, 401, 403, 429) },
 });
 
 const list = createRoute({
   method: "get",
   path: "/keys",
+  operationId: "listKeys",
   tags: ["Keys"],
   summary: "The operator's keys, by prefix (never the keys themselves), oldest first (paginated)",
   security: bearer,
   middleware: [requireKey(null)],
   request: { query: z.object(pageQuery) },
   responses: {
-    200: json(z.object({ keys: z.array(view.schemas.key), next_cursor: z.string().nullable() }), "Keys"),
+    200: json(z.object({ keys: z.array(view.schemas.key), next_cursor: nextCursor }), "Keys", { keys: [sample.key], next_cursor: null }),
     ...errorResponses(400, 401, 429),
   },
 });
@@ -64,12 +69,16 @@ const list = createRoute({
 const revoke = createRoute({
   method: "delete",
   path: "/keys/{id}",
+  operationId: "revokeKey",
   tags: ["Keys"],
   summary: "Revoke one of the operator's keys at once (not its last lasting key)",
   security: bearer,
   middleware: [requireKey("keys:write")],
-  request: { params: idParam },
-  responses: { 200: json(z.object({ key: view.schemas.key }), "Revoked"), ...errorResponses(400, 401, 403, 404, 409, 429) },
+  request: { params: z.object({ id: decimalId("id", "The key's id (GET /keys lists them)") }) },
+  responses: {
+    200: json(z.object({ key: view.schemas.key }), "Revoked", { key: sample.revokedKey }),
+    ...errorResponses(errors.badId(), 401, 403, errors.keyNotFound(), errors.lastKey(), 429),
+  },
 });
 
 export function registerKeys(app: OpenAPIHono<AppEnv>) {

@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { readAgentRows, scoreOfRow, type AgentRow } from "../db/agents";
 import { listOperatorAgents } from "../db/directory";
 import { getOperator } from "../db/operators";
@@ -9,11 +9,12 @@ import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { formA, meSchema } from "../http/wire/form-a";
 import { pageQuery } from "./fields";
-import { bearer, errorResponses, json } from "./openapi";
+import { bearer, createRoute, errorResponses, json } from "./openapi";
 
 const me = createRoute({
   method: "get",
   path: "/me",
+  operationId: "getMe",
   tags: ["Operators"],
   summary: "The calling operator's profile and its agents, oldest first (paginated)",
   security: bearer,

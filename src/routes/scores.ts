@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { type OpenAPIHono } from "@hono/zod-openapi";
 import { agentReport, agentScore } from "../http/agents";
 import type { AppEnv } from "../http/context";
 import { requireKey } from "../http/auth";
@@ -7,41 +7,52 @@ import { wire } from "../http/wire";
 import { schemas as a } from "../http/wire/form-a";
 import { schemas as b } from "../http/wire/form-b";
 import { sidParam } from "./fields";
-import { apiVersionHeader, bearer, errorResponses, json } from "./openapi";
+import { bearer, byForm, createRoute, errorResponses, json, publicAccess } from "./openapi";
 
 const score = createRoute({
   method: "get",
   path: "/score/{sid}",
+  operationId: "getScore",
   tags: ["Scores"],
-  summary: "The agent's full score",
+  summary: "The agent's full score: composite, dimensions, confidence, recommendation and reasons",
   security: bearer,
   middleware: [requireKey("agents:read")],
-  request: { params: sidParam, headers: apiVersionHeader },
-  responses: { 200: json(z.union([a.score, b.score]), "Score (Form A or B)"), ...errorResponses(400, 401, 403, 404, 429) },
+  request: { params: sidParam },
+  responses: { 200: json(byForm({ A: a.score, B: b.score }), "The score"), ...errorResponses(400, 401, 403, 404, 429) },
 });
+
+const PUBLIC_CACHE = "public, max-age=60";
 
 const publicScore = createRoute({
   method: "get",
   path: "/score/{sid}/public",
+  operationId: "getPublicScore",
   tags: ["Scores"],
-  summary: "The agent's reduced public score (no key, 5 per hour per IP)",
+  summary: "The agent's reduced public score, for display",
+  description: "Made for web pages: any origin may read it, and a browser or CDN may keep it a minute.",
+  security: publicAccess,
   middleware: [publicLimit("publicScore")],
-  request: { params: sidParam, headers: apiVersionHeader },
-  responses: { 200: json(z.union([a.publicScore, b.publicScore]), "Public score (Form A or B)"), ...errorResponses(400, 404, 429) },
+  request: { params: sidParam },
+  responses: {
+    200: {
+      ...json(byForm({ A: a.publicScore, B: b.publicScore }), "The public score"),
+      headers: { Vary: { description: "The body depends on API-Version", required: true, schema: { type: "string", enum: ["API-Version"] } } },
+    },
+    ...errorResponses(400, 404, 429),
+  },
 });
 
 const report = createRoute({
   method: "get",
   path: "/report/{sid}",
+  operationId: "getReport",
   tags: ["Scores"],
-  summary: "The agent's full report: score, operator, history, transactions",
+  summary: "The agent's full report: score, operator, score and configuration history, transactions, open disputes",
   security: bearer,
   middleware: [requireKey("agents:read")],
-  request: { params: sidParam, headers: apiVersionHeader },
-  responses: { 200: json(z.union([a.report, b.report]), "Report (Form A or B)"), ...errorResponses(400, 401, 403, 404, 429) },
+  request: { params: sidParam },
+  responses: { 200: json(byForm({ A: a.report, B: b.report }), "The report"), ...errorResponses(400, 401, 403, 404, 429) },
 });
-
-const PUBLIC_CACHE = "public, max-age=60";
 
 export function registerScores(app: OpenAPIHono<AppEnv>) {
   app.openapi(score, async (c) => {
@@ -50,7 +61,6 @@ export function registerScores(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(publicScore, async (c) => {
     const found = await agentScore(c, c.req.valid("param").sid);
-    // Made for web pages: a browser or CDN may keep it a minute; the form depends on API-Version.
     return c.json(wire(c).publicScore(found), 200, { "Cache-Control": PUBLIC_CACHE, Vary: "API-Version" });
   });
 

@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SID_PATTERN } from "../domain/identifiers";
 import { MODEL, OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/model";
 import type { AppEnv } from "../http/context";
@@ -12,9 +12,10 @@ import { MISSING } from "../http/validation";
 import { wire } from "../http/wire";
 import { formA, transactionListSchema, transactionSchema } from "../http/wire/form-a";
 import { transactionSchemaB } from "../http/wire/form-b";
-import { jsonObject, pageQuery, requiredString, sidParam } from "./fields";
+import { errors, refusalError } from "../domain/errors";
+import { idempotencyHeader, jsonObject, pageQuery, requiredString, sidParam } from "./fields";
 import { MAX_RECEIPT_LENGTH } from "../domain/receipts";
-import { bearer, errorResponses, json, jsonBody } from "./openapi";
+import { bearer, byForm, createRoute, errorResponses, json, jsonBody } from "./openapi";
 
 const isAbsent = (input: unknown) => input === undefined || input === null;
 
@@ -52,26 +53,31 @@ const transactionBody = z
 const report = createRoute({
   method: "post",
   path: "/transactions",
+  operationId: "reportTransaction",
   tags: ["Transactions"],
-  summary: "Report a transaction outcome; the agent's scores update from it",
+  summary: "Report a transaction outcome with an agent; its scores update from it",
+  description:
+    "Any operator may report. Stability always moves with the outcome; each signal supplied (0-1000) moves its own dimension. " +
+    "Reports by the agent's own operator weigh less. Idempotent with `Idempotency-Key` (kept 24 hours per operator and agent).",
   security: bearer,
   middleware: [requireKey("transactions:write")],
-  request: {
-    headers: z.object({ "idempotency-key": z.string().optional().openapi({ param: { name: "idempotency-key", in: "header" } }) }),
-    body: jsonBody(transactionBody),
+  request: { headers: idempotencyHeader, body: jsonBody(transactionBody) },
+  responses: {
+    201: json(byForm({ A: transactionSchema, B: transactionSchemaB }), "Recorded"),
+    ...errorResponses(errors.missingFields(["sid", "transactionType", "outcome"]), 401, 403, errors.agentNotFound(), refusalError("suspended"), 413, 422, 429),
   },
-  responses: { 201: json(z.union([transactionSchema, transactionSchemaB]), "Recorded (Form B: dimensions on 0.0-1.0)"), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
 });
 
 const list = createRoute({
   method: "get",
   path: "/agents/{sid}/transactions",
+  operationId: "listAgentTransactions",
   tags: ["Transactions"],
   summary: "The agent's reports, newest first (owner; paginated): outcome, evidence and status, never the reporter",
   security: bearer,
   middleware: [requireKey("agents:read")],
   request: { params: sidParam, query: z.object(pageQuery) },
-  responses: { 200: json(transactionListSchema, "Reports"), ...errorResponses(400, 401, 403, 404, 429) },
+  responses: { 200: json(transactionListSchema, "Reports"), ...errorResponses(400, 401, errors.notOwner(), 404, 429) },
 });
 
 export function registerTransactions(app: OpenAPIHono<AppEnv>) {

@@ -1,6 +1,7 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { errors } from "../domain/errors";
+import { IDENTITY_LABELS } from "../domain/agent-keys";
+import { errors, refusalError } from "../domain/errors";
 import { newToken, sha256Hex, SID_PATTERN, TOKEN_PATTERN } from "../domain/identifiers";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
@@ -10,11 +11,13 @@ import { LIMITS } from "../domain/limits";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverChallenge } from "../net/delivery";
 import { locate, ownedAgent, scorerOf } from "../http/agents";
+import { identityLabel, identityLevel } from "../http/wire/common";
 import { sidParam } from "./fields";
-import { bearer, errorResponses, json, jsonBody } from "./openapi";
+import { bearer, createRoute, errorResponses, json, jsonBody } from "./openapi";
 
 export const CHALLENGE_TTL_SECONDS = 600;
-export const IDENTITY_LABELS = ["Unverified", "Callback-Verified", "Signature-Verified"] as const;
+const SENT = { message: "Challenge token sent to callbackUrl. Confirm it within 10 minutes.", expires_in: CHALLENGE_TTL_SECONDS };
+const VERIFIED = { message: "Identity verified by callback challenge", identity_level: 1, identity_label: IDENTITY_LABELS[1] };
 
 /**
  * Runs before the body is even parsed: the owner check, then the attempt is counted (3 per hour per
@@ -35,8 +38,12 @@ const countAttempt: MiddlewareHandler<AppEnv> = async (c, next) => {
 const verify = createRoute({
   method: "post",
   path: "/agents/{sid}/verify",
+  operationId: "startCallbackVerification",
   tags: ["Verification"],
-  summary: "Send a challenge token to the agent's HTTPS callback (owner, 3 attempts per hour)",
+  summary: "Send a challenge token to the agent's HTTPS callback (owner, 3 attempts per hour per agent)",
+  description:
+    "The service POSTs `{challenge_token, sid}` to callbackUrl (https, port 443, public addresses only, 10-second timeout, " +
+    "no redirects). Every attempt by the owner counts, whatever its outcome.",
   security: bearer,
   middleware: [requireKey("verify:write"), countAttempt],
   request: {
@@ -51,14 +58,23 @@ const verify = createRoute({
     ),
   },
   responses: {
-    202: json(z.object({ message: z.string(), expires_in: z.number() }), "Challenge delivered"),
-    ...errorResponses(400, 401, 403, 404, 429, 502),
+    202: json(z.object({ message: z.string(), expires_in: z.number().int() }), "Challenge delivered", SENT),
+    ...errorResponses(
+      errors.invalid("callbackUrl must use HTTPS"),
+      401,
+      errors.notOwner(),
+      404,
+      errors.tooManyVerifications(1800),
+      errors.callbackFailed(),
+      errors.resolverUnavailable(),
+    ),
   },
 });
 
 const confirm = createRoute({
   method: "post",
   path: "/agents/{sid}/verify/confirm",
+  operationId: "confirmCallbackVerification",
   tags: ["Verification"],
   summary: "Return the delivered challenge token; raises the agent to identity level 1 (owner)",
   security: bearer,
@@ -74,8 +90,8 @@ const confirm = createRoute({
     ),
   },
   responses: {
-    200: json(z.object({ message: z.string(), identity_level: z.number(), identity_label: z.string() }), "Verified"),
-    ...errorResponses(400, 401, 403, 404, 429),
+    200: json(z.object({ message: z.string(), identity_level: identityLevel, identity_label: identityLabel }), "Verified", VERIFIED),
+    ...errorResponses(refusalError("invalid_challenge"), 401, errors.notOwner(), 404, 429),
   },
 });
 
@@ -100,7 +116,7 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
       await scorer.voidChallenge(ref, tokenHash);
       throw errors.callbackFailed();
     }
-    return c.json({ message: "Challenge token sent to callbackUrl. Confirm it within 10 minutes.", expires_in: CHALLENGE_TTL_SECONDS }, 202);
+    return c.json(SENT, 202);
   });
 
   app.openapi(confirm, async (c) => {

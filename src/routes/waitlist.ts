@@ -1,28 +1,35 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { db } from "../db/client";
-import { waitlist } from "../db/control-schema";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { joinWaitlist } from "../db/waitlist";
 import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
-import { emailField } from "./applications";
-import { errorResponses, json, jsonBody } from "./openapi";
+import { emailField, INVALID_EMAIL } from "./applications";
+import { errors } from "../domain/errors";
+import { WAITLIST_ROLES } from "../domain/waitlist";
+import { createRoute, errorResponses, json, jsonBody, publicAccess } from "./openapi";
 
-export const ROLES = ["operator", "platform", "developer", "other"] as const;
+const JOINED = { success: true, message: "You are on the waitlist. We will be in touch." };
 
 const join = createRoute({
   method: "post",
   path: "/waitlist",
+  operationId: "joinWaitlist",
   tags: ["Waitlist"],
-  summary: "Join the early-access waitlist (public, 5 per minute per IP)",
+  summary: "Join the early-access waitlist",
+  description: "A repeated address is kept once and answered the same way.",
+  security: publicAccess,
   middleware: [publicLimit("waitlist")],
   request: {
     body: jsonBody(
       z.object({
         email: emailField,
-        role: z.enum(ROLES, { error: `role must be one of: ${ROLES.join(", ")}` }).nullish(),
+        role: z.enum(WAITLIST_ROLES, { error: `role must be one of: ${WAITLIST_ROLES.join(", ")}` }).nullish(),
       }),
     ),
   },
-  responses: { 201: json(z.object({ success: z.boolean(), message: z.string() }), "On the list"), ...errorResponses(400, 413, 429) },
+  responses: {
+    201: json(z.object({ success: z.boolean(), message: z.string() }), "On the list", JOINED),
+    ...errorResponses(errors.invalid(INVALID_EMAIL), 413, 429),
+  },
 });
 
 export function registerWaitlist(app: OpenAPIHono<AppEnv>) {
@@ -30,10 +37,7 @@ export function registerWaitlist(app: OpenAPIHono<AppEnv>) {
     const { email, role } = c.req.valid("json");
     // A repeated address is stored once and answered the same way: the reply never tells whether
     // an address was already on the list.
-    await db(c.get("db"))
-      .insert(waitlist)
-      .values({ email, role: role ?? null, createdAt: new Date(c.get("deps").now()).toISOString() })
-      .onConflictDoNothing();
-    return c.json({ success: true, message: "You are on the waitlist. We will be in touch." }, 201);
+    await joinWaitlist(c.get("db"), { email, role: role ?? null, createdAt: new Date(c.get("deps").now()).toISOString() });
+    return c.json(JOINED, 201);
   });
 }

@@ -1,4 +1,4 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteWatch, deleteWebhook, getWatch, getWebhook, insertWatch, insertWebhook, listDeliveries, listWatches, listWebhooks, resealWebhook, webhooksAfter } from "../db/webhooks";
 import { errors } from "../domain/errors";
@@ -11,7 +11,9 @@ import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { webhookWire as view } from "../http/wire/webhooks";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { decimalId, pageQuery, sidParam } from "./fields";
-import { adminSecurity, bearer, errorResponses, json, jsonBody } from "./openapi";
+import { nextCursor, sid } from "../http/wire/common";
+import { sample } from "./examples";
+import { adminSecurity, bearer, createRoute, errorResponses, json, jsonBody } from "./openapi";
 
 export const MAX_WEBHOOKS = 10;
 export const MAX_WATCHES = 1_000;
@@ -21,6 +23,7 @@ const DELIVERY_DAYS = 7;
 const createWebhook = createRoute({
   method: "post",
   path: "/webhooks",
+  operationId: "createWebhook",
   tags: ["Notifications"],
   summary: "Register an HTTPS endpoint for events (at most 10 per operator); the signing secret is shown once",
   description:
@@ -42,83 +45,102 @@ const createWebhook = createRoute({
         .openapi("CreateWebhook"),
     ),
   },
-  responses: { 201: json(view.schemas.created, "Registered"), ...errorResponses(400, 401, 403, 409, 429, 503) },
+  responses: {
+    201: json(view.schemas.created, "Registered"),
+    ...errorResponses(400, 401, 403, errors.tooManyWebhooks(MAX_WEBHOOKS), 429, errors.webhooksNotConfigured()),
+  },
 });
 
-const webhookList = z.object({ webhooks: z.array(view.schemas.webhook), next_cursor: z.string().nullable() });
+const webhookList = z.object({ webhooks: z.array(view.schemas.webhook), next_cursor: nextCursor });
 const listHooks = createRoute({
   method: "get",
   path: "/webhooks",
+  operationId: "listWebhooks",
   tags: ["Notifications"],
   summary: "The operator's webhook endpoints (paginated)",
   security: bearer,
   middleware: [requireKey(null)],
   request: { query: z.object(pageQuery) },
-  responses: { 200: json(webhookList, "Endpoints"), ...errorResponses(400, 401, 429) },
+  responses: { 200: json(webhookList, "Endpoints", { webhooks: [sample.webhook], next_cursor: null }), ...errorResponses(400, 401, 429) },
 });
 
-const idParam = z.object({ id: decimalId() });
+const idParam = z.object({ id: decimalId("id", "The webhook's id") });
 const removeHook = createRoute({
   method: "delete",
   path: "/webhooks/{id}",
+  operationId: "deleteWebhook",
   tags: ["Notifications"],
   summary: "Remove an endpoint; its pending deliveries are dropped",
   security: bearer,
   middleware: [requireKey("webhooks:write")],
   request: { params: idParam },
-  responses: { 200: json(z.object({ id: z.number().int() }), "Removed"), ...errorResponses(400, 401, 403, 404, 429) },
+  responses: {
+    200: json(z.object({ id: z.number().int() }), "Removed", { id: sample.webhook.id }),
+    ...errorResponses(errors.badId(), 401, 403, errors.webhookNotFound(), 429),
+  },
 });
 
 const deliveries = createRoute({
   method: "get",
   path: "/webhooks/{id}/deliveries",
+  operationId: "listWebhookDeliveries",
   tags: ["Notifications"],
   summary: "The endpoint's deliveries of the last 7 days, newest first (paginated)",
   security: bearer,
   middleware: [requireKey(null)],
   request: { params: idParam, query: z.object(pageQuery) },
   responses: {
-    200: json(z.object({ deliveries: z.array(view.schemas.delivery), next_cursor: z.string().nullable() }), "Deliveries"),
-    ...errorResponses(400, 401, 404, 429),
+    200: json(z.object({ deliveries: z.array(view.schemas.delivery), next_cursor: nextCursor }), "Deliveries", { deliveries: [sample.delivery], next_cursor: null }),
+    ...errorResponses(400, 401, errors.webhookNotFound(), 429),
   },
 });
 
 const watch = createRoute({
   method: "post",
   path: "/watches",
+  operationId: "watchAgent",
   tags: ["Notifications"],
   summary: "Watch an agent you deal with: your endpoints receive its score.changed events (at most 1,000)",
   security: bearer,
   middleware: [requireKey("webhooks:write")],
   request: { body: jsonBody(z.object({ sid: sidParam.shape.sid }).openapi("CreateWatch")) },
-  responses: { 201: json(view.schemas.watch, "Watching"), ...errorResponses(400, 401, 403, 404, 409, 429) },
+  responses: {
+    201: json(view.schemas.watch, "Watching"),
+    ...errorResponses(400, 401, 403, errors.agentNotFound(), errors.tooManyWatches(MAX_WATCHES), 429),
+  },
 });
 
 const watchList = createRoute({
   method: "get",
   path: "/watches",
+  operationId: "listWatches",
   tags: ["Notifications"],
   summary: "The agents the operator watches (paginated)",
   security: bearer,
   middleware: [requireKey(null)],
   request: { query: z.object(pageQuery) },
-  responses: { 200: json(z.object({ watches: z.array(view.schemas.watch), next_cursor: z.string().nullable() }), "Watches"), ...errorResponses(400, 401, 429) },
+  responses: {
+    200: json(z.object({ watches: z.array(view.schemas.watch), next_cursor: nextCursor }), "Watches", { watches: [sample.watch], next_cursor: null }),
+    ...errorResponses(400, 401, 429),
+  },
 });
 
 const unwatch = createRoute({
   method: "delete",
   path: "/watches/{sid}",
+  operationId: "unwatchAgent",
   tags: ["Notifications"],
   summary: "Stop watching an agent",
   security: bearer,
   middleware: [requireKey("webhooks:write")],
   request: { params: sidParam },
-  responses: { 200: json(z.object({ sid: z.string() }), "Stopped"), ...errorResponses(400, 401, 403, 404, 429) },
+  responses: { 200: json(z.object({ sid }), "Stopped", { sid: sample.watch.sid }), ...errorResponses(400, 401, 403, errors.notWatching(), 429) },
 });
 
 const reseal = createRoute({
   method: "post",
   path: "/admin/webhooks/reseal",
+  operationId: "resealWebhookSecrets",
   tags: ["Admin"],
   summary: "Seal a page of webhook secrets again under WEBHOOK_SECRET_KEY (after a rotation), oldest first",
   description:
@@ -228,7 +250,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
 
   app.openapi(unwatch, async (c) => {
     const removed = await deleteWatch(c.get("db"), authOf(c).operatorId, c.req.valid("param").sid);
-    if (!removed) throw errors.notFound("Not watching this agent");
+    if (!removed) throw errors.notWatching();
     return c.json({ sid: removed.sid }, 200);
   });
 }

@@ -1,22 +1,9 @@
-// Global setup of the browser tests: finds Chromium, then runs the service under `wrangler dev` on
-// free ports with throw-away state (its own persist directory with the D1 migrations applied, its
-// own dev registry, a random ADMIN_TOKEN), so a developer's `npm start` and local data are never
-// touched. Without Chromium the tests are skipped, except under CI, where each of them fails.
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { migrateLocally } from "../../scripts/d1.mjs";
-import { secretVarArgs } from "../../scripts/local-secrets.mjs";
+// Global setup of the browser tests: finds Chromium, then runs the service under `wrangler dev`
+// (test/wrangler-dev.mjs). Without Chromium the tests are skipped, except under CI, where each of
+// them fails.
+import { existsSync } from "node:fs";
+import { startService } from "../wrangler-dev.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const bin = join(root, "node_modules", ".bin");
-const wrangler = join(bin, process.platform === "win32" ? "wrangler.cmd" : "wrangler");
-const HOST = "127.0.0.1";
-const START_TIMEOUT_MS = 90_000;
 const CHROMIUM_PATHS = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 
 const inCi = () => Boolean(process.env.CI) && !["false", "0"].includes(process.env.CI.toLowerCase());
@@ -25,19 +12,6 @@ function findChromium() {
   const candidates = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : CHROMIUM_PATHS;
   return candidates.find((path) => existsSync(path)) ?? null;
 }
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export default async function setup(project) {
   const chromium = findChromium();
@@ -53,73 +27,7 @@ export default async function setup(project) {
     return;
   }
 
-  const temp = mkdtempSync(join(tmpdir(), "trust-browser-"));
-  const persistTo = join(temp, "state");
-  const adminToken = randomBytes(24).toString("hex");
-  const env = {
-    ...process.env,
-    // wrangler and the Node 22 shim from node_modules/.bin, whatever `node` runs vitest.
-    PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`,
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    WRANGLER_SEND_METRICS: "false",
-    WRANGLER_REGISTRY_PATH: join(temp, "registry"),
-    CI: "true",
-    NO_COLOR: "1",
-  };
-
-  try {
-    migrateLocally(wrangler, root, env, ["--persist-to", persistTo]);
-  } catch (err) {
-    rmSync(temp, { recursive: true, force: true });
-    throw err;
-  }
-
-  const [port, inspector] = await Promise.all([freePort(), freePort()]);
-  const args = ["dev", "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...secretVarArgs("browser-test"), "--log-level", "warn"];
-  // Its own process group (wrangler starts workerd children), so one signal ends them all.
-  const dev = spawn(wrangler, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const keep = (chunk) => (output = (output + chunk).slice(-8000));
-  dev.stdout.on("data", keep);
-  dev.stderr.on("data", keep);
-  let exited = false;
-  const gone = new Promise((resolve) => dev.on("exit", () => resolve((exited = true))));
-
-  const stop = async () => {
-    if (!exited) {
-      try {
-        process.kill(-dev.pid, "SIGTERM");
-      } catch {}
-      if (!(await Promise.race([gone, sleep(5000).then(() => false)]))) {
-        try {
-          process.kill(-dev.pid, "SIGKILL");
-        } catch {}
-      }
-    }
-    rmSync(temp, { recursive: true, force: true });
-  };
-
-  const url = `http://${HOST}:${port}`;
-  const until = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (exited) {
-      await stop();
-      throw new Error(`wrangler dev exited during start-up:\n${output}`);
-    }
-    try {
-      const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) {
-      await stop();
-      throw new Error(`wrangler dev was not ready within ${START_TIMEOUT_MS / 1000} s:\n${output}`);
-    }
-    await sleep(250);
-  }
-
+  const { url, adminToken, stop } = await startService("browser-test");
   project.provide("browser", { chromium, url, adminToken });
   return stop;
 }

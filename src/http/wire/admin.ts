@@ -1,6 +1,9 @@
 // The admin interface's payloads (the same in both forms: admins are not API clients).
 import { z } from "@hono/zod-openapi";
+import { APPLICATION_STATUSES, type ApplicationStatus } from "../../domain/applications";
 import { TIER_NAMES, type Tier } from "../../domain/limits";
+import { WAITLIST_ROLES, type WaitlistRole } from "../../domain/waitlist";
+import { timestamp } from "./common";
 
 const application = z
   .object({
@@ -9,8 +12,8 @@ const application = z
     email: z.string(),
     company: z.string().nullable(),
     reason: z.string().nullable(),
-    status: z.enum(["pending", "approved", "rejected"]),
-    created_at: z.string(),
+    status: z.enum(APPLICATION_STATUSES),
+    created_at: timestamp,
   })
   .openapi("Application");
 
@@ -23,9 +26,13 @@ const operator = z
     verified: z.boolean(),
     rate_limit_per_minute: z.number().int().nullable(),
     rate_limit_per_day: z.number().int().nullable(),
-    created_at: z.string(),
+    created_at: timestamp,
   })
   .openapi("AdminOperator");
+
+const waitlistEntry = z
+  .object({ email: z.string(), role: z.enum(WAITLIST_ROLES).nullable(), created_at: timestamp })
+  .openapi("WaitlistEntry");
 
 interface ApplicationRow {
   id: number;
@@ -33,7 +40,7 @@ interface ApplicationRow {
   email: string;
   company: string | null;
   reason: string | null;
-  status: "pending" | "approved" | "rejected";
+  status: ApplicationStatus;
   createdAt: string;
 }
 interface OperatorRow {
@@ -47,8 +54,15 @@ interface OperatorRow {
   createdAt: string;
 }
 
+interface WaitlistRow {
+  email: string;
+  /** Checked against WAITLIST_ROLES by POST /waitlist, its only writer. */
+  role: string | null;
+  createdAt: string;
+}
+
 export const admin = {
-  schemas: { application, operator },
+  schemas: { application, operator, waitlistEntry },
   application: (a: ApplicationRow): z.infer<typeof application> => ({
     id: a.id,
     name: a.name,
@@ -68,4 +82,5 @@ export const admin = {
     rate_limit_per_day: o.rateLimitPerDay,
     created_at: o.createdAt,
   }),
+  waitlistEntry: (w: WaitlistRow): z.infer<typeof waitlistEntry> => ({ email: w.email, role: w.role as WaitlistRole | null, created_at: w.createdAt }),
 };

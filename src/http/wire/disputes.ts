@@ -2,18 +2,19 @@
 // same in both forms.
 import { z } from "@hono/zod-openapi";
 import { DISPUTE_OUTCOMES, DISPUTE_STATUSES, type Dispute } from "../../domain/disputes";
+import { sid, timestamp } from "./common";
 
 const dispute = z
   .object({
     id: z.number().int().openapi({ description: "The disputed report's transaction id: one dispute per report" }),
     transaction_id: z.number().int(),
-    sid: z.string(),
+    sid,
     status: z.enum(DISPUTE_STATUSES),
     reason: z.string(),
     statement: z.string().nullable(),
-    opened_at: z.string(),
-    respond_by: z.string().openapi({ description: "The reporter answers by then; else the dispute goes to the admins" }),
-    resolved_at: z.string().nullable(),
+    opened_at: timestamp,
+    respond_by: timestamp.openapi({ description: "The reporter answers by then; else the dispute goes to the admins" }),
+    resolved_at: timestamp.nullable(),
     outcome: z.enum(DISPUTE_OUTCOMES).nullable(),
     resolved_by: z.enum(["reporter", "admin"]).nullable(),
     reporter_note: z.string().nullable(),

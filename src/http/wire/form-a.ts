@@ -1,17 +1,20 @@
 // Form A: the default wire format, with the spec's exact field names.
 import { z } from "@hono/zod-openapi";
+import { CONFIG_HISTORY_LIMIT, SCORE_HISTORY_LIMIT } from "../../db/agents";
 import type { ApiError } from "../../domain/errors";
+import { AGENT_STATUSES, SCORE_EVENT_TYPES } from "../../domain/agent";
 import type { ScoreView } from "../../domain/model";
 import { IDENTITY_LABELS } from "../../domain/agent-keys";
+import { DISPUTE_STATUSES } from "../../domain/disputes";
 import { RECEIPT_REFUSALS } from "../../domain/receipts";
-import { OUTCOMES } from "../../domain/model";
-import type { AgentReport, AgentScore, AgentSummary, ConfigUpdated, OperatorProfile, Registration, TransactionEntry, TransactionRecorded } from "../../domain/views";
+import { CHANGE_TYPES, OUTCOMES } from "../../domain/model";
+import { TRANSACTION_STATUSES, type AgentReport, type AgentScore, type AgentSummary, type ConfigUpdated, type OperatorProfile, type Registration, type TransactionEntry, type TransactionRecorded } from "../../domain/views";
+import { confidence, errorA, identityLabel, identityLevel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 
-const confidence = z.enum(["low", "medium", "high"]);
-const recommendation = z.enum(["clear", "review", "caution"]);
-const scoreValue = z.number().int().min(0).max(1000);
-const reasons = z.array(z.string()).openapi({ description: "Up to 4 reason codes, most important first" });
-const operator = z.object({ name: z.string(), score: z.number(), verified: z.boolean() }).nullable();
+const operator = z
+  .object({ name: z.string(), score: scoreValue.openapi({ description: "The operator score" }), verified: z.boolean() })
+  .nullable()
+  .openapi({ description: "The owning operator; null until a self-registered agent is claimed" });
 const dimensions = z.object({
   reliability: scoreValue,
   quality: scoreValue,
@@ -19,23 +22,28 @@ const dimensions = z.object({
   security: scoreValue,
   stability: scoreValue,
 });
+const EVIDENCE = ["receipt", "none"] as const;
+const fingerprint = z.string().openapi({ description: "SHA-256 (hex) of the canonical configuration" });
+const changeType = z.enum(CHANGE_TYPES).nullable().openapi({ description: "The most severe change found; null when nothing changed" });
+/** The disputes an owner has not seen resolved: open or waiting for the admins. */
+const UNRESOLVED = DISPUTE_STATUSES.filter((s) => s !== "resolved") as ["open", "escalated"];
 
 export const schemas = {
-  error: z.object({ error: z.string(), request_id: z.string() }).openapi("ErrorA"),
+  error: errorA,
   registration: z
     .object({
-      sid: z.string(),
+      sid,
       name: z.string(),
       composite_score: scoreValue,
       confidence,
-      fingerprint: z.string(),
+      fingerprint,
       message: z.string(),
-      claim_token: z.string().optional().openapi({ description: "Self-registration only; shown once" }),
+      claim_token: z.string().regex(/^[0-9a-f]{64}$/).optional().openapi({ description: "Self-registration only; shown once" }),
     })
     .openapi("RegistrationA"),
   score: z
     .object({
-      sid: z.string(),
+      sid,
       agent_name: z.string(),
       composite_score: scoreValue,
       ...dimensions.shape,
@@ -43,71 +51,78 @@ export const schemas = {
       recommendation,
       reasons,
       operator,
-      config_fingerprint: z.string(),
-      identity_level: z.number().int(),
-      identity_label: z.enum(IDENTITY_LABELS),
+      config_fingerprint: fingerprint,
+      identity_level: identityLevel,
+      identity_label: identityLabel,
       identity_key: z.string().nullable().openapi({ description: "The proven key's RFC 7638 thumbprint at identity level 2" }),
-      last_updated: z.string(),
+      last_updated: timestamp,
     })
     .openapi("ScoreA"),
   publicScore: z
     .object({
-      sid: z.string(),
+      sid,
       agent_name: z.string(),
       composite_score: scoreValue,
       confidence,
       recommendation,
-      identity_level: z.number().int(),
+      identity_level: identityLevel,
       operator_name: z.string().nullable(),
     })
     .openapi("PublicScoreA"),
   report: z
     .object({
-      sid: z.string(),
+      sid,
       agent_name: z.string(),
       description: z.string().nullable(),
-      status: z.string(),
+      status: z.enum(AGENT_STATUSES),
       current_score: z.object({ composite: scoreValue, ...dimensions.shape, confidence, recommendation }),
       reasons,
-      identity_level: z.number().int(),
-      identity_label: z.enum(IDENTITY_LABELS),
+      identity_level: identityLevel,
+      identity_label: identityLabel,
       identity_key: z.string().nullable(),
       operator,
-      score_history: z.array(
-        z.object({
-          composite: scoreValue,
-          ...dimensions.shape,
-          event_type: z.string(),
-          timestamp: z.string(),
-          transaction_id: z.number().int().nullable().openapi({ description: "The report behind a transaction event; null for other events" }),
-          evidence: z.enum(["receipt", "none"]).nullable().openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
-          status: z.enum(["active", "disputed", "withdrawn"]).nullable().openapi({ description: "Whether the report still counts: withdrawn after a dispute, it does not" }),
-        }),
-      ),
-      config_history: z.array(
-        z.object({
-          fingerprint: z.string(),
-          model_provider: z.string(),
-          model_name: z.string(),
-          change_type: z.string().nullable(),
-          timestamp: z.string(),
-        }),
-      ),
-      transaction_summary: z.object({ total: z.number().int(), outcomes: z.record(z.string(), z.number().int()) }),
+      score_history: z
+        .array(
+          z.object({
+            composite: scoreValue,
+            ...dimensions.shape,
+            event_type: z.enum(SCORE_EVENT_TYPES),
+            timestamp,
+            transaction_id: z.number().int().nullable().openapi({ description: "The report a transaction event recorded; null for other events" }),
+            evidence: z.enum(EVIDENCE).nullable().openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
+            status: z.enum(TRANSACTION_STATUSES).nullable().openapi({ description: "Whether the report still counts" }),
+          }),
+        )
+        .openapi({ description: `The last ${SCORE_HISTORY_LIMIT} events, newest first` }),
+      config_history: z
+        .array(
+          z.object({
+            fingerprint,
+            model_provider: z.string(),
+            model_name: z.string(),
+            change_type: changeType.openapi({ description: "null for the configuration the agent registered with" }),
+            timestamp,
+          }),
+        )
+        .openapi({ description: `The last ${CONFIG_HISTORY_LIMIT} configurations, newest first` }),
+      transaction_summary: z.object({
+        total: z.number().int().min(0),
+        outcomes: z.partialRecord(z.enum(OUTCOMES), z.number().int().min(0)).openapi({ description: "Reports per outcome; outcomes never reported are absent" }),
+      }),
       disputes: z
         .array(
           z.object({
             id: z.number().int(),
             transaction_id: z.number().int(),
-            status: z.enum(["open", "escalated"]),
+            status: z.enum(UNRESOLVED),
             reason: z.string(),
             statement: z.string().nullable(),
-            opened_at: z.string(),
-            respond_by: z.string(),
+            opened_at: timestamp,
+            respond_by: timestamp,
           }),
         )
         .openapi({ description: "Disputes of the agent's reports not yet resolved, with the owner's statement" }),
-      last_updated: z.string(),
+      last_updated: timestamp,
     })
     .openapi("ReportA"),
   updatedScores: z.object({ composite_score: scoreValue, dimensions, confidence, recommendation }),
@@ -127,9 +142,9 @@ export const transactionSchema = z
 export const configSchema = z
   .object({
     change_detected: z.boolean(),
-    change_type: z.string().nullable(),
+    change_type: changeType,
     updated_scores: schemas.updatedScores,
-    fingerprint_hash: z.string(),
+    fingerprint_hash: fingerprint,
     message: z.string(),
   })
   .openapi("ConfigUpdatedA");
@@ -140,25 +155,25 @@ export const meSchema = z
       id: z.number().int(),
       name: z.string(),
       email: z.string(),
-      operator_score: z.number().int(),
+      operator_score: scoreValue,
       verified: z.boolean(),
-      api_key_prefix: z.string(),
-      created_at: z.string(),
+      api_key_prefix: z.string().regex(/^[0-9a-f]{8}$/).openapi({ description: "The first 8 hex characters of the calling key" }),
+      created_at: timestamp,
     }),
     agents: z.array(
       z.object({
-        sid: z.string(),
+        sid,
         name: z.string(),
         description: z.string().nullable(),
         composite_score: scoreValue,
         confidence,
         recommendation,
-        status: z.enum(["active", "suspended"]),
-        identity_level: z.number().int(),
-        created_at: z.string(),
+        status: z.enum(AGENT_STATUSES),
+        identity_level: identityLevel,
+        created_at: timestamp,
       }),
     ),
-    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page of agents; null on the last page" }),
+    next_cursor: nextCursor,
   })
   .openapi("Me");
 
@@ -169,12 +184,12 @@ export const transactionListSchema = z
         transaction_id: z.number().int(),
         transaction_type: z.string(),
         outcome: z.enum(OUTCOMES),
-        evidence: z.enum(["receipt", "none"]).openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
-        status: z.enum(["active", "disputed", "withdrawn"]),
-        timestamp: z.string(),
+        evidence: z.enum(EVIDENCE).openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
+        status: z.enum(TRANSACTION_STATUSES),
+        timestamp,
       }),
     ),
-    next_cursor: z.string().nullable(),
+    next_cursor: nextCursor,
   })
   .openapi("TransactionList");
 
@@ -268,7 +283,7 @@ export const formA = {
     disputes: (r.disputes ?? []).map((d) => ({
       id: d.id,
       transaction_id: d.id,
-      status: d.status as "open" | "escalated",
+      status: d.status as (typeof UNRESOLVED)[number],
       reason: d.reason,
       statement: d.statement,
       opened_at: d.openedAt,

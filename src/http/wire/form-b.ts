@@ -1,78 +1,83 @@
 // Form B: for clients that send `API-Version: B`. Same domain, other shapes: `score`, dimensions on a
 // 0.0-1.0 scale, `{error: {code, message}}`. Routes only Form A describes keep Form A payloads.
 import { z } from "@hono/zod-openapi";
+import { AGENT_STATUSES } from "../../domain/agent";
 import type { ApiError } from "../../domain/errors";
 import type { Dimension, ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
-import { formA, receiptSchema } from "./form-a";
+import { confidence, errorB, identityLevel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { configSchema, formA, receiptSchema, schemas as a } from "./form-a";
 
-const confidence = z.enum(["low", "medium", "high"]);
-const recommendation = z.enum(["clear", "review", "caution"]);
-const unit = z.number().min(0).max(1);
+const unit = z.number().min(0).max(1).openapi({ description: "0.0 to 1.0 (Form A's 0-1000 divided by 1000)" });
 const dimensions = z.object({ reliability: unit, quality: unit, financial: unit, security: unit, stability: unit });
+/** What moved the score, as Form B names it. */
+export const SCORE_REASONS = ["transaction_update", "config_change_decay", "dispute_withdrawal"] as const;
 
 export const schemas = {
-  error: z.object({ error: z.object({ code: z.string(), message: z.string() }), request_id: z.string() }).openapi("ErrorB"),
+  error: errorB,
   registration: z
     .object({
-      sid: z.string(),
+      sid,
       name: z.string(),
-      created_at: z.string(),
-      status: z.string(),
-      initial_score: z.number(),
-      claim_token: z.string().optional(),
+      created_at: timestamp,
+      status: z.enum(AGENT_STATUSES),
+      initial_score: z.literal(500),
+      claim_token: a.registration.shape.claim_token,
     })
     .openapi("RegistrationB"),
   score: z
     .object({
-      sid: z.string(),
-      score: z.number().int(),
+      sid,
+      score: scoreValue,
       confidence,
       recommendation,
       dimensions,
-      reasons: z.array(z.string()),
-      identity_level: z.number().int(),
-      updated_at: z.string(),
+      reasons,
+      identity_level: identityLevel,
+      updated_at: timestamp,
     })
     .openapi("ScoreB"),
   publicScore: z
-    .object({ sid: z.string(), score: z.number().int(), confidence, recommendation, identity_level: z.number().int(), updated_at: z.string() })
+    .object({ sid, score: scoreValue, confidence, recommendation, identity_level: identityLevel, updated_at: timestamp })
     .openapi("PublicScoreB"),
   report: z
     .object({
-      sid: z.string(),
+      sid,
       name: z.string(),
-      score: z.number().int(),
+      score: scoreValue,
       confidence,
       recommendation,
       dimensions,
-      reasons: z.array(z.string()),
-      identity_level: z.number().int(),
-      operator: z.object({ score: z.number(), history: z.string(), agents_operated: z.number().int() }).nullable(),
-      config: z.object({ model: z.string(), version: z.string(), last_change: z.string() }),
-      score_history: z.array(
-        z.object({ score: z.number().int(), timestamp: z.string(), reason: z.enum(["transaction_update", "config_change_decay", "dispute_withdrawal"]) }),
-      ),
-      created_at: z.string(),
-      updated_at: z.string(),
+      reasons,
+      identity_level: identityLevel,
+      operator: z
+        .object({
+          score: scoreValue,
+          history: z.string().openapi({ description: "How long the operator has had an account: a coarse duration", example: "4 months" }),
+          agents_operated: z.number().int().min(0),
+        })
+        .nullable(),
+      config: z.object({
+        model: z.string(),
+        version: z.string().openapi({ description: "The agent's configuration version (1 at registration), not an interface version" }),
+        last_change: timestamp,
+      }),
+      score_history: z.array(z.object({ score: scoreValue, timestamp, reason: z.enum(SCORE_REASONS) })),
+      created_at: timestamp,
+      updated_at: timestamp,
     })
     .openapi("ReportB"),
 };
 
 type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
 
-const updatedScores = z.object({ composite_score: z.number().int(), dimensions, confidence, recommendation });
+const updatedScores = z.object({ composite_score: scoreValue, dimensions, confidence, recommendation });
 export const transactionSchemaB = z
   .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: updatedScores, receipt: receiptSchema.optional(), message: z.string() })
   .openapi("TransactionRecordedB");
+// Written out rather than extended from Form A's: an extended schema would refer to Form A's in the document.
 export const configSchemaB = z
-  .object({
-    change_detected: z.boolean(),
-    change_type: z.string().nullable(),
-    updated_scores: updatedScores,
-    fingerprint_hash: z.string(),
-    message: z.string(),
-  })
+  .object({ ...configSchema.shape, updated_scores: updatedScores })
   .openapi("ConfigUpdatedB");
 
 /** Form A's payloads, with the dimensions of `updated_scores` on Form B's 0.0-1.0 scale. */

@@ -2,6 +2,7 @@
 // routes exist; keys came with identity level 2).
 import { z } from "@hono/zod-openapi";
 import { IDENTITY_LABELS, type AgentKey } from "../../domain/agent-keys";
+import { identityLabel, identityLevel, timestamp } from "./common";
 
 const key = z
   .object({
@@ -11,15 +12,15 @@ const key = z
     x: z.string(),
     directory_url: z.string().nullable().openapi({ description: "The key directory the key came from; null for a key registered as a JWK" }),
     proven: z.boolean().openapi({ description: "The agent proved control of this key: identity level 2" }),
-    added_at: z.string(),
+    added_at: timestamp,
   })
   .openapi("AgentKey");
 
 const proof = z
   .object({
     message: z.string(),
-    identity_level: z.number().int(),
-    identity_label: z.enum(IDENTITY_LABELS),
+    identity_level: identityLevel,
+    identity_label: identityLabel,
     identity_key: z.string().nullable(),
   })
   .openapi("IdentityProof");

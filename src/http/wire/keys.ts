@@ -1,19 +1,20 @@
 // API key payloads (the same in both forms: only Form B describes keys, and both forms share them).
 import { z } from "@hono/zod-openapi";
 import { parseScopes, SCOPES } from "../../domain/scopes";
+import { apiKey, timestamp } from "./common";
 
 const key = z
   .object({
     id: z.number().int(),
-    prefix: z.string().openapi({ description: "The first 8 hex characters of the key" }),
+    prefix: z.string().regex(/^[0-9a-f]{8}$/).openapi({ description: "The first 8 hex characters of the key" }),
     scopes: z.array(z.enum(SCOPES)),
     status: z.enum(["active", "expiring", "expired", "revoked"]),
-    created_at: z.string(),
-    expires_at: z.string().nullable(),
-    revoked_at: z.string().nullable(),
+    created_at: timestamp,
+    expires_at: timestamp.nullable().openapi({ description: "The end of a rotated key's 24-hour grace period" }),
+    revoked_at: timestamp.nullable(),
   })
   .openapi("ApiKey");
-const issued = key.extend({ api_key: z.string().openapi({ description: "Shown only this once" }) }).openapi("IssuedApiKey");
+const issued = key.extend({ api_key: apiKey.openapi({ description: "Shown only this once" }) }).openapi("IssuedApiKey");
 
 interface KeyRow {
   id: number;

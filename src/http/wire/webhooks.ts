@@ -2,9 +2,10 @@
 import { z } from "@hono/zod-openapi";
 import type { DeliveryRow, WebhookRow } from "../../db/webhooks";
 import { EVENT_TYPES } from "../../domain/events";
+import { sid, timestamp } from "./common";
 
 const webhook = z
-  .object({ id: z.number().int(), url: z.string(), events: z.array(z.enum(EVENT_TYPES)), created_at: z.string() })
+  .object({ id: z.number().int(), url: z.string(), events: z.array(z.enum(EVENT_TYPES)), created_at: timestamp })
   .openapi("Webhook");
 const created = z
   .object({
@@ -21,11 +22,11 @@ const delivery = z
     attempts: z.number().int(),
     last_status_code: z.number().int().nullable(),
     last_error: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
   })
   .openapi("WebhookDelivery");
-const watch = z.object({ sid: z.string(), created_at: z.string() }).openapi("Watch");
+const watch = z.object({ sid, created_at: timestamp }).openapi("Watch");
 
 const webhookView = (w: Pick<WebhookRow, "id" | "url" | "events" | "createdAt">): z.infer<typeof webhook> => ({
   id: w.id,

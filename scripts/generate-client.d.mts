@@ -1,0 +1,2 @@
+export const CLIENT_DIR: string;
+export function generatedClient(): Promise<Record<string, string>>;

@@ -1,0 +1,39 @@
+// Schema pieces both wire forms share: the product's vocabularies (taken from the domain, never
+// retyped), identifiers, timestamps, and the two error envelopes.
+import { z } from "@hono/zod-openapi";
+import { IDENTITY_LABELS } from "../../domain/agent-keys";
+import { ERROR_CODES, KEY_PREFIX } from "../../domain/errors";
+import { SID_PATTERN } from "../../domain/identifiers";
+import { CONFIDENCES, MODEL, REASON_CODES, RECOMMENDATIONS } from "../../domain/model";
+
+export const sid = z.string().regex(SID_PATTERN).openapi({ example: "SID-0x3f9a0c1d2e4b5a69" });
+/** Every timestamp the service writes: ISO 8601 in UTC with milliseconds (`Date.toISOString`). */
+export const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T10:20:30.000Z" });
+export const confidence = z.enum(CONFIDENCES);
+export const recommendation = z.enum(RECOMMENDATIONS);
+export const reasons = z
+  .array(z.enum(REASON_CODES))
+  .max(MODEL.maxReasons)
+  .openapi({ description: `Up to ${MODEL.maxReasons} reason codes, most important first` });
+export const identityLevel = z
+  .number()
+  .int()
+  .min(0)
+  .max(IDENTITY_LABELS.length - 1)
+  .openapi({ description: IDENTITY_LABELS.map((label, level) => `${level} ${label}`).join(", ") });
+export const identityLabel = z.enum(IDENTITY_LABELS);
+export const apiKey = z.string().regex(new RegExp(`^${KEY_PREFIX}[0-9a-f]{64}$`));
+/** A composite or a dimension on Form A's scale. */
+export const scoreValue = z.number().int().min(0).max(1000);
+/** A next page's cursor: pass it back as `cursor`; null on the last page. */
+export const nextCursor = z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" });
+
+const requestId = z.string().openapi({ description: "The response's X-Request-Id" });
+
+export const errorA = z
+  .object({ error: z.string().openapi({ description: "What went wrong, in the specification's words" }), request_id: requestId })
+  .openapi("ErrorA");
+
+export const errorB = z
+  .object({ error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }), request_id: requestId })
+  .openapi("ErrorB");

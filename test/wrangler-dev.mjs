@@ -1,0 +1,103 @@
+// The service under `wrangler dev` for the Node-side tests (test/browser, test/node): free ports and
+// throw-away state (its own persist directory with the D1 migrations applied, its own dev registry,
+// a random ADMIN_TOKEN), so a developer's `npm start` and local data are never touched.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { migrateLocally } from "../scripts/d1.mjs";
+import { secretVarArgs } from "../scripts/local-secrets.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = join(root, "node_modules", ".bin");
+const wrangler = join(bin, process.platform === "win32" ? "wrangler.cmd" : "wrangler");
+const HOST = "127.0.0.1";
+const START_TIMEOUT_MS = 90_000;
+
+/** A port nothing listens on right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts the service; resolves to `{url, adminToken, stop}` once it answers. `label` names its secrets. */
+export async function startService(label) {
+  const temp = mkdtempSync(join(tmpdir(), `trust-${label}-`));
+  const persistTo = join(temp, "state");
+  const adminToken = randomBytes(24).toString("hex");
+  const env = {
+    ...process.env,
+    // wrangler and the Node 22 shim from node_modules/.bin, whatever `node` runs vitest.
+    PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`,
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    WRANGLER_SEND_METRICS: "false",
+    WRANGLER_REGISTRY_PATH: join(temp, "registry"),
+    CI: "true",
+    NO_COLOR: "1",
+  };
+
+  try {
+    migrateLocally(wrangler, root, env, ["--persist-to", persistTo]);
+  } catch (err) {
+    rmSync(temp, { recursive: true, force: true });
+    throw err;
+  }
+
+  const [port, inspector] = await Promise.all([freePort(), freePort()]);
+  const args = ["dev", "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...secretVarArgs(label), "--log-level", "warn"];
+  // Its own process group (wrangler starts workerd children), so one signal ends them all.
+  const dev = spawn(wrangler, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const keep = (chunk) => (output = (output + chunk).slice(-8000));
+  dev.stdout.on("data", keep);
+  dev.stderr.on("data", keep);
+  let exited = false;
+  const gone = new Promise((resolve) => dev.on("exit", () => resolve((exited = true))));
+
+  const stop = async () => {
+    if (!exited) {
+      try {
+        process.kill(-dev.pid, "SIGTERM");
+      } catch {}
+      if (!(await Promise.race([gone, sleep(5000).then(() => false)]))) {
+        try {
+          process.kill(-dev.pid, "SIGKILL");
+        } catch {}
+      }
+    }
+    rmSync(temp, { recursive: true, force: true });
+  };
+
+  const url = `http://${HOST}:${port}`;
+  const until = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (exited) {
+      await stop();
+      throw new Error(`wrangler dev exited during start-up:\n${output}`);
+    }
+    try {
+      const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) {
+      await stop();
+      throw new Error(`wrangler dev was not ready within ${START_TIMEOUT_MS / 1000} s:\n${output}`);
+    }
+    await sleep(250);
+  }
+  return { url, adminToken, stop };
+}
