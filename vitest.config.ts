@@ -25,6 +25,8 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/**/*.test.ts"],
+      // Run under Node against wrangler dev (npm run test:node), not in workerd.
+      exclude: ["test/node/**"],
       setupFiles: ["./test/setup.ts"],
       testTimeout: 30_000,
     },

@@ -6546,12 +6546,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "checked": 50,
+                     *       "resealed": 48,
+                     *       "unreadable": 0,
+                     *       "next_cursor": "NTA"
+                     *     }
+                     */
                     "application/json": {
                         checked: number;
                         /** @description Sealed under the previous key, now under the current one */
                         resealed: number;
                         /** @description Opened by neither key: their endpoints cannot be signed for */
                         unreadable: number;
+                        /** @description Pass as `cursor` for the next page; null on the last page */
                         next_cursor: string | null;
                     };
                 };
