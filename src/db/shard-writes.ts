@@ -182,7 +182,9 @@ const UPDATE_SCORE = `UPDATE agents SET ${SCORE_COLUMNS.map((p) => `${agentColum
  * columns alone.
  */
 export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedStatement[] {
-  const d = db(d1);
+  // drizzle only for the rarer writes: a report's statements are the constant SQL above.
+  let drizzle: ReturnType<typeof db> | undefined;
+  const d = () => (drizzle ??= db(d1));
   const statements: D1PreparedStatement[] = [];
   let row: (typeof agents.$inferInsert) | null = null;
   let scoreOnly = true;
@@ -202,16 +204,16 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
         statements.push(insertEvent(d1, w.row));
         break;
       case "config":
-        statements.push(raw(d1, d.insert(configHistory).values(w.row).onConflictDoNothing()));
+        statements.push(raw(d1, d().insert(configHistory).values(w.row).onConflictDoNothing()));
         break;
       case "transactionStatus":
-        statements.push(raw(d1, d.update(transactions).set({ status: w.status }).where(eq(transactions.id, w.id))));
+        statements.push(raw(d1, d().update(transactions).set({ status: w.status }).where(eq(transactions.id, w.id))));
         break;
       case "keyAdded":
-        statements.push(raw(d1, d.insert(agentKeys).values(w.row).onConflictDoNothing()));
+        statements.push(raw(d1, d().insert(agentKeys).values(w.row).onConflictDoNothing()));
         break;
       case "keyRemoved":
-        statements.push(raw(d1, d.delete(agentKeys).where(and(eq(agentKeys.sid, w.sid), eq(agentKeys.thumbprint, w.thumbprint)))));
+        statements.push(raw(d1, d().delete(agentKeys).where(and(eq(agentKeys.sid, w.sid), eq(agentKeys.thumbprint, w.thumbprint)))));
     }
   }
   if (row && scoreOnly) {
@@ -219,7 +221,7 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
     statements.push(d1.prepare(UPDATE_SCORE).bind(...SCORE_COLUMNS.map((p) => r[p] ?? null), r.sid));
   } else if (row) {
     const { sid: _sid, ...rest } = row;
-    statements.push(raw(d1, d.insert(agents).values(row).onConflictDoUpdate({ target: agents.sid, set: rest })));
+    statements.push(raw(d1, d().insert(agents).values(row).onConflictDoUpdate({ target: agents.sid, set: rest })));
   }
   return statements;
 }

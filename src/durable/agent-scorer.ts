@@ -864,6 +864,7 @@ export class AgentScorer extends DurableObject<Env> {
   private forget() {
     this.record = undefined;
     this.recent = new Map();
+    this.store.forget();
   }
 }
 

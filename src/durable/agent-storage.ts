@@ -52,8 +52,22 @@ export interface StoredAnswer {
   result: unknown;
 }
 
+/**
+ * What this storage holds that every change would otherwise read again: the journal entries the
+ * shard may lack, the newest outbox id, what score.changed last told, the disputes. Filled on first
+ * read, kept in step by the writes here, and dropped whole when a transaction fails (its writes
+ * were rolled back, so memory may be ahead of storage).
+ */
+interface Memo {
+  journal?: Journaled[];
+  lastEvent?: number;
+  notified?: Notified | null;
+  disputes?: Dispute[];
+}
+
 export class AgentStorage {
   private addedSincePrune = 0;
+  private memo: Memo = {};
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
@@ -63,6 +77,7 @@ export class AgentStorage {
 
   /** Creates the tables once; at every later start a single read finds them current. */
   migrate(): void {
+    this.forget();
     try {
       const current = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'schema'").toArray()[0];
       if (current && Number(JSON.parse(current.value)) === SCHEMA_VERSION) return;
@@ -73,9 +88,19 @@ export class AgentStorage {
     this.setFact("schema", SCHEMA_VERSION);
   }
 
+  /** Drops what memory holds of storage; the next reads go to storage. */
+  forget(): void {
+    this.memo = {};
+  }
+
   /** Runs `work` as one SQLite transaction: all of it is stored, or none. */
   atomically<T>(work: () => T): T {
-    return this.storage.transactionSync(work);
+    try {
+      return this.storage.transactionSync(work);
+    } catch (err) {
+      this.memo = {};
+      throw err;
+    }
   }
 
   record(): AgentRecord | null {
@@ -103,19 +128,22 @@ export class AgentStorage {
 
   journal(shard: ShardWrite[], control: ControlWrite[] = []): void {
     if (shard.length === 0 && control.length === 0) return;
-    this.sql.exec("INSERT INTO journal (shard, control) VALUES (?, ?)", JSON.stringify(shard), JSON.stringify(control));
+    const { id } = this.sql.exec<{ id: number }>("INSERT INTO journal (shard, control) VALUES (?, ?) RETURNING id", JSON.stringify(shard), JSON.stringify(control)).one();
+    this.memo.journal?.push({ id, shard, control });
   }
 
   /** Journal entries after `afterId` (those up to it are known to be on the shard). */
   pending(afterId = 0): Journaled[] {
-    return this.sql
-      .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal WHERE id > ? ORDER BY id", afterId)
+    this.memo.journal ??= this.sql
+      .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
       .toArray()
       .map((j) => ({ id: j.id, shard: JSON.parse(j.shard) as ShardWrite[], control: JSON.parse(j.control) as ControlWrite[] }));
+    return this.memo.journal.filter((j) => j.id > afterId);
   }
 
   applied(upToId: number): void {
     this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
+    if (this.memo.journal) this.memo.journal = this.memo.journal.filter((j) => j.id > upToId);
   }
 
   /** Report times per reporter, for the damping of the next report. */
@@ -189,7 +217,11 @@ export class AgentStorage {
 
   /** What score.changed last told: the next event is due when the score crosses the threshold from here. */
   notified(): Notified | null {
-    return this.sql.exec<{ composite: number; recommendation: string }>("SELECT composite, recommendation FROM notified WHERE id = 1").toArray()[0] ?? null;
+    if (this.memo.notified === undefined) {
+      const row = this.sql.exec<{ composite: number; recommendation: string }>("SELECT composite, recommendation FROM notified WHERE id = 1").toArray()[0];
+      this.memo.notified = row ? { composite: row.composite, recommendation: row.recommendation } : null;
+    }
+    return this.memo.notified;
   }
 
   setNotified(n: Notified): void {
@@ -198,20 +230,26 @@ export class AgentStorage {
       n.composite,
       n.recommendation,
     );
+    this.memo.notified = { composite: n.composite, recommendation: n.recommendation };
   }
 
   /** Adds an event to the outbox; its id (stable across every retry) is the agent's SID and the entry's number. */
   addEvent(event: Omit<AgentEvent, "id">): void {
     const { id } = this.sql.exec<{ id: number }>("INSERT INTO outbox (event, created_at) VALUES (?, ?) RETURNING id", JSON.stringify(event), Date.now()).one();
     this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `evt_${event.sid.slice(6)}_${id}`, id);
+    this.memo.lastEvent = id;
   }
 
   /** Events after `afterId` (those up to it were sent). */
   outbox(afterId = 0): { id: number; event: AgentEvent }[] {
-    return this.sql
+    // Most changes add no event: then the newest id known here says there is nothing to read.
+    if (this.memo.lastEvent !== undefined && this.memo.lastEvent <= afterId) return [];
+    const events = this.sql
       .exec<{ id: number; event: string }>("SELECT id, event FROM outbox WHERE id > ? ORDER BY id", afterId)
       .toArray()
       .map((r) => ({ id: r.id, event: JSON.parse(r.event) as AgentEvent }));
+    this.memo.lastEvent = events.length > 0 ? events[events.length - 1].id : afterId;
+    return events;
   }
 
   published(upToId: number): void {
@@ -224,11 +262,13 @@ export class AgentStorage {
   }
 
   disputes(): Dispute[] {
-    return this.sql.exec<{ dispute: string }>("SELECT dispute FROM disputes ORDER BY id").toArray().map((r) => JSON.parse(r.dispute) as Dispute);
+    this.memo.disputes ??= this.sql.exec<{ dispute: string }>("SELECT dispute FROM disputes ORDER BY id").toArray().map((r) => JSON.parse(r.dispute) as Dispute);
+    return this.memo.disputes;
   }
 
   saveDispute(d: Dispute): void {
     this.sql.exec("INSERT INTO disputes (id, dispute) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET dispute = excluded.dispute", d.id, JSON.stringify(d));
+    this.memo.disputes = undefined;
   }
 
   seenReceipt(jti: string): boolean {

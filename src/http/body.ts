@@ -21,13 +21,27 @@ export const readBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.req.raw = new Request(raw.url, { method: raw.method, headers });
     return next();
   }
-  const declared = Number(raw.headers.get("content-length") ?? "0");
+  const length = raw.headers.get("content-length");
+  const declared = Number(length ?? "0");
   if (declared > MAX_BODY_BYTES) throw errors.bodyTooLarge();
-  const bytes = await readLimited(raw.body, MAX_BODY_BYTES);
+  // With a Content-Length the runtime delivers exactly that many bytes (it ends a shorter stream
+  // with an error): one native read. Without one (chunked), the count is kept while reading.
+  const bytes = length !== null ? await readWhole(raw) : await readLimited(raw.body, MAX_BODY_BYTES);
   headers.set("content-type", "application/json");
   c.req.raw = new Request(raw.url, { method: raw.method, headers, body: bytes });
   await next();
 };
+
+async function readWhole(request: Request): Promise<Uint8Array> {
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await request.arrayBuffer());
+  } catch {
+    throw errors.unreadableBody();
+  }
+  if (bytes.byteLength > MAX_BODY_BYTES) throw errors.bodyTooLarge();
+  return bytes;
+}
 
 async function readLimited(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
