@@ -32,7 +32,7 @@ import {
   type Report,
 } from "../domain/agent";
 import type { Idempotency } from "../domain/idempotency";
-import { evidenceFactor, MODEL, type AgentEvidence, type ScoreView } from "../domain/model";
+import { evidenceFactor, MODEL, type AgentEvidence } from "../domain/model";
 import { checkReceipt } from "../domain/receipts";
 import type { Refusal, Result } from "../domain/results";
 import type { ConfigUpdated, Registration, TransactionRecorded } from "../domain/views";
@@ -76,7 +76,6 @@ const DAY_MS = 86_400_000;
 const RETRY_MS = 5_000;
 
 type Bookmarks = Record<string, string>;
-type Face = { composite: number; recommendation: string };
 
 /**
  * One object per agent (named by its SID): every change to the agent (its score, configuration,
@@ -110,6 +109,8 @@ export class AgentScorer extends DurableObject<Env> {
   private published = 0;
   /** Test hooks: a crash right after the commit, or a shard batch that fails, the next n times. */
   faults = { crashAfterCommit: 0, failShardBatch: 0, crashBeforePublish: 0 };
+  /** Whether the last commit told score.changed: badges are purged with it (see faceMoved). */
+  private crossed = false;
   /** The clock of alarms (tests move it). */
   clock: () => number = Date.now;
 
@@ -163,7 +164,7 @@ export class AgentScorer extends DurableObject<Env> {
       const committed = this.commit(next, { shard: writes, at: input.now, also: () => this.keepAnswer(input.callerId, input.idempotency, result, input.now) });
       if (!committed) return refuse("write_failed");
       const bookmarks = await this.flush();
-      return ok(result, bookmarks, this.faceMoved(record, next, input.now));
+      return ok(result, bookmarks, this.faceMoved(record, next));
     });
   }
 
@@ -186,7 +187,7 @@ export class AgentScorer extends DurableObject<Env> {
       if (!committed) return refuse("write_failed");
       this.recent = replayed.recent;
       const bookmarks = await this.flush();
-      return ok({ sid: next.sid }, bookmarks, this.faceMoved(record, next, input.now));
+      return ok({ sid: next.sid }, bookmarks, this.faceMoved(record, next));
     });
   }
 
@@ -461,7 +462,7 @@ export class AgentScorer extends DurableObject<Env> {
     if (recent) this.recent = recent;
     const bookmarks = await this.flush();
     if (outcome === "withdrawn") await this.announcePenaltyFacts(dispute.reporterOperatorId);
-    return ok(resolved, bookmarks, this.faceMoved(record, next, now));
+    return ok(resolved, bookmarks, this.faceMoved(record, next));
   }
 
   /** The reporter's key facts changed (penalty): every isolate reloads them before its next report. */
@@ -697,7 +698,7 @@ export class AgentScorer extends DurableObject<Env> {
       for (const t of times) this.recent.set(t.reporter, [...(this.recent.get(t.reporter) ?? []).filter((x) => x > last - 2 * MODEL.dampingWindowMs), t.at]);
     }
     const bookmarks = times.length > 0 ? await this.flush() : {};
-    const faceChanged = this.faceMoved(record, current, last);
+    const faceChanged = times.length > 0 && this.faceMoved(record, current);
     for (const { report, answer } of settled) report.resolve("applied" in answer ? ok(answer.applied, bookmarks, faceChanged) : answer);
   }
 
@@ -724,6 +725,8 @@ export class AgentScorer extends DurableObject<Env> {
    */
   private commit(record: AgentRecord, change: Change): boolean {
     const shard = change.shard ?? [];
+    this.crossed = false;
+    let crossed = false;
     try {
       this.store.atomically(() => {
         change.also?.();
@@ -737,6 +740,7 @@ export class AgentScorer extends DurableObject<Env> {
         if (shown && notified && scoreCrossed(notified, shown)) {
           events.push({ type: "score.changed", data: scoreChangedData(record.sid, scoreOfRecord(record, change.at), notified, record.identityLevel) });
           this.store.setNotified({ composite: shown.composite, recommendation: shown.recommendation });
+          crossed = true;
         } else if (shown && !notified) {
           // An agent from before notifications: what it shows now is where they start.
           this.store.setNotified({ composite: shown.composite, recommendation: shown.recommendation });
@@ -755,6 +759,7 @@ export class AgentScorer extends DurableObject<Env> {
       return false;
     }
     this.record = record;
+    this.crossed = crossed;
     if (this.faults.crashAfterCommit > 0) {
       this.faults.crashAfterCommit--;
       // What a crash leaves: storage as committed, nothing in memory, no batch sent.
@@ -850,14 +855,15 @@ export class AgentScorer extends DurableObject<Env> {
     return shard;
   }
 
-  /** Whether what public faces show (composite, recommendation) moved, so the caller drops cached badges. */
-  private faceMoved(before: AgentRecord, after: AgentRecord, now: number): boolean {
-    const face = (r: AgentRecord): Face => {
-      const s: ScoreView = scoreOfRecord(r, now);
-      return { composite: s.composite, recommendation: s.recommendation };
-    };
-    const [a, b] = [face(before), face(after)];
-    return a.composite !== b.composite || a.recommendation !== b.recommendation || before.identityLevel !== after.identityLevel;
+  /**
+   * Whether the agent's cached badges should go: when the change told score.changed (its
+   * recommendation changed, or its composite moved 25 points or more since the last one) or moved
+   * its identity level. Smaller moves of the number show once the cached badge expires (5 minutes,
+   * the same as any browser or CDN that holds it): purging the edge cache on every report cost the
+   * report path two cache round trips for a freshness no client is promised.
+   */
+  private faceMoved(before: AgentRecord, after: AgentRecord): boolean {
+    return this.crossed || before.identityLevel !== after.identityLevel;
   }
 
   /** Drops what memory holds; the next call reads storage again. */

@@ -6,7 +6,7 @@ import { createApp } from "../../src/app";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../src/http/context";
 import { badgeFromCache, purgeBadge } from "../../src/http/badge-cache";
-import { call, createOperator, freshIp, registerAgent, testApp, shardOf, T_CALL } from "../helpers";
+import { bearer, call, createOperator, freshIp, registerAgent, testApp, shardOf, T_CALL } from "../helpers";
 
 const CACHE_CONTROL = "public, max-age=300, s-maxage=300";
 
@@ -98,6 +98,40 @@ describe("GET /badge/{sid}.svg", () => {
     const freshJson = await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": ip } });
     expect(await freshJson.json()).toMatchObject({ message: expect.stringMatching(/^\d+ · caution$/), color: "red" });
     expect(await counted(ip)).toBe(4);
+  });
+
+  it("is purged by a report that tells score.changed (25 points from the last one, or a new recommendation), and kept through smaller moves", async () => {
+    const { key } = await createOperator();
+    const reporters = [await createOperator({ verified: true }), await createOperator({ verified: true }), await createOperator({ verified: true })];
+    const { sid } = await registerAgent(key);
+    const ip = freshIp();
+    const message = async () => ((await (await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": ip } })).json()) as { message: string }).message;
+    expect(await message()).toBe("500 · review");
+    await cached(sid, "json");
+    let shown = 500;
+    let shownRecommendation = "review";
+    let purges = 0;
+    let kept = 0;
+    for (let i = 0; i < 18; i++) {
+      const res = await call("/transactions", { headers: bearer(reporters[i % 3].key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 } });
+      const { composite_score: composite, recommendation } = ((await res.json()) as { updated_scores: { composite_score: number; recommendation: string } }).updated_scores;
+      const crossing = Math.abs(composite - shown) >= 25 || recommendation !== shownRecommendation;
+      // The purge runs in waitUntil; give it its moment before reading the badge again.
+      await new Promise((r) => setTimeout(r, 50));
+      const now = await message();
+      if (crossing) {
+        expect(now, `report ${i + 1}`).toBe(`${composite} · ${recommendation}`);
+        shown = composite;
+        shownRecommendation = recommendation;
+        purges++;
+        await cached(sid, "json");
+      } else {
+        expect(now, `report ${i + 1}`).toMatch(new RegExp(`^${shown} · `));
+        if (composite !== shown) kept++;
+      }
+    }
+    expect(purges).toBeGreaterThan(0);
+    expect(kept).toBeGreaterThan(0);
   });
 
   it("serves a badge another isolate put in the edge cache, as is", async () => {
