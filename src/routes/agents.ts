@@ -157,7 +157,7 @@ const configUpdate = createRoute({
  * within an isolate, and isolates starting at random places keep the whole even too (random draws
  * alone left 100 agents split 58/42 over two shards).
  */
-let nextPlacement = crypto.getRandomValues(new Uint32Array(1))[0];
+let nextPlacement: number | undefined; // random values are not allowed at global scope: drawn at first use
 
 /**
  * Registers an agent: a shard is chosen (the next placement shard in turn) and entered in the
@@ -168,6 +168,7 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
   const claimToken = operatorId === null ? newToken() : undefined;
   const sid = newSid();
   const placement = placementShards(c.env);
+  nextPlacement ??= crypto.getRandomValues(new Uint32Array(1))[0];
   const shard = placement[nextPlacement++ % placement.length];
   const entry = await enterAgent(c.get("db"), { sid, shard, operatorId, createdAt: new Date(now).toISOString() });
   const ref = { sid, num: entry.num, shard };
