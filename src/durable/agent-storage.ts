@@ -200,10 +200,26 @@ export class AgentStorage {
     );
   }
 
-  /** Adds an event to the outbox; its id (stable across every retry) is the agent's SID and the entry's number. */
+  /**
+   * Adds an event to the outbox. Its id is the agent's SID, this storage's epoch and the entry's
+   * number; it is written into the entry, so every retry of the event keeps it. The entry numbers
+   * start at 1 again in a storage rebuilt from the shard: the epoch, new with every storage, keeps
+   * the ids of its events from ever matching those of events sent before (which deliveries would
+   * take for ones already made).
+   */
   addEvent(event: Omit<AgentEvent, "id">): void {
+    const epoch = this.epoch();
     const { id } = this.sql.exec<{ id: number }>("INSERT INTO outbox (event, created_at) VALUES (?, ?) RETURNING id", JSON.stringify(event), Date.now()).one();
-    this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `evt_${event.sid.slice(6)}_${id}`, id);
+    this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `evt_${event.sid.slice(6)}_${epoch}_${id}`, id);
+  }
+
+  /** This storage's epoch: 12 random hex digits, drawn once, when its first event is added. */
+  private epoch(): string {
+    const stored = this.fact<string>("epoch");
+    if (stored) return stored;
+    const epoch = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
+    this.setFact("epoch", epoch);
+    return epoch;
   }
 
   /** Events after `afterId` (those up to it were sent). */

@@ -185,6 +185,29 @@ describe("webhooks", () => {
     expect(reporter.id).toBeGreaterThan(0);
   });
 
+  it("an agent whose object lost its storage and rebuilt from the shard sends new events under new ids", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://rebuilt.example.com/x", events: ["agent.status_changed"] } });
+    const { sid } = await registerAgent(owner.key);
+    const sent = () => net.received.filter((r) => r.url === "https://rebuilt.example.com/x");
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+    const first = await until(async () => sent()[0]);
+    // The object's storage is gone: it starts as a new object would, and rebuilds from the shard.
+    await runInDurableObject(env.AGENT_SCORER.getByName(sid), async (o, state) => {
+      await state.storage.deleteAll();
+      const object = o as unknown as { store: { migrate(): void }; record: unknown; recent: Map<number, number[]>; applied: number; published: number; alarmAt: unknown };
+      object.store.migrate();
+      Object.assign(object, { record: undefined, recent: new Map(), applied: 0, published: 0, alarmAt: undefined });
+    });
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "active" } })).status).toBe(200);
+    const second = await until(async () => sent().find((r) => JSON.parse(r.body).data.status === "active"));
+    expect(JSON.parse(first.body).data.status).toBe("suspended");
+    expect(second.headers["webhook-id"]).toMatch(/^evt_[0-9a-f]{16}_[0-9a-f]{12}_\d+$/);
+    expect(second.headers["webhook-id"]).not.toBe(first.headers["webhook-id"]);
+  });
+
   it("watchers get the agent's score.changed, and nothing else of it", async () => {
     const net = endpoints();
     const h = testApp({ resolve: net.resolve });
