@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { configurationOf, findTransaction, readAgentRow } from "../db/agents";
+import { unresolvedDisputes } from "../db/disputes";
 import { readHistory, readKeys } from "../db/history";
 import {
   agentRow,
@@ -558,14 +559,20 @@ export class AgentScorer extends DurableObject<Env> {
 
   /**
    * Empty storage: the agent's row and history on its shard are the truth. Its history is replayed
-   * under the current scoring model, and the result becomes this object's working state.
+   * under the current scoring model, and the result becomes this object's working state. Its disputes
+   * not yet resolved come back from the control database, with the alarm at the first open deadline.
    */
   private async rebuild(ref: AgentRef): Promise<AgentRecord | null> {
     const shard = this.shard(ref.shard);
     const row = await readAgentRow(shard, ref.sid);
     if (!row) return null;
     const now = Date.now();
-    const [history, keys] = await Promise.all([readHistory(shard, ref.sid), readKeys(shard, ref.sid)]);
+    // The disputes still to decide are in the control database: this storage decides them again.
+    const [history, keys, disputes] = await Promise.all([
+      readHistory(shard, ref.sid),
+      readKeys(shard, ref.sid),
+      unresolvedDisputes(this.env.DB.withSession("first-primary"), ref.sid),
+    ]);
     const replayed = replayHistory(history, row.operatorId, Date.parse(row.createdAt), now);
     const record: AgentRecord = {
       ...ref,
@@ -590,8 +597,18 @@ export class AgentScorer extends DurableObject<Env> {
       updatedAt: row.updatedAt,
     };
     // Written back at once: the row now carries the current model's evidence.
-    this.commit(record, { shard: [agentRow(record, now)], at: now, also: () => this.store.replaceRecent(replayed.recent) });
+    this.commit(record, {
+      shard: [agentRow(record, now)],
+      at: now,
+      also: () => {
+        this.store.replaceRecent(replayed.recent);
+        for (const d of disputes) this.store.saveDispute(d);
+      },
+    });
     this.recent = replayed.recent;
+    // An open dispute escalates at its deadline, as when it was opened.
+    const deadlines = disputes.filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
+    if (deadlines.length > 0) await this.scheduleAlarm(Math.min(...deadlines));
     return record;
   }
 

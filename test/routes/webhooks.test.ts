@@ -9,7 +9,7 @@ import { createQueueHandler, queueDeps } from "../../src/queues";
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_S, type DeliveryMessage } from "../../src/queues/deliveries";
 import { deliveriesFor } from "../../src/db/webhooks";
 import { keyRing, openWith } from "../../src/domain/sealed";
-import { ADMIN, bearer, call, createOperator, registerAgent, testApp } from "../helpers";
+import { ADMIN, bearer, call, createOperator, emptyAgentObject, registerAgent, testApp } from "../helpers";
 
 interface Received {
   url: string;
@@ -195,12 +195,7 @@ describe("webhooks", () => {
     expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
     const first = await until(async () => sent()[0]);
     // The object's storage is gone: it starts as a new object would, and rebuilds from the shard.
-    await runInDurableObject(env.AGENT_SCORER.getByName(sid), async (o, state) => {
-      await state.storage.deleteAll();
-      const object = o as unknown as { store: { migrate(): void }; record: unknown; recent: Map<number, number[]>; applied: number; published: number; alarmAt: unknown };
-      object.store.migrate();
-      Object.assign(object, { record: undefined, recent: new Map(), applied: 0, published: 0, alarmAt: undefined });
-    });
+    await emptyAgentObject(sid);
     expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "active" } })).status).toBe(200);
     const second = await until(async () => sent().find((r) => JSON.parse(r.body).data.status === "active"));
     expect(JSON.parse(first.body).data.status).toBe("suspended");
