@@ -245,7 +245,10 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   /** The owner registers keys (given as a JWK, or found in a key directory): at most 5 in all. */
-  addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }): Promise<Result<{ keys: AgentKey[] }>> {
+  addKeys(
+    ref: AgentRef,
+    input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number },
+  ): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
     return this.serial(async () => {
       const record = await this.owned(ref, input.callerId);
       if (!("sid" in record)) return record;
@@ -257,7 +260,8 @@ export class AgentScorer extends DurableObject<Env> {
         return refuse("write_failed");
       }
       const registered = input.keys.map((k) => next.keys.find((have) => have.thumbprint === k.thumbprint)!);
-      return ok({ keys: registered }, await this.flush());
+      // The proven key's thumbprint too: a key registered again may be it.
+      return ok({ keys: registered, identityKey: next.identityKey }, await this.flush());
     });
   }
 
