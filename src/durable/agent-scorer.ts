@@ -505,6 +505,7 @@ export class AgentScorer extends DurableObject<Env> {
       if (!record) return;
       this.record = record;
       const now = this.clock();
+      this.store.forgetExpired(now);
       // Disputes the reporter let lapse go to the admins; the report keeps counting until they decide.
       const lapsed = this.store.disputes().filter((d) => d.status === "open" && Date.parse(d.respondBy) <= now);
       if (lapsed.length > 0) {
@@ -652,7 +653,8 @@ export class AgentScorer extends DurableObject<Env> {
     const receipts = await Promise.all(
       group.map((p) => (p.input.receipt === undefined ? null : checkReceipt(p.input.receipt, { sid: record.sid, reporter: p.input.reporter, keys: record.keys, now: p.input.at }))),
     );
-    const jtis = new Set<string>();
+    // Receipt ids credited in this group, with when each may be forgotten.
+    const jtis = new Map<string, number>();
     let current = record;
     const writes: ShardWrite[] = [];
     const times: { reporter: number; at: number }[] = [];
@@ -678,7 +680,7 @@ export class AgentScorer extends DurableObject<Env> {
       const earlier = this.recentOf(input.reporter, times).filter((t) => t > since).length;
       let receipt = receipts[i];
       if (receipt?.accepted && (jtis.has(receipt.jti) || this.store.seenReceipt(receipt.jti))) receipt = { accepted: false, reason: "reused" };
-      if (receipt?.accepted) jtis.add(receipt.jti);
+      if (receipt?.accepted) jtis.set(receipt.jti, receipt.forgetAt);
       const applied = applyReportTo(current, { ...input, evidenceFactor: evidenceFactor(receipt?.accepted === true) }, earlier);
       current = applied.record;
       const { recorded } = applied;
@@ -707,7 +709,7 @@ export class AgentScorer extends DurableObject<Env> {
         at: last,
         also: () => {
           this.store.rememberReports(times, last);
-          for (const jti of jtis) this.store.keepReceipt(jti, last);
+          for (const [jti, forgetAt] of jtis) this.store.keepReceipt(jti, last, forgetAt);
           for (const a of answers) this.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
         },
       });
@@ -747,6 +749,8 @@ export class AgentScorer extends DurableObject<Env> {
     const shard = change.shard ?? [];
     try {
       this.store.atomically(() => {
+        // Idempotency records and receipt ids past their time go, at most once an hour.
+        this.store.forgetExpiredHourly(change.at);
         change.also?.();
         const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
         const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
