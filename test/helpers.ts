@@ -1,4 +1,4 @@
-import { createExecutionContext } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../src/app";
 import type { Env } from "../src/env";
@@ -96,4 +96,19 @@ export async function shardOf(sid: string): Promise<D1Database> {
   if (!entry) throw new Error(`no directory entry for ${sid}`);
   const shard = (env as unknown as Record<string, D1Database>)[`SHARD_${entry.shard}`];
   return shard;
+}
+
+/**
+ * Empties an agent's object as a lost storage would leave it: no tables' rows, no alarm, and the
+ * object starting as a new one would (its tables created, nothing in memory). Its next call rebuilds
+ * the agent from the shard.
+ */
+export async function emptyAgentObject(sid: string): Promise<void> {
+  await runInDurableObject(env.AGENT_SCORER.getByName(sid), async (o, state) => {
+    await state.storage.deleteAll();
+    await state.storage.deleteAlarm();
+    const object = o as unknown as { store: { migrate(): void } };
+    object.store.migrate();
+    Object.assign(object, { record: undefined, recent: new Map(), applied: 0, published: 0, alarmAt: undefined });
+  });
 }

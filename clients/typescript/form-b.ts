@@ -7119,7 +7119,7 @@ export interface operations {
                      *       "deliveries": [
                      *         {
                      *           "id": 118,
-                     *           "event_id": "evt_3f9a0c1d2e4b5a69_212",
+                     *           "event_id": "evt_3f9a0c1d2e4b5a69_9c2e41d07ab3_212",
                      *           "event_type": "score.changed",
                      *           "status": "delivered",
                      *           "attempts": 1,

@@ -25,7 +25,8 @@ export const RECEIPT_REFUSALS = [
 ] as const;
 export type ReceiptRefusal = (typeof RECEIPT_REFUSALS)[number];
 
-export type ReceiptCheck = { accepted: true; jti: string; keyThumbprint: string } | { accepted: false; reason: ReceiptRefusal };
+/** `forgetAt`: once past it, any receipt with this jti is refused as too old, so its jti need not be kept. */
+export type ReceiptCheck = { accepted: true; jti: string; keyThumbprint: string; forgetAt: number } | { accepted: false; reason: ReceiptRefusal };
 
 const decoder = new TextDecoder();
 
@@ -73,5 +74,6 @@ export async function checkReceipt(receipt: string, input: { sid: string; report
   const issued = claims.iat * 1000;
   if (issued > input.now + CLOCK_SKEW_MS) return refuse("issued_in_the_future");
   if (input.now - issued > RECEIPT_MAX_AGE_MS) return refuse("too_old");
-  return { accepted: true, jti: claims.jti, keyThumbprint: verified.key.thumbprint };
+  // Refused as too old from iat + 24 h on; a minute more for the clocks of other isolates.
+  return { accepted: true, jti: claims.jti, keyThumbprint: verified.key.thumbprint, forgetAt: issued + RECEIPT_MAX_AGE_MS + CLOCK_SKEW_MS };
 }

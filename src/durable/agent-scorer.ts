@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { configurationOf, findTransaction, readAgentRow } from "../db/agents";
+import { unresolvedDisputes } from "../db/disputes";
 import { readHistory, readKeys } from "../db/history";
 import {
   agentRow,
@@ -245,7 +246,10 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   /** The owner registers keys (given as a JWK, or found in a key directory): at most 5 in all. */
-  addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }): Promise<Result<{ keys: AgentKey[] }>> {
+  addKeys(
+    ref: AgentRef,
+    input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number },
+  ): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
     return this.serial(async () => {
       const record = await this.owned(ref, input.callerId);
       if (!("sid" in record)) return record;
@@ -257,7 +261,8 @@ export class AgentScorer extends DurableObject<Env> {
         return refuse("write_failed");
       }
       const registered = input.keys.map((k) => next.keys.find((have) => have.thumbprint === k.thumbprint)!);
-      return ok({ keys: registered }, await this.flush());
+      // The proven key's thumbprint too: a key registered again may be it.
+      return ok({ keys: registered, identityKey: next.identityKey }, await this.flush());
     });
   }
 
@@ -501,6 +506,7 @@ export class AgentScorer extends DurableObject<Env> {
       if (!record) return;
       this.record = record;
       const now = this.clock();
+      this.store.forgetExpired(now);
       // Disputes the reporter let lapse go to the admins; the report keeps counting until they decide.
       const lapsed = this.store.disputes().filter((d) => d.status === "open" && Date.parse(d.respondBy) <= now);
       if (lapsed.length > 0) {
@@ -559,14 +565,20 @@ export class AgentScorer extends DurableObject<Env> {
 
   /**
    * Empty storage: the agent's row and history on its shard are the truth. Its history is replayed
-   * under the current scoring model, and the result becomes this object's working state.
+   * under the current scoring model, and the result becomes this object's working state. Its disputes
+   * not yet resolved come back from the control database, with the alarm at the first open deadline.
    */
   private async rebuild(ref: AgentRef): Promise<AgentRecord | null> {
     const shard = this.shard(ref.shard);
     const row = await readAgentRow(shard, ref.sid);
     if (!row) return null;
     const now = Date.now();
-    const [history, keys] = await Promise.all([readHistory(shard, ref.sid), readKeys(shard, ref.sid)]);
+    // The disputes still to decide are in the control database: this storage decides them again.
+    const [history, keys, disputes] = await Promise.all([
+      readHistory(shard, ref.sid),
+      readKeys(shard, ref.sid),
+      unresolvedDisputes(this.env.DB.withSession("first-primary"), ref.sid),
+    ]);
     const replayed = replayHistory(history, row.operatorId, Date.parse(row.createdAt), now);
     const record: AgentRecord = {
       ...ref,
@@ -591,8 +603,18 @@ export class AgentScorer extends DurableObject<Env> {
       updatedAt: row.updatedAt,
     };
     // Written back at once: the row now carries the current model's evidence.
-    this.commit(record, { shard: [agentRow(record, now)], at: now, also: () => this.store.replaceRecent(replayed.recent) });
+    this.commit(record, {
+      shard: [agentRow(record, now)],
+      at: now,
+      also: () => {
+        this.store.replaceRecent(replayed.recent);
+        for (const d of disputes) this.store.saveDispute(d);
+      },
+    });
     this.recent = replayed.recent;
+    // An open dispute escalates at its deadline, as when it was opened.
+    const deadlines = disputes.filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
+    if (deadlines.length > 0) await this.scheduleAlarm(Math.min(...deadlines));
     return record;
   }
 
@@ -632,7 +654,8 @@ export class AgentScorer extends DurableObject<Env> {
     const receipts = await Promise.all(
       group.map((p) => (p.input.receipt === undefined ? null : checkReceipt(p.input.receipt, { sid: record.sid, reporter: p.input.reporter, keys: record.keys, now: p.input.at }))),
     );
-    const jtis = new Set<string>();
+    // Receipt ids credited in this group, with when each may be forgotten.
+    const jtis = new Map<string, number>();
     let current = record;
     const writes: ShardWrite[] = [];
     const times: { reporter: number; at: number }[] = [];
@@ -658,7 +681,7 @@ export class AgentScorer extends DurableObject<Env> {
       const earlier = this.recentOf(input.reporter, times).filter((t) => t > since).length;
       let receipt = receipts[i];
       if (receipt?.accepted && (jtis.has(receipt.jti) || this.store.seenReceipt(receipt.jti))) receipt = { accepted: false, reason: "reused" };
-      if (receipt?.accepted) jtis.add(receipt.jti);
+      if (receipt?.accepted) jtis.set(receipt.jti, receipt.forgetAt);
       const applied = applyReportTo(current, { ...input, evidenceFactor: evidenceFactor(receipt?.accepted === true) }, earlier);
       current = applied.record;
       const { recorded } = applied;
@@ -687,7 +710,7 @@ export class AgentScorer extends DurableObject<Env> {
         at: last,
         also: () => {
           this.store.rememberReports(times, last);
-          for (const jti of jtis) this.store.keepReceipt(jti, last);
+          for (const [jti, forgetAt] of jtis) this.store.keepReceipt(jti, last, forgetAt);
           for (const a of answers) this.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
         },
       });
@@ -729,6 +752,8 @@ export class AgentScorer extends DurableObject<Env> {
     let crossed = false;
     try {
       this.store.atomically(() => {
+        // Idempotency records and receipt ids past their time go, at most once an hour.
+        this.store.forgetExpiredHourly(change.at);
         change.also?.();
         const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
         const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;

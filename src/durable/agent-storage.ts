@@ -11,7 +11,7 @@ import type { AgentEvent, Notified } from "../domain/events";
 import type { Dispute } from "../domain/disputes";
 
 /** Bumped with every change to SCHEMA; an object whose storage is at it creates nothing at start. */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
   // One entry per change: its shard writes and control writes, in order.
@@ -24,8 +24,9 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS notified (id INTEGER PRIMARY KEY CHECK (id = 1), composite INTEGER NOT NULL, recommendation TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS challenges (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-  // Every receipt id the agent's reports were credited for: a receipt never counts twice.
-  "CREATE TABLE IF NOT EXISTS receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL)",
+  // Every receipt id the agent's reports were credited for: a receipt never counts twice. Kept
+  // until `forget_at`, after which any receipt with that id is refused as too old anyway.
+  "CREATE TABLE IF NOT EXISTS receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL, forget_at INTEGER)",
   // The agent's disputes (the control database lists them; this storage decides).
   "CREATE TABLE IF NOT EXISTS disputes (id INTEGER PRIMARY KEY, dispute TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
@@ -46,6 +47,10 @@ export interface Shown {
 
 /** Old report times are pruned once this many were added since the last pruning. */
 const PRUNE_EVERY = 64;
+/** Expired idempotency records and receipt ids are forgotten at most this often by changes. */
+const FORGET_EVERY_MS = 3_600_000;
+/** A receipt id kept before version 6 (no forget_at) is forgotten this long after its report. */
+const LEGACY_RECEIPT_KEEP_MS = 2 * 86_400_000;
 
 export interface StoredAnswer {
   requestHash: string;
@@ -68,6 +73,8 @@ interface Memo {
 export class AgentStorage {
   private addedSincePrune = 0;
   private memo: Memo = {};
+  /** When expired records were last forgotten (from meta, read once). */
+  private forgotAt: number | undefined;
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
@@ -85,6 +92,12 @@ export class AgentStorage {
       // No meta table yet: a new object.
     }
     for (const statement of SCHEMA) this.sql.exec(statement);
+    // Storage from before version 6: its receipts table has no forget_at.
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('receipts')").toArray();
+    if (!columns.some((c) => c.name === "forget_at")) {
+      this.sql.exec("ALTER TABLE receipts ADD COLUMN forget_at INTEGER");
+      this.sql.exec("UPDATE receipts SET forget_at = at + ?", LEGACY_RECEIPT_KEEP_MS);
+    }
     this.setFact("schema", SCHEMA_VERSION);
   }
 
@@ -202,6 +215,25 @@ export class AgentStorage {
     this.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
   }
 
+  /** Forgets receipt ids no receipt could be accepted with any more (too old by then). */
+  forgetOldReceipts(now: number): void {
+    this.sql.exec("DELETE FROM receipts WHERE forget_at <= ?", now);
+  }
+
+  /** Forgets expired idempotency records and receipt ids (the alarm's, and every hour a change's). */
+  forgetExpired(now: number): void {
+    this.forgetOldAnswers(now);
+    this.forgetOldReceipts(now);
+    this.forgotAt = now;
+    this.setFact("forgot_at", now);
+  }
+
+  /** forgetExpired, when it last ran an hour or more before `now`: a number compared, most times. */
+  forgetExpiredHourly(now: number): void {
+    this.forgotAt ??= this.fact<number>("forgot_at") ?? 0;
+    if (now - this.forgotAt >= FORGET_EVERY_MS) this.forgetExpired(now);
+  }
+
   addChallenge(tokenHash: string, expiresAt: number): void {
     this.sql.exec("INSERT OR REPLACE INTO challenges (token_hash, expires_at, used) VALUES (?, ?, 0)", tokenHash, expiresAt);
   }
@@ -233,11 +265,27 @@ export class AgentStorage {
     this.memo.notified = { composite: n.composite, recommendation: n.recommendation };
   }
 
-  /** Adds an event to the outbox; its id (stable across every retry) is the agent's SID and the entry's number. */
+  /**
+   * Adds an event to the outbox. Its id is the agent's SID, this storage's epoch and the entry's
+   * number; it is written into the entry, so every retry of the event keeps it. The entry numbers
+   * start at 1 again in a storage rebuilt from the shard: the epoch, new with every storage, keeps
+   * the ids of its events from ever matching those of events sent before (which deliveries would
+   * take for ones already made).
+   */
   addEvent(event: Omit<AgentEvent, "id">): void {
+    const epoch = this.epoch();
     const { id } = this.sql.exec<{ id: number }>("INSERT INTO outbox (event, created_at) VALUES (?, ?) RETURNING id", JSON.stringify(event), Date.now()).one();
-    this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `evt_${event.sid.slice(6)}_${id}`, id);
+    this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `evt_${event.sid.slice(6)}_${epoch}_${id}`, id);
     this.memo.lastEvent = id;
+  }
+
+  /** This storage's epoch: 12 random hex digits, drawn once, when its first event is added. */
+  private epoch(): string {
+    const stored = this.fact<string>("epoch");
+    if (stored) return stored;
+    const epoch = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
+    this.setFact("epoch", epoch);
+    return epoch;
   }
 
   /** Events after `afterId` (those up to it were sent). */
@@ -275,8 +323,8 @@ export class AgentStorage {
     return this.sql.exec("SELECT 1 FROM receipts WHERE jti = ?", jti).toArray().length > 0;
   }
 
-  keepReceipt(jti: string, at: number): void {
-    this.sql.exec("INSERT INTO receipts (jti, at) VALUES (?, ?)", jti, at);
+  keepReceipt(jti: string, at: number, forgetAt: number): void {
+    this.sql.exec("INSERT INTO receipts (jti, at, forget_at) VALUES (?, ?, ?)", jti, at, forgetAt);
   }
 
   /** Keeps a signature challenge; expired ones are forgotten (a used one stays used until then). */

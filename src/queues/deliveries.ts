@@ -36,7 +36,14 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
       message.ack();
       continue;
     }
-    const secret = await openWith(ring, webhook.sealedSecret);
+    const secret = await openWith(ring, webhook.sealedSecret).catch(() => null);
+    if (!secret) {
+      // Neither key opens it: no retry ever will (until an admin acts), and the rest of the batch goes on.
+      await markDead(env.DB, deliveryId, "secret unreadable", at);
+      console.error(JSON.stringify({ level: "error", message: "webhook secret unreadable; delivery dead", delivery_id: deliveryId, webhook_id: webhookId, event_id: event.id }));
+      message.ack();
+      continue;
+    }
     // Sealed under the previous key of a rotation: sealed again under the current one.
     if (secret.resealed) await resealWebhook(env.DB, webhook.id, webhook.sealedSecret, secret.resealed);
     const check = deps.resolve ? await checkCallbackUrl(webhook.url, deps.resolve, "url") : { ok: false as const, message: "no resolver" };

@@ -273,7 +273,7 @@ export const sample = {
   delivery: webhookWire.delivery({
     id: 118,
     webhookId: webhookRow.id,
-    eventId: "evt_3f9a0c1d2e4b5a69_212",
+    eventId: "evt_3f9a0c1d2e4b5a69_9c2e41d07ab3_212",
     eventType: "score.changed",
     status: "delivered",
     attempts: 1,

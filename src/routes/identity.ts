@@ -188,7 +188,7 @@ export function registerIdentity(app: OpenAPIHono<AppEnv>) {
       directoryUrl = found.url;
     }
     const added = settle(c, sid, await scorerOf(c, ref).addKeys(ref, { callerId: authOf(c).operatorId, keys, directoryUrl, now }));
-    return c.json(identity.keys(added.keys, null), 201);
+    return c.json(identity.keys(added.keys, added.identityKey), 201);
   });
 
   app.openapi(listKeys, async (c) => {

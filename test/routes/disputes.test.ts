@@ -5,7 +5,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AgentScorer } from "../../src/durable/agent-scorer";
-import { ADMIN, agentConfig, bearer, call, createOperator, shardOf, testApp } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, emptyAgentObject, shardOf, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:00:30Z");
 const HOUR = 3_600_000;
@@ -214,6 +214,15 @@ describe("the reporter's answer", () => {
     expect(await twice.json()).toEqual({ error: "The dispute is already resolved", request_id: expect.any(String) });
   });
 
+  it("is still the reporter's to give after the agent's object lost its storage and rebuilt", async () => {
+    const { h, owner, reporter, sid, failure } = await disputedSetup();
+    expect((await dispute(h, owner.key, failure)).status).toBe(201);
+    await emptyAgentObject(sid);
+    const answered = await respond(h, reporter.key, failure, true, "It failed.");
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as { dispute: DisputeJson }).dispute).toMatchObject({ status: "resolved", outcome: "kept", resolved_by: "reporter", reporter_note: "It failed." });
+  });
+
   it("stood by: the report keeps counting, and only the reporter may answer", async () => {
     const { h, owner, reporter, sid, failure } = await disputedSetup();
     const before = await score(h, owner.key, sid);
@@ -272,6 +281,24 @@ describe("an unanswered dispute", () => {
     const after = await score(h, owner.key, sid);
     expect(after.composite_score).toBeGreaterThan(before.composite_score as number);
     expect((await transactions(h, owner.key, sid)).find((t) => t.transaction_id === failure)?.status).toBe("withdrawn");
+  });
+
+  it("survives the loss of the agent object's storage: rebuilt from the control database, it still escalates at day 14", async () => {
+    const { h, owner, reporter, sid, failure } = await disputedSetup();
+    const opened = ((await (await dispute(h, owner.key, failure)).json()) as { dispute: DisputeJson }).dispute;
+    const deadline = Date.parse(opened.respond_by);
+    await emptyAgentObject(sid);
+    // The next change rebuilds the object; the open dispute's deadline is its alarm again.
+    await report(h, reporter.key, sid, "success", 900);
+    const alarm = await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeLessThanOrEqual(deadline);
+    await alarmAt(sid, deadline);
+    const queue = (await (await h.request("/admin/disputes?status=escalated&limit=100", { headers: ADMIN })).json()) as { disputes: DisputeJson[] };
+    expect(queue.disputes.find((d) => d.id === failure)).toMatchObject({ status: "escalated" });
+    // And the admins can decide it.
+    const kept = await h.request(`/admin/disputes/${failure}/decide`, { headers: ADMIN, body: { outcome: "keep" } });
+    expect(kept.status).toBe(200);
   });
 
   it("is admin-only to decide, and an admin may keep the report", async () => {

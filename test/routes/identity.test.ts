@@ -131,6 +131,20 @@ describe("identity level 2", () => {
     expect(keys.keys[0].proven).toBe(true);
   });
 
+  it("registering keys answers proven: true for the agent's proven key, false for the others", async () => {
+    const { add, challenge, prove, key } = await world();
+    const other = await agentKey();
+    await add(key.jwk);
+    expect((await prove(await challenge())).status).toBe(200);
+    const proven = (k: Response) => k.json().then((b) => (b as { keys: { thumbprint: string; proven: boolean }[] }).keys.map((x) => [x.thumbprint, x.proven]));
+    const again = await add(key.jwk);
+    expect(again.status).toBe(201);
+    expect(await proven(again)).toEqual([[key.thumbprint, true]]);
+    const added = await add(other.jwk);
+    expect(added.status).toBe(201);
+    expect(await proven(added)).toEqual([[other.thumbprint, false]]);
+  });
+
   it("refuses a self-chosen nonce, a reused challenge, an expired signature and a missing covered component", async () => {
     const { key, add, challenge, prove } = await world();
     await add(key.jwk);

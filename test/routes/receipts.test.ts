@@ -109,4 +109,41 @@ describe("receipts", () => {
     // The report was committed before the crash: its receipt stays spent.
     expect((await report(sid, second)).receipt).toEqual({ accepted: false, reason: "reused" });
   });
+
+  it("a receipt's id is kept while the receipt could be accepted, refused as reused then, and forgotten after", async () => {
+    const { h, register, good, report, iat } = await world();
+    const sid = await register();
+    const jws = await good(sid, { jti: "kept-then-forgotten" });
+    const issued = iat * 1000;
+    const stored = () =>
+      runInDurableObject(env.AGENT_SCORER.getByName(sid), (_o, state) => state.storage.sql.exec<{ jti: string; forget_at: number }>("SELECT jti, forget_at FROM receipts").toArray());
+    expect((await report(sid, jws)).receipt).toEqual({ accepted: true });
+    expect(await stored()).toEqual([{ jti: "kept-then-forgotten", forget_at: issued + 24 * 3_600_000 + 60_000 }]);
+    // Hours later (a pruning ran), and at the last minute it is still acceptable: still spent.
+    for (const at of [h.clock.now + 2 * 3_600_000, issued + 24 * 3_600_000 - 30_000]) {
+      h.clock.now = at;
+      expect((await report(sid, jws)).receipt).toEqual({ accepted: false, reason: "reused" });
+      expect(await stored()).toHaveLength(1);
+    }
+    // Past iat + 24 h + 60 s no receipt with that id can be accepted: the next change forgets it.
+    h.clock.now = issued + 24 * 3_600_000 + 60_000 + 3_600_000;
+    expect((await report(sid)).receipt).toBeUndefined();
+    expect(await stored()).toEqual([]);
+    expect((await report(sid, jws)).receipt).toEqual({ accepted: false, reason: "too_old" });
+  });
+
+  it("an object storage from before receipt ids had a time to forget them gets one at its next start", async () => {
+    const { register } = await world();
+    const sid = await register();
+    const columns = await runInDurableObject(env.AGENT_SCORER.getByName(sid), (o, state) => {
+      const sql = state.storage.sql;
+      sql.exec("DROP TABLE receipts");
+      sql.exec("CREATE TABLE receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL)");
+      sql.exec("INSERT INTO receipts (jti, at) VALUES ('old', 1000)");
+      sql.exec("UPDATE meta SET value = '5' WHERE key = 'schema'");
+      (o as unknown as { store: { migrate(): void } }).store.migrate();
+      return sql.exec("SELECT jti, at, forget_at FROM receipts").toArray();
+    });
+    expect(columns).toEqual([{ jti: "old", at: 1000, forget_at: 1000 + 2 * 86_400_000 }]);
+  });
 });

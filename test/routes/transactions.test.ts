@@ -1,11 +1,11 @@
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/db/history";
 import { replayHistory } from "../../src/domain/agent";
 import type { Outcome } from "../../src/domain/model";
 import type { AgentScorer } from "../../src/durable/agent-scorer";
-import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, shardOf } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, shardOf, testApp, T_CALL } from "../helpers";
 
 type Recorded = {
   success: boolean;
@@ -341,5 +341,41 @@ describe("atomic writes", () => {
     const rep = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as { transaction_summary: { total: number } };
     expect(rep.transaction_summary.total).toBe(2);
     expect((await inspect(sid)).pending).toBe(0);
+  });
+});
+
+describe("idempotency records in the agent's object", () => {
+  it("are forgotten 24 hours after they were made: by a change an hour or more after the last pruning, and by the alarm", async () => {
+    const HOUR = 3_600_000;
+    const h = testApp({ now: T_CALL });
+    const owner = await createOperator();
+    await unlimited(owner.id);
+    const { sid } = await registerAgent(owner.key);
+    const send = async (key?: string) => {
+      const res = await h.request("/transactions", {
+        headers: bearer(owner.key, key ? { "idempotency-key": key } : {}),
+        body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 },
+      });
+      expect(res.status).toBe(201);
+    };
+    const kept = () =>
+      runInDurableObject(env.AGENT_SCORER.getByName(sid), (_o, state) =>
+        state.storage.sql.exec<{ key: string }>("SELECT key FROM idempotency ORDER BY created_at").toArray().map((r) => r.key),
+      );
+    await send("first");
+    h.clock.now = T_CALL + 2 * HOUR;
+    await send("second");
+    expect(await kept()).toEqual(["first", "second"]);
+    // 25 hours on, the next change forgets the first (the second is 23 hours old).
+    h.clock.now = T_CALL + 25 * HOUR;
+    await send();
+    expect(await kept()).toEqual(["second"]);
+    // The alarm forgets the rest once they are 24 hours old.
+    await runInDurableObject(env.AGENT_SCORER.getByName(sid), async (o, state) => {
+      (o as AgentScorer).clock = () => T_CALL + 27 * HOUR;
+      if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + HOUR);
+    });
+    expect(await runDurableObjectAlarm(env.AGENT_SCORER.getByName(sid))).toBe(true);
+    expect(await kept()).toEqual([]);
   });
 });

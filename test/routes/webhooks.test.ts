@@ -9,7 +9,7 @@ import { createQueueHandler, queueDeps } from "../../src/queues";
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_S, type DeliveryMessage } from "../../src/queues/deliveries";
 import { deliveriesFor } from "../../src/db/webhooks";
 import { keyRing, openWith } from "../../src/domain/sealed";
-import { ADMIN, bearer, call, createOperator, registerAgent, testApp } from "../helpers";
+import { ADMIN, bearer, call, createOperator, emptyAgentObject, registerAgent, testApp } from "../helpers";
 
 interface Received {
   url: string;
@@ -185,6 +185,24 @@ describe("webhooks", () => {
     expect(reporter.id).toBeGreaterThan(0);
   });
 
+  it("an agent whose object lost its storage and rebuilt from the shard sends new events under new ids", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://rebuilt.example.com/x", events: ["agent.status_changed"] } });
+    const { sid } = await registerAgent(owner.key);
+    const sent = () => net.received.filter((r) => r.url === "https://rebuilt.example.com/x");
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+    const first = await until(async () => sent()[0]);
+    // The object's storage is gone: it starts as a new object would, and rebuilds from the shard.
+    await emptyAgentObject(sid);
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "active" } })).status).toBe(200);
+    const second = await until(async () => sent().find((r) => JSON.parse(r.body).data.status === "active"));
+    expect(JSON.parse(first.body).data.status).toBe("suspended");
+    expect(second.headers["webhook-id"]).toMatch(/^evt_[0-9a-f]{16}_[0-9a-f]{12}_\d+$/);
+    expect(second.headers["webhook-id"]).not.toBe(first.headers["webhook-id"]);
+  });
+
   it("watchers get the agent's score.changed, and nothing else of it", async () => {
     const net = endpoints();
     const h = testApp({ resolve: net.resolve });
@@ -246,6 +264,32 @@ describe("webhooks", () => {
       expect(JSON.stringify(got)).not.toContain(`"reporter`);
     }
   });
+  it("a delivery whose secret no key opens is dead at once, and the rest of its batch is delivered", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const made = async (url: string) => ((await (await h.request("/webhooks", { headers: bearer(owner.key), body: { url } })).json()) as { webhook: { id: number } }).webhook.id;
+    const lost = await made("https://unreadable.example.com/x");
+    const fine = await made("https://readable.example.com/x");
+    await env.DB.prepare("UPDATE webhooks SET sealed_secret = ? WHERE id = ?").bind(btoa("x".repeat(40)), lost).run();
+    const event = { id: `evt_${crypto.randomUUID()}`, type: "agent.status_changed" as const, sid: "SID-0x0123456789abcdef", ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid: "SID-0x0123456789abcdef", status: "suspended", previous_status: "active" } };
+    const pending = await deliveriesFor(env.DB, event, [lost, fine], new Date().toISOString());
+    const idOf = (webhookId: number) => pending.find((d) => d.webhookId === webhookId)!.id;
+    const batch = createMessageBatch<DeliveryMessage>("trust-deliveries", [
+      { id: "u1", timestamp: new Date(), attempts: 1, body: { deliveryId: idOf(lost), webhookId: lost, event } },
+      { id: "u2", timestamp: new Date(), attempts: 1, body: { deliveryId: idOf(fine), webhookId: fine, event } },
+    ]);
+    const ctx = createExecutionContext();
+    await createQueueHandler({ resolve: net.resolve, fetchOutbound: net.fetchOutbound })(batch, env);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryBatch.retry).toBe(false);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks.sort()).toEqual(["u1", "u2"]);
+    expect(net.received.map((r) => new URL(r.url).hostname)).toEqual(["readable.example.com"]);
+    expect((await deliveriesOf(owner.key, lost)).find((d) => d.event_id === event.id)).toMatchObject({ status: "dead", last_error: "secret unreadable" });
+    expect((await deliveriesOf(owner.key, fine)).find((d) => d.event_id === event.id)).toMatchObject({ status: "delivered" });
+  });
+
   it("survive a rotation of WEBHOOK_SECRET_KEY: the previous key opens, deliveries and the admin reseal seal again", async () => {
     const net = endpoints();
     const before = testApp({ resolve: net.resolve });
