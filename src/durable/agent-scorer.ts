@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { configurationOf, findTransaction, readAgentRow } from "../db/agents";
-import { unresolvedDisputes } from "../db/disputes";
+import { getDispute, unresolvedDisputes } from "../db/disputes";
 import { readHistory, readKeys } from "../db/history";
 import {
   agentRow,
@@ -359,6 +359,8 @@ export class AgentScorer extends DurableObject<Env> {
       const report = await findTransaction(this.shard(record.shard).withSession("first-primary"), input.transactionId);
       if (!report || report.sid !== record.sid) return refuse("transaction_not_found");
       if (this.store.dispute(input.transactionId)) return refuse("already_disputed");
+      // A rebuilt storage holds only unresolved disputes: a resolved one is in the control database.
+      if (await getDispute(this.env.DB.withSession("first-primary"), input.transactionId)) return refuse("already_disputed");
       if (input.now - Date.parse(report.createdAt) > DISPUTE_WINDOW_MS) return refuse("dispute_window_closed");
       if (this.store.disputes().filter((d) => d.status !== "resolved").length >= MAX_OPEN_DISPUTES) return refuse("too_many_disputes");
       const dispute: Dispute = {

@@ -223,6 +223,17 @@ describe("the reporter's answer", () => {
     expect(((await answered.json()) as { dispute: DisputeJson }).dispute).toMatchObject({ status: "resolved", outcome: "kept", resolved_by: "reporter", reporter_note: "It failed." });
   });
 
+  it("stays once per report after the agent's object lost its storage: a resolved dispute is not opened again", async () => {
+    const { h, owner, reporter, sid, failure } = await disputedSetup();
+    expect((await dispute(h, owner.key, failure)).status).toBe(201);
+    expect((await respond(h, reporter.key, failure, true, "It failed.")).status).toBe(200);
+    await emptyAgentObject(sid);
+    const again = await dispute(h, owner.key, failure);
+    expect(again.status).toBe(409);
+    const stored = await env.DB.prepare("SELECT status, outcome FROM disputes WHERE id = ?").bind(failure).first();
+    expect(stored).toEqual({ status: "resolved", outcome: "kept" });
+  });
+
   it("stood by: the report keeps counting, and only the reporter may answer", async () => {
     const { h, owner, reporter, sid, failure } = await disputedSetup();
     const before = await score(h, owner.key, sid);
