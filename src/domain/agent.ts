@@ -130,6 +130,41 @@ export function scoreOfRecord(record: AgentRecord, now: number, operatorScore = 
   return scoreOf(record.evidence, { now, ownerId: record.operatorId, identityLevel: record.identityLevel, operatorScore });
 }
 
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+
+/**
+ * When time alone next changes the agent's confidence or recommendation, within `horizonMs` of
+ * `now`, to the minute; `now + horizonMs` when nothing changes before then. Evidence fades
+ * continuously and reporters leave the 90-day window, so the face can change without a report.
+ * One score at the horizon settles the common case; only a face that differs there is searched,
+ * hour by hour, then halving within the hour.
+ */
+export function nextFaceChange(record: AgentRecord, now: number, horizonMs: number): number {
+  const face = (at: number) => {
+    const s = scoreOfRecord(record, at);
+    return `${s.confidence} ${s.recommendation}`;
+  };
+  const start = face(now);
+  const end = now + horizonMs;
+  if (face(end) === start) return end;
+  let same = now;
+  let changed = end;
+  for (let at = now + HOUR_MS; at < end; at += HOUR_MS) {
+    if (face(at) !== start) {
+      changed = at;
+      break;
+    }
+    same = at;
+  }
+  while (changed - same > MINUTE_MS) {
+    const mid = same + Math.floor((changed - same) / 2);
+    if (face(mid) === start) same = mid;
+    else changed = mid;
+  }
+  return changed;
+}
+
 export const contributionOf = (record: AgentRecord, now: number): Contribution => independentContribution(record.evidence, record.operatorId, now);
 
 /** A transaction report as the agent's object receives it. */

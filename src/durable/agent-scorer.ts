@@ -23,6 +23,7 @@ import {
   applyConfigTo,
   applyReportTo,
   newRecord,
+  nextFaceChange,
   replayHistory,
   scoreEvent,
   scoreOfRecord,
@@ -861,9 +862,12 @@ export class AgentScorer extends DurableObject<Env> {
     this.published = events[events.length - 1].id;
   }
 
-  /** While the agent holds evidence, its row is refreshed at least daily (scores move with time alone). */
+  /**
+   * While the agent holds evidence, the alarm comes when time alone next changes its confidence or
+   * recommendation, and at least daily (the row's composite and the operator sums move too).
+   */
   private async scheduleRefresh(record: AgentRecord): Promise<void> {
-    if (Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(Date.now() + DAY_MS);
+    if (Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(nextFaceChange(record, this.clock(), DAY_MS));
     const deadlines = this.store.disputes().filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
     if (deadlines.length > 0) await this.scheduleAlarm(Math.min(...deadlines));
   }

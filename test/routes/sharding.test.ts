@@ -3,10 +3,11 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/db/history";
-import { locateTransaction, replayHistory, SEQUENCE_SPACE, type AgentRecord } from "../../src/domain/agent";
+import { locateTransaction, nextFaceChange, replayHistory, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord } from "../../src/domain/agent";
 import type { AgentScorer } from "../../src/durable/agent-scorer";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, shardOf, testApp, T_CALL } from "../helpers";
 
+const DAY = 86_400_000;
 const shards = () => [env.SHARD_0, env.SHARD_1!];
 const scorer = (sid: string) => env.AGENT_SCORER.getByName(sid);
 const inspect = (sid: string) => runInDurableObject(scorer(sid), (o) => (o as AgentScorer).inspect());
@@ -193,6 +194,38 @@ describe("time alone", () => {
     expect(after!.confidence).toBe("low");
     expect(after!.composite).toBeLessThan(before!.composite);
     expect(after!.composite).toBeGreaterThanOrEqual(500);
+  });
+});
+
+describe("the alarm's time", () => {
+  it("is the moment time alone next changes the agent's confidence or recommendation, when that is within a day", async () => {
+    const owner = await createOperator();
+    const reporters = await Promise.all([1, 2, 3].map(() => createOperator({ verified: true })));
+    const { sid } = await registerAgent(owner.key);
+    for (const r of reporters) {
+      await unlimited(r.id);
+      for (let i = 0; i < 5; i++) {
+        await call("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 950, reliabilitySignal: 950 } });
+      }
+    }
+    const record = (await inspect(sid)).record!;
+    const face = (at: number) => {
+      const s = scoreOfRecord(record, at);
+      return `${s.confidence} ${s.recommendation}`;
+    };
+    let day = 1;
+    while (face(T_CALL + day * DAY) === face(T_CALL) && day < 1000) day++;
+    expect(day).toBeLessThan(1000);
+    // The alarm runs the day before the face changes: the next one comes at the change, not a day later.
+    const from = T_CALL + (day - 1) * DAY;
+    await runInDurableObject(scorer(sid), (o) => {
+      (o as AgentScorer).clock = () => from;
+    });
+    expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
+    const alarm = await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm());
+    expect(alarm).toBe(nextFaceChange(record, from, DAY));
+    expect(alarm!).toBeLessThan(from + DAY);
+    expect(face(alarm!)).not.toBe(face(from));
   });
 });
 
