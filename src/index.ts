@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { metering } from "./d1-meter";
 import type { Env } from "./env";
 import { createQueueHandler } from "./queues";
+import { pruneDeliveries } from "./queues/pruning";
 
 export { AgentScorer } from "./durable/agent-scorer";
 export { RateLimiter } from "./durable/rate-limiter";
@@ -12,4 +13,5 @@ const consume = createQueueHandler();
 export default {
   fetch: (request, env, ctx) => app.fetch(request, metering(env), ctx),
   queue: (batch, env) => consume(batch, metering(env, "queue:")),
+  scheduled: (controller, env, ctx) => ctx.waitUntil(pruneDeliveries(metering(env, "cron:"), controller.scheduledTime)),
 } satisfies ExportedHandler<Env>;

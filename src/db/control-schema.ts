@@ -102,7 +102,12 @@ export const webhookDeliveries = sqliteTable("webhook_deliveries", {
   lastError: text("last_error"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
-}, (t) => [uniqueIndex("webhook_deliveries_event").on(t.webhookId, t.eventId), index("webhook_deliveries_webhook").on(t.webhookId, t.id)]);
+}, (t) => [
+  uniqueIndex("webhook_deliveries_event").on(t.webhookId, t.eventId),
+  index("webhook_deliveries_webhook").on(t.webhookId, t.id),
+  // The daily pruning finds the old rows by it.
+  index("webhook_deliveries_created").on(t.createdAt),
+]);
 
 /**
  * Disputes of reports, one per report ever: the id is the disputed report's transaction id. Written

@@ -109,6 +109,14 @@ export async function recordAttempt(
 export const markDead = (d1: Database, id: number, error: string, at: string) =>
   db(d1).update(webhookDeliveries).set({ status: "dead", lastError: error, updatedAt: at }).where(eq(webhookDeliveries.id, id));
 
+/** Deletes up to `limit` delivery records created before `before`, oldest first: how many went. */
+export async function deleteDeliveriesBefore(d1: Database, before: string, limit: number): Promise<number> {
+  const d = db(d1);
+  const oldest = d.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(lt(webhookDeliveries.createdAt, before)).orderBy(asc(webhookDeliveries.createdAt)).limit(limit);
+  const result = await d.delete(webhookDeliveries).where(inArray(webhookDeliveries.id, oldest)).run();
+  return result.meta.changes ?? 0;
+}
+
 /** One page of an endpoint's deliveries of the last `days`, newest first. */
 export const listDeliveries = (d1: Database, webhookId: number, since: string, beforeId: number | null, limit: number) =>
   db(d1)

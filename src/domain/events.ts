@@ -16,6 +16,14 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** score.changed when the recommendation changed, or the composite moved this much since the last one. */
 export const NOTIFY_COMPOSITE_DELTA = 25;
 
+/** An endpoint's deliveries are listed for this many days (GET /webhooks/{id}/deliveries). */
+export const DELIVERIES_LISTED_DAYS = 7;
+/**
+ * Delivery records are deleted once this many days old: past the listing, past the 24 hours of
+ * retries, and long past any repeat of the event that their unique (webhook, event) index dedupes.
+ */
+export const DELIVERIES_KEPT_DAYS = 8;
+
 /** What an agent's watchers and owner were last told of its score. */
 export interface Notified {
   composite: number;

@@ -2,7 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteWatch, deleteWebhook, getWatch, getWebhook, insertWatch, insertWebhook, listDeliveries, listWatches, listWebhooks, resealWebhook, webhooksAfter } from "../db/webhooks";
 import { errors } from "../domain/errors";
-import { EVENT_TYPES } from "../domain/events";
+import { DELIVERIES_LISTED_DAYS, EVENT_TYPES } from "../domain/events";
 import { keyRing, newWebhookSecret, openWith, seal } from "../domain/sealed";
 import { locate } from "../http/agents";
 import { authOf, requireAdmin, requireKey } from "../http/auth";
@@ -17,8 +17,6 @@ import { adminSecurity, bearer, createRoute, errorResponses, json, jsonBody } fr
 
 export const MAX_WEBHOOKS = 10;
 export const MAX_WATCHES = 1_000;
-/** Deliveries are listed this long. */
-const DELIVERY_DAYS = 7;
 
 const createWebhook = createRoute({
   method: "post",
@@ -224,7 +222,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
     if (!hook || hook.operatorId !== authOf(c).operatorId) throw errors.webhookNotFound();
     const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
     const before = readCursor(cursor, z.number().int().positive());
-    const since = new Date(c.get("deps").now() - DELIVERY_DAYS * 86_400_000).toISOString();
+    const since = new Date(c.get("deps").now() - DELIVERIES_LISTED_DAYS * 86_400_000).toISOString();
     const page = pageOf(await listDeliveries(c.get("db"), id, since, before, limit + 1), limit, (d) => d.id);
     return c.json({ deliveries: page.items.map(view.delivery), next_cursor: page.nextCursor }, 200);
   });
