@@ -23,3 +23,16 @@ export async function consumeEvents(batch: MessageBatch<AgentEvent>, env: Env, d
     message.ack();
   }
 }
+
+/**
+ * Events whose fan-out failed on every try (the control database unreachable for the whole retry
+ * window): logged, one error line each, so an operator knows which agents' subscribers missed
+ * what; the events are not sent again.
+ */
+export async function consumeDeadEvents(batch: MessageBatch<AgentEvent>): Promise<void> {
+  for (const message of batch.messages) {
+    const event = message.body;
+    console.error(JSON.stringify({ level: "error", message: "event fan-out dead-lettered", event_id: event.id, event_type: event.type, sid: event.sid, attempts: message.attempts }));
+    message.ack();
+  }
+}

@@ -2,10 +2,10 @@ import { dohEndpoint, type Env } from "../env";
 import { createDohResolver } from "../net/resolver";
 import type { QueueDeps } from "./deps";
 import { consumeDeadLetters, consumeDeliveries } from "./deliveries";
-import { consumeEvents } from "./events";
+import { consumeDeadEvents, consumeEvents } from "./events";
 
 /** The queues this Worker consumes (wrangler.toml): names as configured there. */
-export const QUEUES = { events: "trust-events", deliveries: "trust-deliveries", deadLetters: "trust-deliveries-dlq" } as const;
+export const QUEUES = { events: "trust-events", deadEvents: "trust-events-dlq", deliveries: "trust-deliveries", deadLetters: "trust-deliveries-dlq" } as const;
 
 /**
  * Overrides of the consumers' outbound dependencies. Tests set them (the runtime runs the consumers
@@ -23,6 +23,7 @@ export function createQueueHandler(deps: Partial<QueueDeps> = queueDeps) {
       resolve: deps.resolve ?? (endpoint ? createDohResolver(endpoint, outbound) : null),
     };
     if (batch.queue === QUEUES.events) return consumeEvents(batch as MessageBatch<never>, env, resolved);
+    if (batch.queue === QUEUES.deadEvents) return consumeDeadEvents(batch as MessageBatch<never>);
     if (batch.queue === QUEUES.deliveries) return consumeDeliveries(batch as MessageBatch<never>, env, resolved);
     if (batch.queue === QUEUES.deadLetters) return consumeDeadLetters(batch as MessageBatch<never>, env, resolved);
     console.error(JSON.stringify({ level: "error", message: "a batch from an unknown queue", queue: batch.queue }));

@@ -264,6 +264,26 @@ describe("webhooks", () => {
       expect(JSON.stringify(got)).not.toContain(`"reporter`);
     }
   });
+  it("an event whose fan-out kept failing is logged from the events' dead-letter queue, and acknowledged", async () => {
+    const event = { id: "evt_00000000000000e1_000000000000_1", type: "score.changed" as const, sid: "SID-0x00000000000000e1", ownerId: 1, timestamp: new Date().toISOString(), data: {} };
+    const batch = createMessageBatch("trust-events-dlq", [{ id: "d1", timestamp: new Date(), attempts: 1, body: event }]);
+    const ctx = createExecutionContext();
+    const lines: string[] = [];
+    const error = console.error;
+    console.error = (line: string) => lines.push(line);
+    try {
+      await createQueueHandler({})(batch, env);
+    } finally {
+      console.error = error;
+    }
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual(["d1"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { level: "error", message: "event fan-out dead-lettered", event_id: event.id, event_type: "score.changed", sid: event.sid, attempts: 1 },
+    ]);
+  });
+
   it("a delivery whose secret no key opens is dead at once, and the rest of its batch is delivered", async () => {
     const net = endpoints();
     const h = testApp({ resolve: net.resolve });
