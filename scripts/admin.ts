@@ -85,7 +85,7 @@ export function usage() {
 // something else (`--verified yes` used to un-verify an operator).
 
 function id(value: string, what: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(value)) throw new UsageError(`The ${what} must be a positive whole number, not "${value}"`);
+  if (!/^[1-9][0-9]{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`The ${what} must be a positive whole number, not "${value}"`);
   return Number(value);
 }
 
@@ -145,6 +145,9 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     // refused below
   }
   if (!parsedUrl || !["http:", "https:"].includes(parsedUrl.protocol)) throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, not "${url}"`);
+  // The admin token goes with every request: in the clear only to this machine.
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(parsedUrl.hostname) || parsedUrl.hostname.endsWith(".localhost");
+  if (parsedUrl.protocol === "http:" && !loopback) throw new UsageError(`--url must use https for another host (the admin token would travel in the clear), not "${url}"`);
   return { command, args, values, url };
 }
 

@@ -507,6 +507,8 @@ export class AgentScorer extends DurableObject<Env> {
     await this.serial(async () => {
       const record = this.record ?? this.store.record();
       if (!record) return;
+      // A cold object: the report times for damping come with the record, as load() takes them.
+      if (!this.record) this.recent = this.store.recentReports();
       this.record = record;
       const now = this.clock();
       this.store.forgetExpired(now);
@@ -528,7 +530,6 @@ export class AgentScorer extends DurableObject<Env> {
       if ((await this.flush()) !== null) {
         // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
-        this.store.published(this.published);
         await this.scheduleRefresh(record);
       }
     });
@@ -605,8 +606,9 @@ export class AgentScorer extends DurableObject<Env> {
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     };
-    // Written back at once: the row now carries the current model's evidence.
-    this.commit(record, {
+    // Written back at once: the row now carries the current model's evidence. Not stored, it must not
+    // be used either: a later commit would store the record without the disputes and report times.
+    const stored = this.commit(record, {
       shard: [agentRow(record, now)],
       at: now,
       also: () => {
@@ -614,6 +616,7 @@ export class AgentScorer extends DurableObject<Env> {
         for (const d of disputes) this.store.saveDispute(d);
       },
     });
+    if (!stored) throw new Error(`the rebuilt state of ${ref.sid} could not be stored`);
     this.recent = replayed.recent;
     // An open dispute escalates at its deadline, as when it was opened.
     const deadlines = disputes.filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
@@ -777,7 +780,6 @@ export class AgentScorer extends DurableObject<Env> {
         for (const e of events) this.store.addEvent({ ...e, sid: record.sid, ownerId: record.operatorId, timestamp });
         // Journal entries and events already out go in the same transaction, not in one of their own.
         if (this.applied > 0) this.store.applied(this.applied);
-        if (this.published > 0) this.store.published(this.published);
       });
     } catch (err) {
       // A refused challenge rolled back a change that never happened: memory is still right.
@@ -860,6 +862,9 @@ export class AgentScorer extends DurableObject<Env> {
       return;
     }
     this.published = events[events.length - 1].id;
+    // Gone from storage at once: an object evicted before its next change would otherwise send them
+    // again, after their deliveries' records (which dedupe repeats) may have been pruned.
+    this.store.published(this.published);
   }
 
   /**

@@ -24,9 +24,11 @@ export const readBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const length = raw.headers.get("content-length");
   const declared = Number(length ?? "0");
   if (declared > MAX_BODY_BYTES) throw errors.bodyTooLarge();
-  // With a Content-Length the runtime delivers exactly that many bytes (it ends a shorter stream
-  // with an error): one native read. Without one (chunked), the count is kept while reading.
-  const bytes = length !== null ? await readWhole(raw) : await readLimited(raw.body, MAX_BODY_BYTES);
+  // With a Content-Length alone the runtime delivers exactly that many bytes (it ends a shorter
+  // stream with an error): one native read. Otherwise (chunked, or both) the count is kept while
+  // reading, so no more than the limit is ever held.
+  const framed = length !== null && !raw.headers.has("transfer-encoding");
+  const bytes = framed ? await readWhole(raw) : await readLimited(raw.body, MAX_BODY_BYTES);
   headers.set("content-type", "application/json");
   c.req.raw = new Request(raw.url, { method: raw.method, headers, body: bytes });
   await next();

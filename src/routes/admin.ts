@@ -387,7 +387,12 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
     const found = await getKey(c.get("db"), operatorId, keyId);
     if (!found) throw errors.keyNotFound();
     const done = await revokeKeyByAdmin(c.get("db"), operatorId, keyId, new Date(now).toISOString());
-    if (!done.revoked) throw errors.keyAlreadyRevoked();
+    if (!done.revoked) {
+      // A repeat after an announcement that failed: announce again, or the revoked key lives on in caches.
+      const operator = await getOperator(c.get("db"), operatorId);
+      if (operator) await announceEpoch(c, operatorId, operator.authEpoch);
+      throw errors.keyAlreadyRevoked();
+    }
     await announceEpoch(c, operatorId, done.epoch!);
     return c.json({ operator_id: operatorId, key: keyView.key(done.revoked, now), valid_keys: done.validKeys }, 200);
   });

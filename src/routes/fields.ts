@@ -68,6 +68,8 @@ export const decimalId = (field: string, description: string) =>
   z
     .string()
     .regex(/^[1-9][0-9]{0,15}$/, `${field} must be a positive decimal integer`)
+    // 16 digits may pass 2^53, where Number would round it to a neighbouring id.
+    .refine((s) => Number.isSafeInteger(Number(s)), `${field} must be a positive decimal integer`)
     .transform(Number)
     .openapi({ param: { name: field, in: "path", description }, type: "integer", example: 1 });
 

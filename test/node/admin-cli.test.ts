@@ -38,6 +38,8 @@ describe("bad command lines", () => {
     [["operators", "--limit", "500"], '--limit must be a whole number from 1 to 200, not "500"'],
     [["frobnicate"], 'Unknown command "frobnicate"'],
     [["waitlist", "--url", "127.0.0.1:8787"], '--url must be an http(s) URL'],
+    [["waitlist", "--url", "http://trust.example.com"], "--url must use https for another host"],
+    [["revoke-key", "1", "9007199254740993"], 'The key id must be a positive whole number, not "9007199254740993"'],
   ])("refuses %j with exit status 2 and sends nothing", async (args, message) => {
     // A service that is not there: a command that got as far as a request would fail with status 1.
     const result = await admin(args, { TRUST_API_URL: "http://127.0.0.1:9", ADMIN_TOKEN: undefined });

@@ -91,6 +91,10 @@ describe("an operator's keys", () => {
     expect(await (await call(`/admin/operators/${op.id}/keys/0x10`, { method: "DELETE", headers: ADMIN })).json()).toMatchObject({
       error: "keyId must be a positive decimal integer",
     });
+    // Past 2^53 a number would round to another key's id.
+    const unsafe = await call(`/admin/operators/${op.id}/keys/9007199254740993`, { method: "DELETE", headers: ADMIN });
+    expect(unsafe.status).toBe(400);
+    expect(await unsafe.json()).toMatchObject({ error: "keyId must be a positive decimal integer" });
   });
 });
 

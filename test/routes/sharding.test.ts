@@ -229,6 +229,26 @@ describe("the alarm's time", () => {
   });
 });
 
+describe("a cold object woken by its alarm", () => {
+  it("damps the next report by the reporter's stored report times, as a warm one does", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    await unlimited(reporter.id);
+    const { sid } = await registerAgent(owner.key);
+    for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
+    // An eviction: nothing in memory, storage as it was; then the alarm is the first thing to run.
+    await runInDurableObject(scorer(sid), (o) => {
+      Object.assign(o as unknown as object, { record: undefined, recent: new Map() });
+      (o as unknown as { store: { forget(): void } }).store.forget();
+    });
+    expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
+    await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
+    const rows = await (await shardOf(sid)).prepare("SELECT damping FROM transactions WHERE sid = ? ORDER BY id").bind(sid).all<{ damping: number }>();
+    // The fourth report within 24 hours counts 1/√4, as replaying the history gives it.
+    expect(rows.results.map((r) => r.damping)).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2]);
+  });
+});
+
 describe("transaction ids", () => {
   it("are numbers routable without the SID: the agent's number × 2^22 + its sequence", async () => {
     const { key } = await createOperator();

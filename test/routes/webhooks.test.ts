@@ -264,6 +264,14 @@ describe("webhooks", () => {
       expect(JSON.stringify(got)).not.toContain(`"reporter`);
     }
   });
+  it("an event sent to the queue leaves the object's outbox at once, so an evicted object never sends it again", async () => {
+    const owner = await operator();
+    const { sid } = await registerAgent(owner.key);
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+    const outbox = await runInDurableObject(env.AGENT_SCORER.getByName(sid), async (_o, state) => state.storage.sql.exec("SELECT count(*) AS n FROM outbox").one().n);
+    expect(outbox).toBe(0);
+  });
+
   it("an event whose fan-out kept failing is logged from the events' dead-letter queue, and acknowledged", async () => {
     const event = { id: "evt_00000000000000e1_000000000000_1", type: "score.changed" as const, sid: "SID-0x00000000000000e1", ownerId: 1, timestamp: new Date().toISOString(), data: {} };
     const batch = createMessageBatch("trust-events-dlq", [{ id: "d1", timestamp: new Date(), attempts: 1, body: event }]);
