@@ -10,17 +10,26 @@ import type { DeliveryMessage } from "./deliveries";
 
 export async function consumeEvents(batch: MessageBatch<AgentEvent>, env: Env, deps: QueueDeps): Promise<void> {
   for (const message of batch.messages) {
-    const event = message.body;
-    const operators = new Set<number>();
-    if (event.ownerId !== null) operators.add(event.ownerId);
-    if (event.counterpartId !== undefined) operators.add(event.counterpartId);
-    const endpoints = await subscribedWebhooks(env.DB, [...operators], event.type, event.type === "score.changed" ? event.sid : null);
-    // Deliveries already made (a redelivered event) are not made again; pending ones are queued again.
-    const pending = await deliveriesFor(env.DB, event, endpoints.map((w) => w.id), new Date(deps.now()).toISOString());
-    if (pending.length > 0 && env.DELIVERIES) {
-      await env.DELIVERIES.sendBatch(pending.map((d) => ({ body: { deliveryId: d.id, webhookId: d.webhookId, event } satisfies DeliveryMessage, contentType: "json" as const })));
+    // One event that fails is retried alone (after the consumer's retry_delay); the rest go on.
+    try {
+      await fanOut(message.body, env, deps);
+      message.ack();
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", message: "event fan-out failed; retrying", event_id: message.body?.id, attempts: message.attempts, error: String(err) }));
+      message.retry();
     }
-    message.ack();
+  }
+}
+
+async function fanOut(event: AgentEvent, env: Env, deps: QueueDeps): Promise<void> {
+  const operators = new Set<number>();
+  if (event.ownerId !== null) operators.add(event.ownerId);
+  if (event.counterpartId !== undefined) operators.add(event.counterpartId);
+  const endpoints = await subscribedWebhooks(env.DB, [...operators], event.type, event.type === "score.changed" ? event.sid : null);
+  // Deliveries already made (a redelivered event) are not made again; pending ones are queued again.
+  const pending = await deliveriesFor(env.DB, event, endpoints.map((w) => w.id), new Date(deps.now()).toISOString());
+  if (pending.length > 0 && env.DELIVERIES) {
+    await env.DELIVERIES.sendBatch(pending.map((d) => ({ body: { deliveryId: d.id, webhookId: d.webhookId, event } satisfies DeliveryMessage, contentType: "json" as const })));
   }
 }
 

@@ -272,6 +272,29 @@ describe("webhooks", () => {
     expect(outbox).toBe(0);
   });
 
+  it("an event whose fan-out fails is retried alone; the rest of its batch is fanned out", async () => {
+    const owner = await operator();
+    const { sid } = await registerAgent(owner.key);
+    const good = { id: "evt_00000000000000e2_000000000000_1", type: "agent.status_changed" as const, sid, ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid, status: "suspended", previous_status: "active" } };
+    // An owner id D1 cannot bind: the fan-out of this one event throws.
+    const bad = { ...good, id: "evt_00000000000000e2_000000000000_2", ownerId: { not: "a number" } as unknown as number };
+    const batch = createMessageBatch("trust-events", [
+      { id: "b1", timestamp: new Date(), attempts: 1, body: bad },
+      { id: "b2", timestamp: new Date(), attempts: 1, body: good },
+    ]);
+    const ctx = createExecutionContext();
+    const error = console.error;
+    console.error = () => {};
+    try {
+      await createQueueHandler({})(batch, env);
+    } finally {
+      console.error = error;
+    }
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toEqual([{ msgId: "b1" }]);
+    expect(result.explicitAcks).toEqual(["b2"]);
+  });
+
   it("an event whose fan-out kept failing is logged from the events' dead-letter queue, and acknowledged", async () => {
     const event = { id: "evt_00000000000000e1_000000000000_1", type: "score.changed" as const, sid: "SID-0x00000000000000e1", ownerId: 1, timestamp: new Date().toISOString(), data: {} };
     const batch = createMessageBatch("trust-events-dlq", [{ id: "d1", timestamp: new Date(), attempts: 1, body: event }]);
