@@ -27,18 +27,36 @@ const health = createRoute({
   },
 });
 
+type Checks = Record<string, "ok" | "failing">;
+
+/**
+ * The checks are kept a few seconds per isolate (and bindings): the route is public and unlimited,
+ * and every check is a query on each database, so a flood of health checks must not become a flood
+ * of queries.
+ */
+const CHECKS_TTL_MS = 5_000;
+const lastChecks = new WeakMap<object, { at: number; checks: Checks }>();
+
+async function checkDatabases(env: AppEnv["Bindings"]): Promise<Checks> {
+  const kept = lastChecks.get(env);
+  if (kept && Date.now() - kept.at < CHECKS_TTL_MS) return kept.checks;
+  const check = (database: D1Database) =>
+    database
+      .prepare("SELECT 1 AS ok")
+      .first<{ ok: number }>()
+      .then((row) => (row?.ok === 1 ? ("ok" as const) : ("failing" as const)))
+      .catch(() => "failing" as const);
+  const shards = shardDatabases(env);
+  const results = await Promise.all([check(env.DB), ...shards.map(check)]);
+  const checks: Checks = { db: results[0] };
+  shards.forEach((_, i) => (checks[`shard_${i}`] = results[i + 1]));
+  lastChecks.set(env, { at: Date.now(), checks });
+  return checks;
+}
+
 export function registerHealth(app: OpenAPIHono<AppEnv>) {
   app.openapi(health, async (c) => {
-    const check = (database: D1Database) =>
-      database
-        .prepare("SELECT 1 AS ok")
-        .first<{ ok: number }>()
-        .then((row) => (row?.ok === 1 ? ("ok" as const) : ("failing" as const)))
-        .catch(() => "failing" as const);
-    const shards = shardDatabases(c.env);
-    const results = await Promise.all([check(c.env.DB), ...shards.map(check)]);
-    const checks: Record<string, "ok" | "failing"> = { db: results[0] };
-    shards.forEach((_, i) => (checks[`shard_${i}`] = results[i + 1]));
+    const checks = await checkDatabases(c.env);
     const ok = Object.values(checks).every((v) => v === "ok");
     return c.json({ status: ok ? ("ok" as const) : ("degraded" as const), version: SERVICE_VERSION, checks }, ok ? 200 : 503);
   });

@@ -1,5 +1,6 @@
 // Request plumbing: request ids, odd requests that must never give a 5xx, public reads made for web
 // pages, 405s, health, pagination.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 
@@ -103,6 +104,14 @@ describe("GET /health", () => {
     expect(body.status).toBe("ok");
     expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(body.checks).toEqual({ db: "ok", shard_0: "ok", shard_1: "ok" });
+  });
+
+  it("checks the databases at most once every few seconds, however often it is asked", async () => {
+    let queries = 0;
+    const counted = { prepare: (sql: string) => (queries++, env.DB.prepare(sql)), withSession: () => env.DB.withSession() };
+    const h = testApp({ env: { DB: counted } });
+    for (let i = 0; i < 5; i++) expect((await h.request("/health")).status).toBe(200);
+    expect(queries).toBe(1);
   });
 
   it("answers 503 when a database fails, naming it", async () => {
