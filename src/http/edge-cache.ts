@@ -47,9 +47,23 @@ export async function cachedAnswer(key: string): Promise<Response | null> {
   return new Response(body, { status: hit.status, headers: hit.headers });
 }
 
-/** Keeps a fresh answer in the edge cache and this isolate's memo, for its own max-age. */
+/** The ETag Hono's etag middleware gives a body: the quoted hex SHA-1 of its bytes. */
+async function etagOf(body: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(body));
+  return `"${Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")}"`;
+}
+
+/**
+ * Keeps a fresh answer in the edge cache and this isolate's memo, for its own max-age. A success
+ * is kept with its ETag, so the etag middleware finds it on every hit instead of hashing the body
+ * again.
+ */
 export async function storeAnswer(waitUntil: (p: Promise<unknown>) => void, key: string, response: Response): Promise<Response> {
   const body = await response.text();
+  if (response.ok && !response.headers.has("etag")) {
+    response = new Response(body, response);
+    response.headers.set("ETag", await etagOf(body));
+  }
   waitUntil(caches.default.put(key, new Response(body, response)));
   remember(key, body, response.status, response.headers, maxAgeOf(response.headers) * 1000);
   return new Response(body, response);

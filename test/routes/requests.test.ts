@@ -164,6 +164,16 @@ describe("public reads for web pages", () => {
     expect(tag).toBeTruthy();
     const again = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp(), "if-none-match": tag! } });
     expect(again.status).toBe(304);
+    // The cached copy keeps its validator: a hit is not hashed again, and its tag is the body's SHA-1.
+    const body = await (await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } })).text();
+    const sha1 = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(body))), (b) => b.toString(16).padStart(2, "0")).join("");
+    expect(tag).toBe(`"${sha1}"`);
+    let stored: Response | undefined;
+    for (let i = 0; i < 100 && !stored; i++) {
+      stored = await caches.default.match(`https://badge.cache/${sid}.svg`);
+      if (!stored) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(stored?.headers.get("etag")).toBe(tag);
   });
 
   it("keyed routes: no CORS headers, Cache-Control no-store", async () => {
