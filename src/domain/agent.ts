@@ -130,6 +130,12 @@ export function scoreOfRecord(record: AgentRecord, now: number, operatorScore = 
   return scoreOf(record.evidence, { now, ownerId: record.operatorId, identityLevel: record.identityLevel, operatorScore });
 }
 
+/** What time alone can change and the alarm waits for: the confidence and recommendation at `at`. */
+export function faceAt(record: AgentRecord, at: number): string {
+  const s = scoreOfRecord(record, at);
+  return `${s.confidence} ${s.recommendation}`;
+}
+
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
@@ -141,10 +147,7 @@ const MINUTE_MS = 60_000;
  * hour by hour, then halving within the hour.
  */
 export function nextFaceChange(record: AgentRecord, now: number, horizonMs: number): number {
-  const face = (at: number) => {
-    const s = scoreOfRecord(record, at);
-    return `${s.confidence} ${s.recommendation}`;
-  };
+  const face = (at: number) => faceAt(record, at);
   const start = face(now);
   const end = now + horizonMs;
   if (face(end) === start) return end;

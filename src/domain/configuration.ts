@@ -1,5 +1,7 @@
 // An agent's configuration, its canonical form and its fingerprint. Pure apart from crypto.subtle.
 
+import { sha256Hex } from "./identifiers";
+
 export interface AgentConfiguration {
   modelProvider: string;
   modelName: string;
@@ -49,9 +51,7 @@ export function canonicalConfiguration(config: AgentConfiguration): string {
 
 /** Lowercase hex SHA-256 of the canonical configuration. */
 export async function fingerprint(config: AgentConfiguration): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalConfiguration(config));
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(canonicalConfiguration(config));
 }
 
 /** Most severe first: the order classifyChange reports changes in. */

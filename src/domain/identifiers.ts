@@ -8,10 +8,13 @@ export function randomHex(bytes: number): string {
   return Array.from(buf, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+/** Lowercase hex of a digest of the text's UTF-8 bytes. */
+export async function digestHex(algorithm: "SHA-1" | "SHA-256", text: string): Promise<string> {
+  const digest = await crypto.subtle.digest(algorithm, new TextEncoder().encode(text));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+export const sha256Hex = (text: string): Promise<string> => digestHex("SHA-256", text);
 
 export const newSid = () => `SID-0x${randomHex(8)}`;
 /** A one-time secret (challenge or claim token): 64 lowercase hex. */

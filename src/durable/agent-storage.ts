@@ -9,6 +9,7 @@ import { IDEMPOTENCY_TTL_MS } from "../domain/idempotency";
 import { MODEL } from "../domain/model";
 import type { AgentEvent, Notified } from "../domain/events";
 import type { Dispute } from "../domain/disputes";
+import { randomHex } from "../domain/identifiers";
 
 /** Bumped with every change to SCHEMA; an object whose storage is at it creates nothing at start. */
 const SCHEMA_VERSION = 6;
@@ -283,7 +284,7 @@ export class AgentStorage {
   private epoch(): string {
     const stored = this.fact<string>("epoch");
     if (stored) return stored;
-    const epoch = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const epoch = randomHex(6);
     this.setFact("epoch", epoch);
     return epoch;
   }

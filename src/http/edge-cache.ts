@@ -3,6 +3,8 @@
 // served lately: a Cache API lookup leaves the isolate, and for a hot key that round trip is most of
 // the request (docs/performance.md). Badges and attestations use it.
 
+import { digestHex } from "../domain/identifiers";
+
 const MEMO_TTL_MS = 30_000;
 const MEMO_MAX_ENTRIES = 2_000;
 
@@ -48,10 +50,7 @@ export async function cachedAnswer(key: string): Promise<Response | null> {
 }
 
 /** The ETag Hono's etag middleware gives a body: the quoted hex SHA-1 of its bytes. */
-async function etagOf(body: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(body));
-  return `"${Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")}"`;
-}
+const etagOf = async (body: string) => `"${await digestHex("SHA-1", body)}"`;
 
 /**
  * Keeps a fresh answer in the edge cache and this isolate's memo, for its own max-age. A success

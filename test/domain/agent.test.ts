@@ -1,7 +1,7 @@
 // When time alone changes an agent's face (confidence, recommendation): the moment the object's
 // alarm is set for.
 import { describe, expect, it } from "vitest";
-import { applyReportTo, newRecord, nextFaceChange, scoreOfRecord, type AgentRecord } from "../../src/domain/agent";
+import { applyReportTo, faceAt as face, newRecord, nextFaceChange, type AgentRecord } from "../../src/domain/agent";
 
 const T0 = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
@@ -26,11 +26,6 @@ function reportedAgent(): AgentRecord {
   }
   return record;
 }
-
-const face = (record: AgentRecord, at: number) => {
-  const s = scoreOfRecord(record, at);
-  return `${s.confidence} ${s.recommendation}`;
-};
 
 describe("nextFaceChange", () => {
   const record = reportedAgent();

@@ -3,7 +3,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/db/history";
-import { locateTransaction, nextFaceChange, replayHistory, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord } from "../../src/domain/agent";
+import { faceAt, locateTransaction, nextFaceChange, replayHistory, SEQUENCE_SPACE, type AgentRecord } from "../../src/domain/agent";
 import type { AgentScorer } from "../../src/durable/agent-scorer";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, shardOf, testApp, T_CALL } from "../helpers";
 
@@ -170,17 +170,23 @@ describe("concurrency across shards", () => {
   });
 });
 
+/** An agent with five good reports from each of three verified reporters: medium confidence. */
+async function wellReported(): Promise<string> {
+  const owner = await createOperator();
+  const reporters = await Promise.all([1, 2, 3].map(() => createOperator({ verified: true })));
+  const { sid } = await registerAgent(owner.key);
+  for (const r of reporters) {
+    await unlimited(r.id);
+    for (let i = 0; i < 5; i++) {
+      await call("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 950, reliabilitySignal: 950 } });
+    }
+  }
+  return sid;
+}
+
 describe("time alone", () => {
   it("the object's alarm updates its agent's row when its confidence or recommendation moves with time", async () => {
-    const owner = await createOperator();
-    const reporters = await Promise.all([1, 2, 3].map(() => createOperator({ verified: true })));
-    const { sid } = await registerAgent(owner.key);
-    for (const r of reporters) {
-      await unlimited(r.id);
-      for (let i = 0; i < 5; i++) {
-        await call("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 950, reliabilitySignal: 950 } });
-      }
-    }
+    const sid = await wellReported();
     const shard = await shardOf(sid);
     const before = await shard.prepare("SELECT composite, confidence FROM agents WHERE sid = ?").bind(sid).first<{ composite: number; confidence: string }>();
     expect(before!.confidence).toBe("medium");
@@ -199,20 +205,9 @@ describe("time alone", () => {
 
 describe("the alarm's time", () => {
   it("is the moment time alone next changes the agent's confidence or recommendation, when that is within a day", async () => {
-    const owner = await createOperator();
-    const reporters = await Promise.all([1, 2, 3].map(() => createOperator({ verified: true })));
-    const { sid } = await registerAgent(owner.key);
-    for (const r of reporters) {
-      await unlimited(r.id);
-      for (let i = 0; i < 5; i++) {
-        await call("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 950, reliabilitySignal: 950 } });
-      }
-    }
+    const sid = await wellReported();
     const record = (await inspect(sid)).record!;
-    const face = (at: number) => {
-      const s = scoreOfRecord(record, at);
-      return `${s.confidence} ${s.recommendation}`;
-    };
+    const face = (at: number) => faceAt(record, at);
     let day = 1;
     while (face(T_CALL + day * DAY) === face(T_CALL) && day < 1000) day++;
     expect(day).toBeLessThan(1000);
