@@ -70,6 +70,8 @@ export const agentDirectory = sqliteTable("agent_directory", {
   // The owner, null until a self-registered agent is claimed: lists an operator's agents across shards.
   operatorId: integer("operator_id"),
   createdAt: text("created_at").notNull(),
+  /** The transparency log the agent's entries go to, fixed at registration (agents from before the log: 0). */
+  log: integer("log").notNull().default(0),
 }, (t) => [uniqueIndex("agent_directory_sid").on(t.sid), index("agent_directory_operator").on(t.operatorId, t.num)]);
 
 /** Operators' webhook endpoints. The signing secret is kept sealed with WEBHOOK_SECRET_KEY. */

@@ -7,7 +7,7 @@ import type { Registration } from "../domain/views";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { forgetOperator, locate, scorerOf } from "../http/agents";
-import { placementShards } from "../env";
+import { logCount, placementShards } from "../env";
 import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";
 import { publicLimit } from "../http/rate-limit";
@@ -170,8 +170,9 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
   const placement = placementShards(c.env);
   nextPlacement ??= crypto.getRandomValues(new Uint32Array(1))[0];
   const shard = placement[nextPlacement++ % placement.length];
-  const entry = await enterAgent(c.get("db"), { sid, shard, operatorId, createdAt: new Date(now).toISOString() });
-  const ref = { sid, num: entry.num, shard };
+  const log = crypto.getRandomValues(new Uint32Array(1))[0] % logCount(c.env);
+  const entry = await enterAgent(c.get("db"), { sid, shard, log, operatorId, createdAt: new Date(now).toISOString() });
+  const ref = { sid, num: entry.num, shard, log };
   const out = await scorerOf(c, ref).register(ref, {
     operatorId,
     name: input.name,

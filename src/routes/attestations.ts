@@ -1,6 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, TypedResponse } from "hono";
-import { ATTESTATION_LIFETIME_S, parseSigningKeys, signAttestation, type AttestationClaims, type SigningKey } from "../domain/attestations";
+import type { TypedResponse } from "hono";
+import { ATTESTATION_LIFETIME_S, signAttestation, type AttestationClaims } from "../domain/attestations";
+import { signingKeys } from "../http/signing-keys";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
 import { agentScore } from "../http/agents";
@@ -18,20 +19,6 @@ export const ATTESTATION_MAX_AGE_S = 60;
 const JWKS_MAX_AGE_S = 300;
 /** Per host name as well: `iss` is the origin the client called, and a deployment may answer on several. */
 const cacheKey = (origin: string, sid: string) => `https://attestation.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
-
-const keysOf = new WeakMap<object, Promise<Awaited<ReturnType<typeof parseSigningKeys>>>>();
-
-/** The signing keys, parsed once per isolate; 503 when ATTESTATION_KEYS is missing or invalid. */
-async function signingKeys(c: Context<AppEnv>): Promise<SigningKey[]> {
-  let parsed = keysOf.get(c.env);
-  if (!parsed) keysOf.set(c.env, (parsed = parseSigningKeys(c.env.ATTESTATION_KEYS)));
-  const keys = await parsed;
-  if (!keys.ok) {
-    console.error(JSON.stringify({ level: "error", message: "attestations disabled", problem: keys.problem, request_id: c.get("requestId") }));
-    throw errors.attestationsNotConfigured();
-  }
-  return keys.keys;
-}
 
 const attestationSchema = z
   .object({
