@@ -72,6 +72,36 @@ describe("narrow keys", () => {
     expect(res.status).toBe(403);
     expect((await h.request("/me", { headers: bearer(key) })).status).toBe(200);
   });
+
+  it("a keys:write-only key revokes only keys whose scopes are within its own, in both forms", async () => {
+    const h = testApp({ now: T0 });
+    const { key } = await createOperator();
+    const issue = async (scopes: string[]) => ((await (await h.request("/keys", { headers: bearer(key), body: { scopes } })).json()) as Issued).key;
+    const manager = await issue(["keys:write"]);
+    const peer = await issue(["keys:write"]);
+    const full = ((await (await h.request("/keys", { headers: bearer(key) })).json()) as { keys: { id: number }[] }).keys[0];
+    for (const form of ["A", "B"] as const) {
+      const res = await h.request(`/keys/${full.id}`, { method: "DELETE", headers: bearer(manager.api_key, { "api-version": form }) });
+      expect(res.status).toBe(403);
+      const text = "Forbidden: this API key lacks the agents:read scope";
+      expect(await res.json()).toEqual(form === "A" ? { error: text, request_id: expect.any(String) } : { error: { code: "insufficient_scope", message: text }, request_id: expect.any(String) });
+    }
+    expect((await h.request("/me", { headers: bearer(key) })).status).toBe(200);
+    // A key of the same scopes, and the key itself, are within its scopes.
+    expect((await h.request(`/keys/${peer.id}`, { method: "DELETE", headers: bearer(manager.api_key) })).status).toBe(200);
+    expect((await h.request(`/keys/${manager.id}`, { method: "DELETE", headers: bearer(manager.api_key) })).status).toBe(200);
+  });
+
+  it("rotation gives the new key the calling key's own scopes, never more", async () => {
+    const h = testApp({ now: T0 });
+    const { key } = await createOperator();
+    const narrow = ((await (await h.request("/keys", { headers: bearer(key), body: { scopes: ["keys:write", "agents:read"] } })).json()) as Issued).key;
+    const res = await h.request("/keys/rotate", { method: "POST", headers: bearer(narrow.api_key) });
+    expect(res.status).toBe(201);
+    const rotatedKey = ((await res.json()) as Issued).key;
+    expect([...rotatedKey.scopes].sort()).toEqual(["agents:read", "keys:write"]);
+    expect((await h.request("/register", { headers: bearer(rotatedKey.api_key), body: { name: "No", ...agentConfig } })).status).toBe(403);
+  });
 });
 
 describe("the Bearer scheme", () => {
