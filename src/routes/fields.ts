@@ -57,7 +57,7 @@ function jsonProblem(root: unknown, field: string, maxDepth: number): string | n
  * exactly as sent. An object with a `__proto__` key anywhere is refused: it cannot be stored
  * faithfully by ordinary JS object code.
  */
-export const jsonObject = (field: string, maxBytes: number) =>
+const jsonObject = (field: string, maxBytes: number) =>
   z
     .custom<Record<string, unknown>>(isPlainObject, { error: `${field} must be a JSON object` })
     .superRefine((v, ctx) => {
@@ -68,6 +68,13 @@ export const jsonObject = (field: string, maxBytes: number) =>
       }
     })
     .openapi({ type: "object", additionalProperties: true });
+
+/** An optional jsonObject where null means none (no memory, no metadata): null, missing or an object. */
+export const nullableJsonObject = (field: string, maxBytes: number, description: string) =>
+  jsonObject(field, maxBytes)
+    .nullish()
+    .transform((v) => v ?? null)
+    .openapi({ type: ["object", "null"], additionalProperties: true, description });
 
 export const sidParam = z.object({
   sid: z
