@@ -89,4 +89,10 @@ describe("architecture", () => {
     for (const file of files) if (!state.has(file)) visit(file);
     expect(cycles).toEqual([]);
   });
+
+  it("spells out the five dimension names only in the model (DIMENSIONS) and the tables' column definitions", () => {
+    const names = ["reliability", "quality", "financial", "security", "stability"];
+    const spelled = files.filter((file) => names.every((name) => new RegExp(`\\b${name}\\b`).test(sources[`../${file}`])));
+    expect(spelled.sort()).toEqual(["src/db/legacy-schema.ts", "src/db/shard-schema.ts", "src/domain/model.ts"]);
+  });
 });

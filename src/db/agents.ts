@@ -3,8 +3,8 @@
 
 import { and, desc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { AgentConfiguration } from "../domain/configuration";
-import { scoreOf, type AgentEvidence, type ScoreView } from "../domain/model";
-import type { AgentReport, AgentScore, ConfigChange, OperatorSummary, ScoreEvent, TransactionEntry } from "../domain/views";
+import { DIMENSIONS, type Dimension } from "../domain/model";
+import { toAgentScore, type AgentReport, type ConfigChange, type OperatorSummary, type ScoreEvent, type TransactionEntry } from "../domain/views";
 import { db, type Database } from "./client";
 import { agents, configHistory, scoreEvents, transactions } from "./shard-schema";
 
@@ -20,26 +20,6 @@ export const configurationOf = (row: AgentRow): AgentConfiguration => ({
   tools: JSON.parse(row.tools) as string[],
   memoryConfig: row.memoryConfig === null ? null : (JSON.parse(row.memoryConfig) as Record<string, unknown>),
 });
-
-/** The agent's score at `now` from its row, with its owner's operator score (reasons). */
-export const scoreOfRow = (row: AgentRow, now: number, operatorScore = 500): ScoreView =>
-  scoreOf(JSON.parse(row.evidence) as AgentEvidence, { now, ownerId: row.operatorId, identityLevel: row.identityLevel, operatorScore });
-
-export function toAgentScore(row: AgentRow, operator: OperatorSummary | null, now: number): AgentScore {
-  return {
-    sid: row.sid,
-    name: row.name,
-    description: row.description,
-    status: row.status,
-    createdAt: row.createdAt,
-    lastUpdated: row.updatedAt,
-    score: scoreOfRow(row, now, operator?.score),
-    identityLevel: row.identityLevel,
-    identityKey: row.identityKey,
-    fingerprint: row.fingerprint,
-    operator: row.operatorId !== null && operator ? { name: operator.name, score: operator.score, verified: operator.verified } : null,
-  };
-}
 
 // The hottest read (GET /score, the public score, badges) as constant SQL, mapped through the
 // drizzle table's own columns, so the table definition stays the one source of the mapping.
@@ -116,11 +96,7 @@ export async function readAgentReport(
       (e): ScoreEvent => ({
         eventType: e.eventType,
         composite: e.composite,
-        reliability: e.reliability,
-        quality: e.quality,
-        financial: e.financial,
-        security: e.security,
-        stability: e.stability,
+        dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, e[d]])) as Record<Dimension, number>,
         timestamp: e.createdAt,
         transactionId: e.transactionId,
         evidence: e.transactionId === null ? null : (e.evidence ?? "none"),

@@ -106,22 +106,10 @@ export function transactionRow(sid: string, t: RecordedReport, receipt: boolean)
 }
 
 export function scoreEventRow(sid: string, seq: number, eventType: ScoreEventType, score: ScoreView, at: number, transactionId: number | null = null): ShardWrite {
-  const d = score.dimensions;
   return {
     kind: "event",
-    row: {
-      sid,
-      seq,
-      eventType,
-      transactionId,
-      composite: score.composite,
-      reliability: d.reliability,
-      quality: d.quality,
-      financial: d.financial,
-      security: d.security,
-      stability: d.stability,
-      createdAt: new Date(at).toISOString(),
-    },
+    // The table's dimension columns are named as the model's dimensions.
+    row: { sid, seq, eventType, transactionId, composite: score.composite, ...score.dimensions, createdAt: new Date(at).toISOString() },
   };
 }
 

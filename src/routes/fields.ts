@@ -21,6 +21,21 @@ export const optionalString = (field: string, max: number) =>
     .nullish()
     .transform((v) => v ?? null);
 
+/**
+ * One @, a dot in the domain, no spaces and no control characters (NUL, escapes) anywhere. The
+ * controls are spelled as ranges (they are all of Unicode's Cc) rather than \p{Cc}, so the pattern
+ * needs no `u` flag and reads the same in every JSON Schema validator.
+ */
+export const EMAIL_PATTERN = /^[^\s@\u0000-\u001f\u007f-\u009f]+@[^\s@\u0000-\u001f\u007f-\u009f]+\.[^\s@\u0000-\u001f\u007f-\u009f]+$/;
+export const INVALID_EMAIL = "Invalid email format";
+export const emailField = z
+  .string({ error: INVALID_EMAIL })
+  .trim()
+  .toLowerCase()
+  .max(254, INVALID_EMAIL)
+  .regex(EMAIL_PATTERN, INVALID_EMAIL)
+  .openapi({ example: "ops@example.com" });
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** How deep a memoryConfig or metadata may nest, its own object being the first level. */
