@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * The agent's reduced public score, for display
-         * @description Made for web pages: any origin may read it, and a browser or CDN may keep it a minute.
+         * @description Made for web pages: any origin may read it, and a browser or CDN may keep it a minute. A conditional read (If-None-Match) answered 304 does not count in the 5 per hour, only in a revalidation limit of 60 per minute per client address.
          *
          *     Public: no credential; 5 requests per hour per client address.
          */

@@ -155,6 +155,39 @@ describe("public reads for web pages", () => {
     expect(again.headers.get("etag")).toBe(tag);
   });
 
+  it("the public score: a revalidation answered 304 does not use up the 5 an hour; one that gets a body does", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const ip = freshIp();
+    const read = (headers: Record<string, string> = {}) => call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip, ...headers } });
+    const first = await read();
+    const tag = first.headers.get("etag")!;
+    for (let i = 0; i < 10; i++) expect((await read({ "if-none-match": tag })).status).toBe(304);
+    for (let i = 0; i < 4; i++) expect((await read()).status).toBe(200);
+    const sixth = await read();
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers.get("retry-after")).toMatch(/^\d+$/);
+    // Still free once the hour's bodies are used up, while the page has not changed.
+    expect((await read({ "if-none-match": tag })).status).toBe(304);
+    // A stale or made-up tag gets the body, so it counts like any read.
+    const other = freshIp();
+    for (let i = 0; i < 5; i++) expect((await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": other, "if-none-match": '"0000"' } })).status).toBe(200);
+    const refused = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": other, "if-none-match": '"0000"' } });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: "Too many requests. Please try again later.", request_id: expect.any(String) });
+  });
+
+  it("the public score: revalidations are bounded by their own per-IP limit, 60 a minute", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const ip = freshIp();
+    const tag = (await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).headers.get("etag")!;
+    for (let i = 0; i < 60; i++) expect((await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip, "if-none-match": tag } })).status).toBe(304);
+    const over = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip, "if-none-match": tag, "api-version": "B" } });
+    expect(over.status).toBe(429);
+    expect(await over.json()).toEqual({ error: { code: "rate_limited", message: "Too many requests. Please try again later." }, request_id: expect.any(String) });
+  });
+
   it("badges: CORS, ETag and 304", async () => {
     const { key } = await createOperator();
     const { sid } = await registerAgent(key);
