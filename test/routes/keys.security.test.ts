@@ -200,6 +200,16 @@ describe("the admin secret", () => {
     expect((await list("new-admin-token-0123")).status).toBe(200);
   });
 
+  it("refuses a token that is a prefix, an extension or another length of the secret with 401, never a 500", async () => {
+    const h = testApp({ now: T0 });
+    for (const token of ["test-admin-toke", "test-admin-token0", "t", "x".repeat(500), "TEST-ADMIN-TOKEN"]) {
+      const res = await h.request("/admin/operators", { headers: bearer(token) });
+      expect(res.status, token).toBe(401);
+      expect(await res.json()).toEqual({ error: "Invalid admin token", request_id: expect.any(String) });
+    }
+    expect((await h.request("/admin/operators", { headers: bearer("test-admin-token") })).status).toBe(200);
+  });
+
   it("disables only the admin routes when a secret is missing or invalid", async () => {
     for (const env of [
       { ADMIN_TOKEN: "short" },

@@ -63,6 +63,32 @@ describe("odd requests never give a 5xx", () => {
     }
   });
 
+  it("reads a streamed body without Content-Length, and answers 413 past 64 KiB in both forms", async () => {
+    const streamed = (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      let offset = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (offset >= bytes.length) return controller.close();
+          controller.enqueue(bytes.slice(offset, (offset += 8192)));
+        },
+      });
+    };
+    const h = testApp({ now: T0 });
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      h.app.fetch(new Request("http://trust.test/apply", { method: "POST", body: streamed(body), headers: { "cf-connecting-ip": freshIp(), ...headers } }), h.env);
+    const email = `streamed-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const fine = await post(JSON.stringify({ name: "Streamed", email, padding: "p".repeat(60 * 1024) }));
+    expect(fine.status).toBe(201);
+    const big = JSON.stringify({ name: "Big", email: "big-stream@example.com", reason: "r".repeat(65 * 1024) });
+    const a = await post(big);
+    expect(a.status).toBe(413);
+    expect(await a.json()).toEqual({ error: "Request body too large", request_id: expect.any(String) });
+    const b = await post(big, { "api-version": "B" });
+    expect(b.status).toBe(413);
+    expect(await b.json()).toEqual({ error: { code: "payload_too_large", message: "Request body too large" }, request_id: expect.any(String) });
+  });
+
   it("answers 400 for a body stream that breaks off mid-read", async () => {
     let sent = false;
     const broken = new ReadableStream<Uint8Array>({
