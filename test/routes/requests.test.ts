@@ -2,7 +2,7 @@
 // pages, 405s, health, pagination.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
+import { ADMIN, bearer, call, createOperator, freshIp, registerAgent, settled, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:00:30Z");
 
@@ -227,11 +227,8 @@ describe("public reads for web pages", () => {
     const body = await (await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } })).text();
     const sha1 = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(body))), (b) => b.toString(16).padStart(2, "0")).join("");
     expect(tag).toBe(`"${sha1}"`);
-    let stored: Response | undefined;
-    for (let i = 0; i < 100 && !stored; i++) {
-      stored = await caches.default.match(`https://badge.cache/${sid}.svg`);
-      if (!stored) await new Promise((r) => setTimeout(r, 10));
-    }
+    await settled();
+    const stored = await caches.default.match(`https://badge.cache/${sid}.svg`);
     expect(stored?.headers.get("etag")).toBe(tag);
   });
 
