@@ -28,20 +28,6 @@ describe("a stolen key in its rotation grace", () => {
     expect((await h.request("/transactions", { headers: bearer(stolen), body: { sid, transactionType: "t", outcome: "success" } })).status).toBe(201);
   });
 
-  it("cannot mint a key that outlives it, rotate again, or revoke the owner's new key", async () => {
-    const { h, stolen, fresh } = await rotated();
-    const mint = await h.request("/keys", { headers: bearer(stolen), body: { scopes: ["agents:read"] } });
-    expect(mint.status).toBe(403);
-    expect(await mint.json()).toEqual({ error: "Forbidden: this API key lacks the keys:write scope", request_id: expect.any(String) });
-    const again = await h.request("/keys/rotate", { method: "POST", headers: bearer(stolen) });
-    expect(again.status).toBe(403);
-    const revoke = await h.request(`/keys/${fresh.id}`, { method: "DELETE", headers: bearer(stolen) });
-    expect(revoke.status).toBe(403);
-    expect((await h.request("/me", { headers: bearer(fresh.api_key) })).status).toBe(200);
-    const listed = (await (await h.request("/keys", { headers: bearer(fresh.api_key) })).json()) as { keys: unknown[] };
-    expect(listed.keys).toHaveLength(2);
-  });
-
   it("is refused everywhere once the grace ends, while the new key keeps every scope", async () => {
     const { h, stolen, fresh } = await rotated();
     expect(fresh.scopes).toEqual([...SCOPES]);

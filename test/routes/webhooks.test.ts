@@ -214,7 +214,7 @@ describe("webhooks", () => {
     expect((await h.request(`/watches/${sid}`, { method: "DELETE", headers: bearer(watcher.key) })).status).toBe(200);
   });
 
-  it("limits endpoints to 10, and refuses a key in its rotation grace", async () => {
+  it("limits endpoints to 10, and never lists a secret", async () => {
     const net = endpoints();
     const h = testApp({ resolve: net.resolve });
     const owner = await operator();
@@ -223,11 +223,6 @@ describe("webhooks", () => {
     const listed = (await (await h.request("/webhooks?limit=5", { headers: bearer(owner.key) })).json()) as { webhooks: unknown[]; next_cursor: string };
     expect(listed.webhooks).toHaveLength(5);
     expect(JSON.stringify(listed)).not.toContain("whsec_");
-    const rotated = await operator();
-    await h.request("/keys/rotate", { method: "POST", headers: bearer(rotated.key) });
-    const grace = await h.request("/webhooks", { headers: bearer(rotated.key), body: { url: "https://late.example.com/x" } });
-    expect(grace.status).toBe(403);
-    expect(((await grace.json()) as { error: string }).error).toBe("Forbidden: this API key lacks the webhooks:write scope");
   });
   it("tell both sides of a dispute, and never the reporter to the owner", async () => {
     const net = endpoints();
