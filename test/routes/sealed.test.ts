@@ -83,7 +83,7 @@ describe("sealed webhook secrets", () => {
     const { plaintext } = await compactDecrypt(now, rawOf(env.WEBHOOK_SECRET_KEY!));
     expect(new TextDecoder().decode(plaintext)).toBe(created.secret);
 
-    const event = { id: `evt_${crypto.randomUUID()}`, type: "agent.status_changed" as const, sid: "SID-0x0123456789abcdef", ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid: "SID-0x0123456789abcdef", status: "suspended", previous_status: "active" } };
+    const event = { id: `evt_${crypto.randomUUID()}`, type: "agent.status_changed" as const, sid: "SID-0x0123456789abcdef", ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid: "SID-0x0123456789abcdef", status: "suspended" as const, previous_status: "active" as const } };
     const [pending] = await deliveriesFor(env.DB, event, [created.webhook.id], new Date().toISOString());
     const batch = createMessageBatch<DeliveryMessage>("trust-deliveries", [{ id: "l1", timestamp: new Date(), attempts: 1, body: { deliveryId: pending.id, webhookId: created.webhook.id, event } }]);
     const ctx = createExecutionContext();
