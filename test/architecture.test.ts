@@ -90,6 +90,12 @@ describe("architecture", () => {
     expect(cycles).toEqual([]);
   });
 
+  it("spells out the five dimension names only in the model (DIMENSIONS) and the tables' column definitions", () => {
+    const names = ["reliability", "quality", "financial", "security", "stability"];
+    const spelled = files.filter((file) => names.every((name) => new RegExp(`\\b${name}\\b`).test(sources[`../${file}`])));
+    expect(spelled.sort()).toEqual(["src/db/legacy-schema.ts", "src/db/shard-schema.ts", "src/domain/model.ts"]);
+  });
+
   it("keeps the agent object's feature modules apart: they reach the kernel through its host interface only", () => {
     const features = files.filter((f) => /^src\/durable\/agent\/(reports|profile|identity|disputes)\.ts$/.test(f));
     expect(features).toHaveLength(4);

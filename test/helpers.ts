@@ -1,4 +1,4 @@
-import { createExecutionContext, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../src/app";
 import type { Env } from "../src/env";
@@ -85,9 +85,21 @@ export function testApp(options: TestAppOptions = {}) {
       headers["content-type"] ??= "application/json";
     }
     const req = new Request(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
-    return Promise.resolve(app.fetch(req, bindings, createExecutionContext()));
+    const ctx = createExecutionContext();
+    unsettled.push(ctx);
+    return Promise.resolve(app.fetch(req, bindings, ctx));
   };
   return { app, clock, request, env: bindings };
+}
+
+const unsettled: ExecutionContext[] = [];
+
+/**
+ * Waits for the work every request so far left in `waitUntil` (edge-cache writes, badge purges):
+ * the runtime's own wait, never a sleep.
+ */
+export async function settled(): Promise<void> {
+  await Promise.all(unsettled.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
 }
 
 /** The shard database an agent lives on (from the control database's directory). */

@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * The agent's reduced public score, for display
-         * @description Made for web pages: any origin may read it, and a browser or CDN may keep it a minute.
+         * @description Made for web pages: any origin may read it, and a browser or CDN may keep it a minute. A conditional read (If-None-Match) answered 304 does not count in the 5 per hour, only in a revalidation limit of 60 per minute per client address.
          *
          *     Public: no credential; 5 requests per hour per client address.
          */
@@ -971,7 +971,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke one of the operator's keys at once (not its last lasting key)
+         * Revoke one of the operator's keys at once (not its last lasting key, nor a key with a scope the calling key lacks)
          * @description Needs an API key with the `keys:write` scope.
          */
         delete: operations["revokeKey"];
@@ -1166,9 +1166,10 @@ export interface components {
             modelName: string;
             systemPromptHash?: string | null;
             tools?: string[] | null;
+            /** @description The agent's memory configuration, any JSON object; null or missing: no memory */
             memoryConfig?: {
                 [key: string]: unknown;
-            };
+            } | null;
             description?: string | null;
         };
         ConfigUpdatedB: {
@@ -1206,9 +1207,10 @@ export interface components {
             modelName: string;
             systemPromptHash?: string | null;
             tools?: string[] | null;
+            /** @description The agent's memory configuration, any JSON object; null or missing: no memory */
             memoryConfig?: {
                 [key: string]: unknown;
-            };
+            } | null;
         };
         ScoreB: {
             /** @example SID-0x3f9a0c1d2e4b5a69 */
@@ -1394,9 +1396,10 @@ export interface components {
             qualitySignal?: number | null;
             financialSignal?: number | null;
             securitySignal?: number | null;
+            /** @description Stored with the report, never scored; null or missing: none */
             metadata?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description A compact JWS the agent signed with one of its registered keys (typ trust-receipt+jwt; sub the SID, aud your operator id, jti, iat within 24 h): the report weighs 1.5x. An invalid receipt never fails the report. */
             receipt?: string;
         };

@@ -12,6 +12,8 @@ export const LIMITS = {
   apply: { limit: 5, seconds: HOUR },
   selfRegister: { limit: 5, seconds: HOUR },
   publicScore: { limit: 5, seconds: HOUR },
+  /** Conditional reads of the public score answered 304: they cost no body, so they have their own, wider bucket. */
+  publicScoreRevalidation: { limit: 60, seconds: 60 },
   waitlist: { limit: 5, seconds: 60 },
   badge: { limit: 120, seconds: 60 },
   verify: { limit: 3, seconds: HOUR },

@@ -19,7 +19,8 @@ const corsForPublicReads = cors({
   exposeHeaders: ["ETag", "X-Request-Id", "Retry-After"],
   maxAge: 86_400,
 });
-const conditional = etag();
+/** ETag and 304 on If-None-Match (Hono's, its SHA-1 of the body unless the answer carries an ETag). */
+export const conditional = etag();
 
 /** CORS and ETag on public reads only; `Cache-Control: no-store` on every answer that set no policy. */
 export const publicReads: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -77,7 +77,7 @@ function sampleHistory() {
     );
     record = applied.record;
     const { composite, dimensions } = applied.score;
-    events.push({ eventType: scoreEvent.transaction(outcome), composite, ...dimensions, timestamp: iso(at), transactionId: applied.recorded.id, evidence: "receipt", status: "active" });
+    events.push({ eventType: scoreEvent.transaction(outcome), composite, dimensions, timestamp: iso(at), transactionId: applied.recorded.id, evidence: "receipt", status: "active" });
     last = { transactionId: applied.recorded.id, score: applied.score, receipt: { accepted: true } };
   };
   for (let day = 1; day <= 43; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
@@ -85,7 +85,7 @@ function sampleHistory() {
   const swapped = { ...config, modelName: "claude-opus" };
   const changed = applyConfigTo(record, swapped, FINGERPRINTS[1], swapAt)!;
   record = changed.record;
-  events.push({ eventType: scoreEvent.configChange(changed.changeType), composite: changed.score.composite, ...changed.score.dimensions, timestamp: iso(swapAt), transactionId: null, evidence: null, status: null });
+  events.push({ eventType: scoreEvent.configChange(changed.changeType), composite: changed.score.composite, dimensions: changed.score.dimensions, timestamp: iso(swapAt), transactionId: null, evidence: null, status: null });
   configs.unshift({ fingerprint: FINGERPRINTS[1], modelProvider: swapped.modelProvider, modelName: swapped.modelName, changeType: changed.changeType, timestamp: iso(swapAt) });
   for (let day = 45; day <= 50; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
   return { record, events: events.reverse(), configs, last: last!, changed };
