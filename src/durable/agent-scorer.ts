@@ -205,6 +205,18 @@ export class AgentScorer extends DurableObject<Env> {
     });
   }
 
+  /** The owner opts its agent's public page in to (or out of) reasons, dimensions, history and open disputes. */
+  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> {
+    return this.serial(async () => {
+      const record = await this.owned(ref, input.callerId);
+      if (!("sid" in record)) return record;
+      if ((record.publicProfile ?? false) === input.publicProfile) return ok({ publicProfile: input.publicProfile });
+      const next: AgentRecord = { ...record, publicProfile: input.publicProfile };
+      if (!this.commit(next, { shard: [agentRow(next, input.now)], at: input.now })) return refuse("write_failed");
+      return ok({ publicProfile: input.publicProfile }, await this.flush());
+    });
+  }
+
   /** Keeps a callback challenge token (hashed) for the owner to return within its lifetime. */
   addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> {
     return this.serial(async () => {
@@ -600,6 +612,7 @@ export class AgentScorer extends DurableObject<Env> {
       keys,
       directories: {},
       claimTokenHash: row.claimTokenHash,
+      publicProfile: row.publicProfile,
       evidence: replayed.evidence,
       outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
       seq: row.seq,

@@ -1,9 +1,9 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, TypedResponse } from "hono";
-import { ATTESTATION_LIFETIME_S, parseSigningKeys, signAttestation, type AttestationClaims, type SigningKey } from "../domain/attestations";
+import type { TypedResponse } from "hono";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
 import { agentScore } from "../http/agents";
+import { attest, signingKeys } from "../http/attestation";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
@@ -18,20 +18,6 @@ export const ATTESTATION_MAX_AGE_S = 60;
 const JWKS_MAX_AGE_S = 300;
 /** Per host name as well: `iss` is the origin the client called, and a deployment may answer on several. */
 const cacheKey = (origin: string, sid: string) => `https://attestation.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
-
-const keysOf = new WeakMap<object, Promise<Awaited<ReturnType<typeof parseSigningKeys>>>>();
-
-/** The signing keys, parsed once per isolate; 503 when ATTESTATION_KEYS is missing or invalid. */
-async function signingKeys(c: Context<AppEnv>): Promise<SigningKey[]> {
-  let parsed = keysOf.get(c.env);
-  if (!parsed) keysOf.set(c.env, (parsed = parseSigningKeys(c.env.ATTESTATION_KEYS)));
-  const keys = await parsed;
-  if (!keys.ok) {
-    console.error(JSON.stringify({ level: "error", message: "attestations disabled", problem: keys.problem, request_id: c.get("requestId") }));
-    throw errors.attestationsNotConfigured();
-  }
-  return keys.keys;
-}
 
 const attestationSchema = z
   .object({
@@ -83,21 +69,7 @@ export function registerAttestations(app: OpenAPIHono<AppEnv>) {
     if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
     const [keys, agent] = await Promise.all([signingKeys(c), agentScore(c, sid)]);
     if (agent.status === "suspended") throw errors.suspendedAttestation();
-    const iat = Math.floor(c.get("deps").now() / 1000);
-    const claims: AttestationClaims = {
-      iss: origin,
-      sub: agent.sid,
-      iat,
-      exp: iat + ATTESTATION_LIFETIME_S,
-      status: agent.status,
-      composite_score: agent.score.composite,
-      confidence: agent.score.confidence,
-      recommendation: agent.score.recommendation,
-      identity_level: agent.identityLevel,
-      operator_name: agent.operator?.name ?? null,
-      ...(agent.identityLevel === 2 && agent.identityKey ? { cnf: { jkt: agent.identityKey } } : {}),
-    };
-    const body = { attestation: await signAttestation(claims, keys[0]) };
+    const body = { attestation: await attest(c, agent, keys) };
     const response = c.json(body, 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
     return (await storeAnswer((p) => c.executionCtx.waitUntil(p), key, response)) as unknown as typeof response;
   });
