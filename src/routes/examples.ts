@@ -8,6 +8,7 @@ import { ATTESTATION_LIFETIME_S, ATTESTATION_TYPE, type AttestationClaims } from
 import type { AgentConfiguration } from "../domain/configuration";
 import { RESPOND_WITHIN_MS, type Dispute } from "../domain/disputes";
 import { EVENT_TYPES } from "../domain/events";
+import { errors } from "../domain/errors";
 import { operatorScore, type Outcome, type SignalDimension } from "../domain/model";
 import { SCOPES } from "../domain/scopes";
 import type { AgentReport, AgentScore, ConfigChange, Registration, ScoreEvent, TransactionRecorded } from "../domain/views";
@@ -18,6 +19,10 @@ import { configSchema, formA, meSchema, schemas as a, transactionListSchema, tra
 import { configSchemaB, formB, schemas as b, transactionSchemaB } from "../http/wire/form-b";
 import { identity } from "../http/wire/identity";
 import { keys } from "../http/wire/keys";
+import { renderAgentPage } from "../http/wire/page/agent-page";
+import { renderErrorPage } from "../http/wire/page/document";
+import { publicFace } from "../http/wire/page/view";
+import { publicProfileView } from "../http/wire/public-page";
 import { webhookWire } from "../http/wire/webhooks";
 import { SERVICE_VERSION } from "../version";
 
@@ -285,6 +290,10 @@ export const sample = {
   watch: webhookWire.watch({ sid: agent.sid, createdAt: iso(NOW - 5 * DAY) }),
   badgeSvg: badgeSvg(BADGE_LABEL, face.message, face.color),
   badgeEndpoint: { schemaVersion: 1, label: BADGE_LABEL, message: face.message, color: face.color } as const,
+  publicPage: renderAgentPage({ origin: EXAMPLE_ORIGIN, face: publicFace(agent), attestation: { jws: attestation }, profile: null, asOf: iso(NOW) }),
+  unknownAgentPage: renderErrorPage(errors.agentNotFound(), EXAMPLE_REQUEST_ID),
+  rateLimitedPage: renderErrorPage(errors.rateLimited(42), EXAMPLE_REQUEST_ID),
+  publicProfile: publicProfileView(SID, true, EXAMPLE_ORIGIN),
   health: { status: "ok" as const, version: SERVICE_VERSION, checks: { db: "ok" as const, shard_0: "ok" as const, shard_1: "ok" as const } },
 };
 
