@@ -1,4 +1,4 @@
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../src/app";
 import type { Env } from "../src/env";
@@ -67,6 +67,8 @@ export interface TestAppOptions {
   fetchOutbound?: Deps["fetchOutbound"];
   /** Bindings that replace the test environment's (e.g. an e-mail binding, another admin token). */
   env?: Record<string, unknown>;
+  /** Each answer waits for the work its request left in waitUntil (edge cache writes and purges). */
+  awaitBackground?: boolean;
 }
 
 /**
@@ -85,7 +87,9 @@ export function testApp(options: TestAppOptions = {}) {
       headers["content-type"] ??= "application/json";
     }
     const req = new Request(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
-    return Promise.resolve(app.fetch(req, bindings, createExecutionContext()));
+    const ctx = createExecutionContext();
+    const answered = Promise.resolve(app.fetch(req, bindings, ctx));
+    return options.awaitBackground ? answered.then(async (res) => (await waitOnExecutionContext(ctx), res)) : answered;
   };
   return { app, clock, request, env: bindings };
 }
