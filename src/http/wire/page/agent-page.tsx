@@ -92,7 +92,7 @@ function NotOptedIn(props: { view: AgentPageView }) {
   return (
     <p class="muted">
       Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the
-      owner chooses. Operators with an API key read them in the full report ({`${props.view.origin}/report/${props.view.face.sid}`}).
+      owner chooses. Operators with an API key read them in the full report, <code>{`GET /report/${props.view.face.sid}`}</code>.
     </p>
   );
 }
@@ -135,10 +135,10 @@ function Profile(props: { profile: PublicProfile }) {
                   <th scope="row">
                     {DIMENSION_WORDS[d].label}
                     <br />
-                    <span class="muted">{DIMENSION_WORDS[d].sentence}</span>
+                    <span class="muted dimension">{DIMENSION_WORDS[d].sentence}</span>
                   </th>
                   <td class="num">{profile.dimensions[d]}</td>
-                  <td>
+                  <td class="bar-cell">
                     <Bar value={profile.dimensions[d]} />
                   </td>
                 </tr>
@@ -182,7 +182,7 @@ function Dispute(props: { dispute: PublicDispute }) {
   return (
     <li>
       <p>
-        The owner disputes report {d.transactionId}, since <time datetime={d.openedAt}>{whenWords(d.openedAt)}</time>: {d.reason}
+        Report {d.transactionId}, disputed by the owner since <time datetime={d.openedAt}>{whenWords(d.openedAt)}</time>. Reason: {d.reason}
       </p>
       {d.statement ? <p>The owner's statement: {d.statement}</p> : null}
       <p class="muted">
@@ -193,7 +193,7 @@ function Dispute(props: { dispute: PublicDispute }) {
             (by <time datetime={d.respondBy}>{whenWords(d.respondBy)}</time>)
           </>
         ) : null}
-        . Until it is decided the report counts.
+        . Until it is decided, the report counts.
       </p>
     </li>
   );
@@ -273,10 +273,18 @@ function CheckPart(props: { view: AgentPageView }) {
         <code>{`node examples/verify-attestation.mjs --url ${origin} --sid ${face.sid}`}</code>
       </pre>
       <p>
-        To check the attestation above as it is, pass it instead: <code>{`--attestation "<JWS>"`}</code>. A JOSE library checks the same:
-        signature against the JWKS, <code>typ</code> <code>trust-attestation+jwt</code>, <code>iss</code> <code>{origin}</code>,{" "}
-        <code>sub</code> <code>{face.sid}</code>, and <code>exp</code>.
+        To check the attestation above as it is, pass it instead: <code>{`--attestation "<JWS>"`}</code>. With any JOSE library, check:
       </p>
+      <ul>
+        <li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li>
+        <li>
+          <code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>{origin}</code> and <code>sub</code> is{" "}
+          <code>{face.sid}</code>;
+        </li>
+        <li>
+          <code>exp</code> has not passed.
+        </li>
+      </ul>
     </>
   );
 }

@@ -32,6 +32,8 @@ export function renderDocument(title: string, body: Child): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{title}</title>
+        {/* No icon: a browser would otherwise ask the service for /favicon.ico. */}
+        <link rel="icon" href="data:," />
         {/* The service's own constant, so not escaped: its hash is in the Content-Security-Policy. */}
         <style>{raw(STYLE)}</style>
       </head>
@@ -41,21 +43,13 @@ export function renderDocument(title: string, body: Child): string {
   return `<!doctype html>${page.toString()}`;
 }
 
-const TITLES: Partial<Record<number, string>> = {
-  404: "No agent here",
-  429: "Too many requests",
-  503: "Temporarily unavailable",
-};
-
 /** An error of a page route, for a person: the error's own text (src/domain/errors.ts) in a page. */
 export function renderErrorPage(error: ApiError, requestId: string): string {
-  const title = TITLES[error.status] ?? "Something went wrong";
   const retry = error.headers["Retry-After"];
   return renderDocument(
-    title,
+    error.message,
     <main>
-      <h1>{title}</h1>
-      <p>{error.message}</p>
+      <h1>{error.message}</h1>
       {error.status === 404 ? <p>No agent has this SID. Check the link: an SID is SID-0x followed by 16 hexadecimal characters.</p> : null}
       {retry ? <p>Try again in {retry} seconds.</p> : null}
       <p class="muted">
