@@ -230,6 +230,9 @@ const operatorRow = {
   createdAt: owner.createdAt,
 };
 
+/** A page as rendered, with its style sheet and the badge's image data elided. */
+const elided = (html: string) => html.replace(/<style>[^<]*<\/style>/, "<style>…</style>").replace(/base64,[^"]+/, "base64,…");
+
 /** Every example body, by name, for the routes that describe payloads of their own. */
 export const sample = {
   registrationA: formA.registration(registration),
@@ -290,9 +293,9 @@ export const sample = {
   watch: webhookWire.watch({ sid: agent.sid, createdAt: iso(NOW - 5 * DAY) }),
   badgeSvg: badgeSvg(BADGE_LABEL, face.message, face.color),
   badgeEndpoint: { schemaVersion: 1, label: BADGE_LABEL, message: face.message, color: face.color } as const,
-  publicPage: renderAgentPage({ origin: EXAMPLE_ORIGIN, face: publicFace(agent), attestation: { jws: attestation }, profile: null, asOf: iso(NOW) }),
-  unknownAgentPage: renderErrorPage(errors.agentNotFound(), EXAMPLE_REQUEST_ID),
-  rateLimitedPage: renderErrorPage(errors.rateLimited(42), EXAMPLE_REQUEST_ID),
+  publicPage: elided(renderAgentPage({ origin: EXAMPLE_ORIGIN, face: publicFace(agent), attestation: { jws: attestation }, profile: null, asOf: iso(NOW) })),
+  unknownAgentPage: elided(renderErrorPage(errors.agentNotFound(), EXAMPLE_REQUEST_ID)),
+  rateLimitedPage: elided(renderErrorPage(errors.rateLimited(42), EXAMPLE_REQUEST_ID)),
   publicProfile: publicProfileView(SID, true, EXAMPLE_ORIGIN),
   health: { status: "ok" as const, version: SERVICE_VERSION, checks: { db: "ok" as const, shard_0: "ok" as const, shard_1: "ok" as const } },
 };
