@@ -16,6 +16,7 @@ import { registerAdmin } from "./routes/admin";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
 import { registerBadges } from "./routes/badges";
+import { registerPublicPage } from "./routes/public-page";
 import { badgeFromCache } from "./http/badge-cache";
 import { registerHealth } from "./routes/health";
 import { registerKeys } from "./routes/keys";
@@ -73,6 +74,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerAgents(app);
   registerScores(app);
   registerBadges(app);
+  registerPublicPage(app);
   registerBatch(app);
   registerTransactions(app);
   registerVerification(app);

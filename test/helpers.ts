@@ -67,6 +67,8 @@ export interface TestAppOptions {
   fetchOutbound?: Deps["fetchOutbound"];
   /** Bindings that replace the test environment's (e.g. an e-mail binding, another admin token). */
   env?: Record<string, unknown>;
+  /** Each answer waits for the work its request left in waitUntil (edge cache writes and purges). */
+  awaitBackground?: boolean;
 }
 
 /**
@@ -87,7 +89,8 @@ export function testApp(options: TestAppOptions = {}) {
     const req = new Request(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
     const ctx = createExecutionContext();
     unsettled.push(ctx);
-    return Promise.resolve(app.fetch(req, bindings, ctx));
+    const answered = Promise.resolve(app.fetch(req, bindings, ctx));
+    return options.awaitBackground ? answered.then(async (res) => (await waitOnExecutionContext(ctx), res)) : answered;
   };
   return { app, clock, request, env: bindings };
 }

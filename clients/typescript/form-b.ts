@@ -468,6 +468,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{sid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's public page, for people: send Accept: text/html (as a browser does)
+         * @description Server-rendered HTML with no script and nothing from another origin: the badge, the composite score and recommendation, the confidence, the identity level and the operator's name (what `GET /score/{sid}/public` shows), and how to verify them: the current attestation, the JWKS URL and the command that checks them. When the owner opted in (`PUT /agents/{sid}/public-profile`), also the reasons in plain words, the five dimensions, the score history as a chart and open disputes (never who reported). A suspended agent's page says so and carries no attestation. Cached at the edge for 60 seconds; uncached requests are limited to 120 per minute per IP. `API-Version` does not apply. A client that does not rank `text/html` above `application/json` gets the JSON 404 `Not found`, as before the page existed.
+         *
+         *     Public: no credential.
+         */
+        get: operations["getAgentPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{sid}/public-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose what the agent's public page shows (owner)
+         * @description `public_profile: true` adds to the agent's public page (`GET /agents/{sid}` in a browser) the reasons in plain words, the five dimensions, the score history and open disputes; `false` (every agent's start) shows only what the public score shows. Takes effect at once in the data centre that made the change, elsewhere within a minute.
+         *
+         *     Needs an API key with the `agents:write` scope.
+         */
+        put: operations["setPublicProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{sid}/transactions": {
         parameters: {
             query?: never;
@@ -1332,6 +1376,20 @@ export interface components {
             /** @enum {string} */
             color: "green" | "yellow" | "red" | "lightgrey";
         };
+        PublicProfile: {
+            /** @example SID-0x3f9a0c1d2e4b5a69 */
+            sid: string;
+            /** @description true: the public page also shows the reasons in plain words, the five dimensions, the score history and open disputes */
+            public_profile: boolean;
+            /**
+             * @description The agent's public page (send Accept: text/html, as a browser does)
+             * @example https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69
+             */
+            page_url: string;
+        };
+        PublicProfileRequest: {
+            public_profile: boolean;
+        };
         TransactionList: {
             transactions: {
                 transaction_id: number;
@@ -1613,6 +1671,8 @@ export type ScoreB = components['schemas']['ScoreB'];
 export type PublicScoreB = components['schemas']['PublicScoreB'];
 export type ReportB = components['schemas']['ReportB'];
 export type BadgeEndpoint = components['schemas']['BadgeEndpoint'];
+export type PublicProfile = components['schemas']['PublicProfile'];
+export type PublicProfileRequest = components['schemas']['PublicProfileRequest'];
 export type TransactionList = components['schemas']['TransactionList'];
 export type TransactionRecordedB = components['schemas']['TransactionRecordedB'];
 export type ReceiptOutcome = components['schemas']['ReceiptOutcome'];
@@ -4679,6 +4739,259 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getAgentPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    /** @description The answer depends on Accept */
+                    Vary: "Accept";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 808 · clear · L1" width="132" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">808<small> / 1000</small></span><span class="chip chip-clear">Clear</span></div><p>The evidence supports dealing with this agent.</p><dl class="facts"><dt>Confidence</dt><dd>Medium: a fair number of reports from several independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIn0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent has this SID (a page); or the client did not ask for HTML (JSON, as always) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Agent not found</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><h1>Agent not found</h1><p>No agent has this SID. Check the link: an SID is SID-0x followed by 16 hexadecimal characters.</p><p class="muted">Status 404. Request id <code>5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f</code>.</p></main></body></html> */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds (a page) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Too many requests. Please try again later.</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><h1>Too many requests. Please try again later.</h1><p>Try again in 42 seconds.</p><p class="muted">Status 429. Request id <code>5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f</code>.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    setPublicProfile: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description The agent's setting now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *       "public_profile": true,
+                     *       "page_url": "https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicProfile"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Missing required fields: public_profile"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Missing or invalid Authorization header. Use: Bearer sk_svc_..."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not the owner, or the key lacks a scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "Forbidden: this API key lacks the agents:write scope"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Agent not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body too large"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

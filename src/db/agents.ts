@@ -61,6 +61,7 @@ export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evid
     keys,
     directories: {},
     claimTokenHash: row.claimTokenHash,
+    publicProfile: row.publicProfile,
     evidence,
     outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
     ...chain,

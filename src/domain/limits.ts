@@ -16,6 +16,8 @@ export const LIMITS = {
   publicScoreRevalidation: { limit: 60, seconds: 60 },
   waitlist: { limit: 5, seconds: 60 },
   badge: { limit: 120, seconds: 60 },
+  /** Agents' public pages (HTML), uncached: as many as badges, in a bucket of their own. */
+  publicPage: { limit: 120, seconds: 60 },
   verify: { limit: 3, seconds: HOUR },
   /** Signature proofs (identity level 2): per agent, apart from the callback attempts. */
   signatureProof: { limit: 10, seconds: HOUR },

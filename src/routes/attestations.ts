@@ -1,10 +1,10 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
-import { ATTESTATION_LIFETIME_S, signAttestation, type AttestationClaims } from "../domain/attestations";
-import { signingKeys } from "../http/signing-keys";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
 import { agentScore } from "../http/agents";
+import { attest } from "../http/attestation";
+import { signingKeys } from "../http/signing-keys";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
@@ -70,21 +70,7 @@ export function registerAttestations(app: OpenAPIHono<AppEnv>) {
     if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
     const [keys, agent] = await Promise.all([signingKeys(c), agentScore(c, sid)]);
     if (agent.status === "suspended") throw errors.suspendedAttestation();
-    const iat = Math.floor(c.get("deps").now() / 1000);
-    const claims: AttestationClaims = {
-      iss: origin,
-      sub: agent.sid,
-      iat,
-      exp: iat + ATTESTATION_LIFETIME_S,
-      status: agent.status,
-      composite_score: agent.score.composite,
-      confidence: agent.score.confidence,
-      recommendation: agent.score.recommendation,
-      identity_level: agent.identityLevel,
-      operator_name: agent.operator?.name ?? null,
-      ...(agent.identityLevel === 2 && agent.identityKey ? { cnf: { jkt: agent.identityKey } } : {}),
-    };
-    const body = { attestation: await signAttestation(claims, keys[0]) };
+    const body = { attestation: await attest(c, agent, keys) };
     const response = c.json(body, 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
     return (await storeAnswer((p) => c.executionCtx.waitUntil(p), key, response)) as unknown as typeof response;
   });

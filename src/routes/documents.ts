@@ -30,6 +30,7 @@ const TAGS = [
   { name: "Disputes", description: "An owner disputes a report; its reporter stands by it or withdraws it; admins decide the unanswered." },
   { name: "Waitlist", description: "Early access." },
   { name: "Badges", description: "Public trust badges for web pages (they ignore API-Version)." },
+  { name: "Pages", description: "The agent's public page, for people: HTML for a browser (it ignores API-Version)." },
   { name: "Admin", description: "The service operators' interface, behind the ADMIN_TOKEN secret." },
 ];
 

@@ -2,13 +2,13 @@
 // through the scoring model, and every payload is rendered by the wire modules, so each example is
 // a body the service can really send. test/routes/openapi.test.ts checks each against its schema.
 import type { z } from "@hono/zod-openapi";
-import { errors } from "../domain/errors";
 import { applyConfigTo, applyReportTo, contributionOf, newRecord, scoreEvent, scoreOfRecord, type AgentRecord } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import { ATTESTATION_LIFETIME_S, ATTESTATION_TYPE, type AttestationClaims } from "../domain/attestations";
 import type { AgentConfiguration } from "../domain/configuration";
 import { RESPOND_WITHIN_MS, type Dispute } from "../domain/disputes";
 import { EVENT_TYPES } from "../domain/events";
+import { errors } from "../domain/errors";
 import { operatorScore, type Outcome, type SignalDimension } from "../domain/model";
 import { SCOPES } from "../domain/scopes";
 import type { AgentReport, AgentScore, ConfigChange, Registration, ScoreEvent, TransactionRecorded } from "../domain/views";
@@ -19,6 +19,10 @@ import { batchSchema, configSchema, formA, meSchema, schemas as a, transactionLi
 import { batchSchemaB, configSchemaB, formB, schemas as b, transactionSchemaB } from "../http/wire/form-b";
 import { identity } from "../http/wire/identity";
 import { keys } from "../http/wire/keys";
+import { renderAgentPage } from "../http/wire/page/agent-page";
+import { renderErrorPage } from "../http/wire/page/document";
+import { publicFace } from "../http/wire/page/view";
+import { publicProfileView } from "../http/wire/public-page";
 import { webhookWire } from "../http/wire/webhooks";
 import { SERVICE_VERSION } from "../version";
 
@@ -226,6 +230,9 @@ const operatorRow = {
   createdAt: owner.createdAt,
 };
 
+/** A page as rendered, with its style sheet and the badge's image data elided. */
+const elided = (html: string) => html.replace(/<style>[^<]*<\/style>/, "<style>…</style>").replace(/base64,[^"]+/, "base64,…");
+
 /** Every example body, by name, for the routes that describe payloads of their own. */
 /** A batch of two reports: one recorded, one refused as POST /transactions would refuse it. */
 const batchSample: BatchOutcome[] = [{ recorded: history.last }, { error: errors.invalid("Invalid outcome. Expected one of: success, partial, failure, timeout, error") }];
@@ -291,6 +298,10 @@ export const sample = {
   watch: webhookWire.watch({ sid: agent.sid, createdAt: iso(NOW - 5 * DAY) }),
   badgeSvg: badgeSvg(BADGE_LABEL, face.message, face.color),
   badgeEndpoint: { schemaVersion: 1, label: BADGE_LABEL, message: face.message, color: face.color } as const,
+  publicPage: elided(renderAgentPage({ origin: EXAMPLE_ORIGIN, face: publicFace(agent), attestation: { jws: attestation }, profile: null, asOf: iso(NOW) })),
+  unknownAgentPage: elided(renderErrorPage(errors.agentNotFound(), EXAMPLE_REQUEST_ID)),
+  rateLimitedPage: elided(renderErrorPage(errors.rateLimited(42), EXAMPLE_REQUEST_ID)),
+  publicProfile: publicProfileView(SID, true, EXAMPLE_ORIGIN),
   health: { status: "ok" as const, version: SERVICE_VERSION, checks: { db: "ok" as const, shard_0: "ok" as const, shard_1: "ok" as const } },
 };
 
