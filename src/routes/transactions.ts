@@ -24,7 +24,7 @@ const signal = (field: string) => {
   return z.number({ error: message }).min(0, message).max(1000, message).nullish();
 };
 
-const transactionBody = z
+export const transactionBody = z
   .object({
     sid: z
       .string({ error: (iss) => (isAbsent(iss.input) ? MISSING : "Invalid SID format. Expected: SID-0x[16 hex chars]") })
