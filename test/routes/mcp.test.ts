@@ -94,7 +94,7 @@ describe("check_agent", () => {
     const ip = freshIp();
     const result = await tool(h, "check_agent", { sid }, { "cf-connecting-ip": ip });
     expect(result.isError).toBeUndefined();
-    const pub = await (await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } })).json();
+    const pub = (await (await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } })).json()) as Json;
     expect(result.structuredContent).toEqual({ sid, view: "public", score: pub, attestation: expect.any(String), attestation_error: null });
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
     const jwks = (await (await h.request("/.well-known/jwks.json")).json()) as JSONWebKeySet;
