@@ -8853,6 +8853,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorA"];
                 };
             };
+            /** @description A POST without a body (every body is read as JSON) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Unsupported Media Type: Content-Type must be application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
         };
     };
     getA2AExtension: {

@@ -52,6 +52,7 @@ const route = createRoute({
     202: { description: "Only notifications or responses were sent: nothing to answer" },
     400: json(jsonRpcResponseSchema, "Not a JSON-RPC message, an unsupported MCP-Protocol-Version, or a batch of more than 10 messages", protocolError(-32700, "Parse error: Invalid JSON")),
     406: json(jsonRpcResponseSchema, "The Accept header does not list both application/json and text/event-stream", protocolError(-32000, "Not Acceptable: Client must accept both application/json and text/event-stream")),
+    415: json(jsonRpcResponseSchema, "A POST without a body (every body is read as JSON)", protocolError(-32000, "Unsupported Media Type: Content-Type must be application/json")),
     ...errorResponses(413),
   },
 });

@@ -72,6 +72,9 @@ describe("the MCP endpoint", () => {
     expect(await malformed.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
     const noAccept = await h.request("/mcp", { method: "POST", headers: { "mcp-protocol-version": "2025-06-18" }, body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     expect(noAccept.status).toBe(406);
+    const empty = await h.request("/mcp", { method: "POST", headers: MCP_HEADERS });
+    expect(empty.status).toBe(415);
+    expect(await empty.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
   });
 
   it("refuses a batch of more than 10 messages before running any of it", async () => {
