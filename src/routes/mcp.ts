@@ -72,7 +72,10 @@ function mcpServer(context: ToolContext): Server {
 }
 
 export function registerMcp(app: OpenAPIHono<AppEnv>) {
-  app.openAPIRegistry.registerPath(route);
+  // Documented like the other routes (app.openapi drops a route's middleware from the document too),
+  // served by a plain handler: the transport, not a zod validator, reads the JSON-RPC body.
+  const { middleware: _, ...documented } = route;
+  app.openAPIRegistry.registerPath(documented);
   app.post(MCP_PATH, optionalKey, async (c) => {
     const text = await c.req.text();
     let parsed: unknown;

@@ -60,6 +60,17 @@ describe("the MCP endpoint", () => {
     expect(report.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
   });
 
+  it("is in both OpenAPI documents, as a public operation that takes an optional key", async () => {
+    for (const path of ["/openapi.json", "/openapi-b.json"]) {
+      const doc = (await (await call(path)).json()) as Json;
+      const operation = doc.paths["/mcp"].post;
+      expect(Object.keys(operation).sort()).toEqual(["description", "operationId", "parameters", "requestBody", "responses", "security", "summary", "tags"]);
+      expect(operation.security).toEqual([{}, { bearerAuth: [] }]);
+      expect(Object.keys(operation.responses)).toEqual(["200", "202", "400", "406", "413", "415"]);
+      expect(doc.paths["/agents/{sid}/a2a-extension"].get.operationId).toBe("getA2AExtension");
+    }
+  });
+
   it("answers GET with 405 (no SSE stream: stateless), an unknown tool with a JSON-RPC error, bad JSON with a parse error", async () => {
     const h = testApp({ now: T0 });
     const get = await h.request("/mcp", { headers: MCP_HEADERS });
