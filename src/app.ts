@@ -31,6 +31,8 @@ import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
 import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
+import { registerMcp } from "./routes/mcp";
+import { registerA2A } from "./routes/a2a";
 
 /**
  * Builds the Worker's app. `deps` replaces the clock and the outbound calls (DNS-over-HTTPS and the
@@ -84,6 +86,8 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerDisputes(app);
   registerKeys(app);
   registerWaitlist(app);
+  registerMcp(app);
+  registerA2A(app);
 
   registerDocuments(app);
   app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: DOCUMENT_PATHS.A, openapi_b: DOCUMENT_PATHS.B }));

@@ -8,9 +8,10 @@ import webBotAuth from "../examples/identity-web-bot-auth.mjs?raw";
 import webCrypto from "../examples/identity-webcrypto.mjs?raw";
 import receipt from "../examples/receipt.mjs?raw";
 import attestation from "../examples/verify-attestation.mjs?raw";
+import a2aExtension from "../examples/a2a-trust-extension.mjs?raw";
 import webhook from "../examples/webhook-receiver.mjs?raw";
 
-const examples = [webBotAuth, webCrypto, receipt, attestation, webhook].join("\n");
+const examples = [webBotAuth, webCrypto, receipt, attestation, a2aExtension, webhook].join("\n");
 
 /** Functions (from their first line to the closing brace at column 0), `export const` lines and imports. */
 function declarations(doc: string): string[] {
@@ -24,8 +25,8 @@ function declarations(doc: string): string[] {
 }
 
 describe.each([
-  ["docs/identity.md", identityDoc, 7],
-  ["docs/relying-parties.md", relyingDoc, 5],
+  ["docs/identity.md", identityDoc, 9],
+  ["docs/relying-parties.md", relyingDoc, 8],
 ])("%s", (_name, doc, expected) => {
   it("shows only code that is in examples/", () => {
     const shown = declarations(doc);

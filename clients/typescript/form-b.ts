@@ -1046,6 +1046,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol server (Streamable HTTP, stateless): tools check_agent, get_score, get_report, report_transaction, verify_attestation
+         * @description JSON-RPC 2.0 messages as MCP's Streamable HTTP transport sends them (`Accept: application/json, text/event-stream`), answered as JSON; no session (no `Mcp-Session-Id`), so GET and DELETE are 405. Each tool calls the REST route it mirrors in-process with this request's `Authorization`, `CF-Connecting-IP` and `API-Version`: the route's limit, key and scope checks, validation texts and idempotency apply unchanged, and its refusal becomes a tool result with `isError: true` and `structuredContent: {status, error, request_id}`. `tools/list` describes each tool with its JSON Schema. See docs/mcp.md.
+         *
+         *     Public; an API key is optional, and what needs one is checked, scope and limit, as on the route it mirrors.
+         */
+        post: operations["mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{sid}/a2a-extension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's A2A Agent Card extension, ready to paste into its card's capabilities.extensions
+         * @description Public. Carries the agent's SID, its latest attestation (the one GET /score/{sid}/attestation serves), the JWKS URL and the attestation's status-list entry. Cached at most 60 seconds; uncached requests count with badges and attestations (120 per minute per IP). A suspended agent gets none (409).
+         *
+         *     Public: no credential.
+         */
+        get: operations["getA2AExtension"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/extensions/trust-attestation/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The definition of the A2A extension whose URI this is: its params and how a relying party verifies them
+         * @description Public, the same for every agent; cacheable for a day.
+         *
+         *     Public: no credential.
+         */
+        get: operations["getA2AExtensionDefinition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1628,6 +1694,80 @@ export interface components {
             /** @description Shown only this once */
             api_key: string;
         };
+        JsonRpcResponse: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            /** @description The method's result: for tools/call, a tool result (isError true for a refusal) */
+            result?: {
+                [key: string]: unknown;
+            };
+            /** @description A protocol error */
+            error?: {
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+        };
+        /** @description One MCP message (JSON-RPC 2.0); a batch is an array of at most 10 */
+        JsonRpcRequest: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @description Absent in a notification */
+            id?: string | number;
+            /** @description initialize, notifications/initialized, tools/list, tools/call, ping */
+            method: string;
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        A2AAgentExtension: {
+            /**
+             * Format: uri
+             * @description The extension's URI: the service's origin followed by /a2a/extensions/trust-attestation/v1
+             */
+            uri: string;
+            description: string;
+            /**
+             * @description Clients that do not know the extension may ignore it
+             * @enum {boolean}
+             */
+            required: false;
+            params: {
+                /** @example SID-0x3f9a0c1d2e4b5a69 */
+                sid: string;
+                /** @description The agent's latest attestation: a compact JWS (typ trust-attestation+jwt) valid 15 minutes from its iat */
+                attestation: string;
+                /**
+                 * Format: uri
+                 * @description The service's public keys (JWKS), which verify the attestation
+                 */
+                jwks_uri: string;
+                /**
+                 * Format: uri
+                 * @description Where a fresh attestation is served, once this one has expired
+                 */
+                attestation_uri: string;
+                /** @description The attestation's `status_list` claim (a Token Status List: the agent's index `idx` in the list at `uri`), copied for a relying party that checks status offline; null when the attestation carries none */
+                status_list: {
+                    idx: number;
+                    /** Format: uri */
+                    uri: string;
+                } | null;
+            };
+        };
+        A2AExtensionDefinition: {
+            /** Format: uri */
+            uri: string;
+            name: string;
+            description: string;
+            /** @description Each member of `params` and what it holds */
+            params: {
+                [key: string]: string;
+            };
+            /** @description How a relying party checks an agent that carries the extension, in order */
+            verification: string[];
+        };
     };
     responses: never;
     parameters: never;
@@ -1693,6 +1833,10 @@ export type Dispute = components['schemas']['Dispute'];
 export type OpenDispute = components['schemas']['OpenDispute'];
 export type RespondDispute = components['schemas']['RespondDispute'];
 export type IssuedApiKey = components['schemas']['IssuedApiKey'];
+export type JsonRpcResponse = components['schemas']['JsonRpcResponse'];
+export type JsonRpcRequest = components['schemas']['JsonRpcRequest'];
+export type A2AAgentExtension = components['schemas']['A2AAgentExtension'];
+export type A2AExtensionDefinition = components['schemas']['A2AExtensionDefinition'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
 export type HeaderCacheControl = components['headers']['Cache-Control'];
 export type HeaderXRateLimitLimit = components['headers']['X-RateLimit-Limit'];
@@ -9461,6 +9605,420 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 2,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "verify_attestation",
+                 *         "arguments": {
+                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIn0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonRpcRequest"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response (an array for a batch) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 2,
+                     *       "result": {
+                     *         "content": [
+                     *           {
+                     *             "type": "text",
+                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":808,\"confidence\":\"medium\",\"recommendation\":\"clear\",\"identity_level\":1,\"operator_name\":\"Acme Agents\"}}"
+                     *           }
+                     *         ],
+                     *         "structuredContent": {
+                     *           "valid": true,
+                     *           "reason": null,
+                     *           "kid": "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U",
+                     *           "claims": {
+                     *             "iss": "https://trust.example.com",
+                     *             "sub": "SID-0x3f9a0c1d2e4b5a69",
+                     *             "iat": 1795256430,
+                     *             "exp": 1795257330,
+                     *             "status": "active",
+                     *             "composite_score": 808,
+                     *             "confidence": "medium",
+                     *             "recommendation": "clear",
+                     *             "identity_level": 1,
+                     *             "operator_name": "Acme Agents"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description Only notifications or responses were sent: nothing to answer */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a JSON-RPC message, an unsupported MCP-Protocol-Version, or a batch of more than 10 messages */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32700,
+                     *         "message": "Parse error: Invalid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description The Accept header does not list both application/json and text/event-stream */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Not Acceptable: Client must accept both application/json and text/event-stream"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body too large"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description A POST without a body (every body is read as JSON) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Unsupported Media Type: Content-Type must be application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+        };
+    };
+    getA2AExtension: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The extension */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "uri": "https://trust.example.com/a2a/extensions/trust-attestation/v1",
+                     *       "description": "Trust score of SID-0x3f9a0c1d2e4b5a69, signed by https://trust.example.com: verify params.attestation against params.jwks_uri",
+                     *       "required": false,
+                     *       "params": {
+                     *         "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIn0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                     *         "jwks_uri": "https://trust.example.com/.well-known/jwks.json",
+                     *         "attestation_uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
+                     *         "status_list": {
+                     *           "idx": 4711,
+                     *           "uri": "https://trust.example.com/status/0"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["A2AAgentExtension"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid SID format. Expected: SID-0x[16 hex chars]"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Agent not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Agent is suspended: no attestation is issued"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Attestations are not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getA2AExtensionDefinition: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "uri": "https://trust.example.com/a2a/extensions/trust-attestation/v1",
+                     *       "name": "Agent trust attestation",
+                     *       "description": "An A2A Agent Card extension carrying the agent's trust score, signed by this service, so that a relying party can check the agent offline. An agent gets it ready to paste into its card's capabilities.extensions from GET https://trust.example.com/agents/{sid}/a2a-extension.",
+                     *       "params": {
+                     *         "sid": "The agent's SID",
+                     *         "attestation": "The agent's latest attestation: a compact JWS (alg EdDSA, typ trust-attestation+jwt), valid 15 minutes",
+                     *         "jwks_uri": "The service's JWKS, which verifies the attestation",
+                     *         "attestation_uri": "Where a fresh attestation is served, once this one has expired",
+                     *         "status_list": "The attestation's status_list claim ({idx, uri}: the agent's entry in a Token Status List), or null"
+                     *       },
+                     *       "verification": [
+                     *         "uri starts with the origin of a trust service you rely on (here https://trust.example.com)",
+                     *         "the attestation's protected header has alg EdDSA, typ trust-attestation+jwt and the kid of a key in jwks_uri, and the signature verifies with it",
+                     *         "its iss is the origin of uri, its sub is params.sid and the agent you deal with, and exp is in the future (else fetch attestation_uri)",
+                     *         "where the agent proves a key (identity level 2), cnf.jkt is the RFC 7638 thumbprint of the key that signed its requests",
+                     *         "where status_list is given, the entry idx of the list at its uri is 0 (valid)",
+                     *         "its recommendation and composite_score meet your policy"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["A2AExtensionDefinition"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid API-Version header. Expected: A or B"
                      *       },
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }

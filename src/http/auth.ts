@@ -135,6 +135,12 @@ async function sameSecret(a: string, b: string): Promise<boolean> {
   return crypto.subtle.timingSafeEqual(ha, hb);
 }
 
+/**
+ * Routes that take a key without needing one (the MCP endpoint): the request's Authorization goes on,
+ * untouched, to the keyed routes the route calls in-process, and each checks it as it always does.
+ */
+export const optionalKey = granting({ kind: "optional-key" }, (_c, next) => next());
+
 export const authOf = (c: Context<AppEnv>): AuthContext => {
   const auth = c.get("auth");
   if (!auth) throw errors.missingAuthentication();

@@ -28,7 +28,12 @@ export interface AuthContext {
 }
 
 /** Who may call a route, as its middleware decides it: the OpenAPI documents describe it from this. */
-export type Access = { kind: "key"; scope: Scope | null } | { kind: "admin" } | { kind: "public"; limit: RateWindow };
+export type Access =
+  | { kind: "key"; scope: Scope | null }
+  | { kind: "admin" }
+  | { kind: "public"; limit: RateWindow }
+  /** Public, and a key is passed on to the keyed routes the route calls, which check it. */
+  | { kind: "optional-key" };
 
 export type AccessMiddleware = MiddlewareHandler<AppEnv> & { access: Access };
 
