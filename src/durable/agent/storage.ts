@@ -68,11 +68,11 @@ export class KernelStorage {
   /** The feature modules whose tables share this storage (set once, before the first migration). */
   features: readonly Feature[] = [];
 
-  constructor(private readonly storage: DurableObjectStorage) {}
-
-  get sql(): SqlStorage {
-    return this.storage.sql;
-  }
+  /** `sql`: the storage's SQL interface (metered for the benchmark when the meter is on). */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    readonly sql: SqlStorage = storage.sql,
+  ) {}
 
   /**
    * Creates every table (the kernel's and each feature's) once; at every later start a single read
