@@ -24,6 +24,7 @@ import { registerTransactions } from "./routes/transactions";
 import { registerVerification } from "./routes/verification";
 import { registerIdentity } from "./routes/identity";
 import { registerAttestations } from "./routes/attestations";
+import { registerStatusLists } from "./routes/status-lists";
 import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
@@ -73,6 +74,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerVerification(app);
   registerIdentity(app);
   registerAttestations(app);
+  registerStatusLists(app);
   registerWebhooks(app);
   registerDisputes(app);
   registerKeys(app);

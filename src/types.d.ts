@@ -3,7 +3,7 @@
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./index");
-    durableNamespaces: "AgentScorer" | "RateLimiter";
+    durableNamespaces: "AgentScorer" | "RateLimiter" | "StatusList";
   }
 
   interface Env {
@@ -17,6 +17,8 @@ declare namespace Cloudflare {
     PLACEMENT_SHARDS?: string;
     AGENT_SCORER: DurableObjectNamespace<import("./durable/agent-scorer").AgentScorer>;
     RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
+    /** One object per status list (named `list:<n>`): the agents' 2-bit values and the list built from them. */
+    STATUS_LIST: DurableObjectNamespace<import("./durable/status-list").StatusList>;
     /** Static assets (public/: the /docs page), served before the Worker for their paths only. */
     ASSETS: Fetcher;
     ADMIN_TOKEN?: string;

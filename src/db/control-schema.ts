@@ -70,7 +70,15 @@ export const agentDirectory = sqliteTable("agent_directory", {
   // The owner, null until a self-registered agent is claimed: lists an operator's agents across shards.
   operatorId: integer("operator_id"),
   createdAt: text("created_at").notNull(),
-}, (t) => [uniqueIndex("agent_directory_sid").on(t.sid), index("agent_directory_operator").on(t.operatorId, t.num)]);
+  // The agent's place in the status lists (GET /status/{n}): drawn at random when it is first
+  // listed, never changed. Null until then (agents from before the lists, until the backfill).
+  statusList: integer("status_list"),
+  statusIdx: integer("status_idx"),
+}, (t) => [
+  uniqueIndex("agent_directory_sid").on(t.sid),
+  index("agent_directory_operator").on(t.operatorId, t.num),
+  uniqueIndex("agent_directory_status").on(t.statusList, t.statusIdx),
+]);
 
 /** Operators' webhook endpoints. The signing secret is kept sealed with WEBHOOK_SECRET_KEY. */
 export const webhooks = sqliteTable("webhooks", {

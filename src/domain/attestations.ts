@@ -25,6 +25,8 @@ export interface AttestationClaims {
   identity_level: number;
   operator_name: string | null;
   cnf?: { jkt: string };
+  /** Where the agent's status is in the status lists (GET /status/{n}), once it is listed. */
+  status_list?: { idx: number; uri: string };
 }
 
 /**
@@ -54,9 +56,10 @@ export async function parseSigningKeys(raw: string | undefined): Promise<{ ok: t
 }
 
 /** The compact JWS of an attestation, signed with `key`. */
-export async function signAttestation(claims: AttestationClaims, key: SigningKey): Promise<string> {
+export const signAttestation = (claims: AttestationClaims, key: SigningKey) => signJwt(claims, key, ATTESTATION_TYPE);
+
+/** A compact JWS of `claims` (a JWT of type `typ`), signed with `key` (EdDSA, its kid in the header). */
+export async function signJwt(claims: object, key: SigningKey, typ: string): Promise<string> {
   const privateKey = await importJWK(key.privateJwk, "EdDSA");
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: ATTESTATION_TYPE })
-    .sign(privateKey);
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ }).sign(privateKey);
 }

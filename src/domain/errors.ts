@@ -111,6 +111,7 @@ export const errors = {
   attestationsNotConfigured: () => new ApiError("unavailable", "Attestations are not configured"),
   suspendedAttestation: () => new ApiError("conflict", "Agent is suspended: no attestation is issued"),
   badJwk: (problem: string) => new ApiError("invalid_request", problem),
+  statusListNotFound: () => new ApiError("not_found", "Status list not found"),
   keyDirectoryFailed: (reason: string) => new ApiError("callback_failed", `Key directory could not be read: ${reason}`),
 } as const;
 

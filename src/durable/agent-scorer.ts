@@ -485,6 +485,20 @@ export class AgentScorer extends DurableObject<Env> {
   }
 
   /**
+   * The agent's status and the recommendation its row shows, with where its events stand: the
+   * starting point of its entry in a status list (src/durable/status-list.ts), which its later
+   * events then keep current.
+   */
+  statusFacts(ref: AgentRef): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> {
+    return this.serial(async () => {
+      const record = await this.load(ref);
+      if (!record) return refuse("not_found");
+      const recommendation = this.store.shown()?.recommendation ?? scoreOfRecord(record, this.clock()).recommendation;
+      return ok({ status: record.status, recommendation, ...this.store.eventPosition() });
+    });
+  }
+
+  /**
    * Brings the agent's row up to date: applies journal entries a failed batch left, and moves a
    * pre-sharding agent to the current scoring model. Readers call it when the row is missing or old.
    */

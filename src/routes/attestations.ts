@@ -1,12 +1,14 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, TypedResponse } from "hono";
-import { ATTESTATION_LIFETIME_S, parseSigningKeys, signAttestation, type AttestationClaims, type SigningKey } from "../domain/attestations";
+import type { TypedResponse } from "hono";
+import { ATTESTATION_LIFETIME_S, signAttestation, type AttestationClaims } from "../domain/attestations";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
-import { agentScore } from "../http/agents";
+import { agentScore, locate } from "../http/agents";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
+import { signingKeys } from "../http/signing-keys";
+import { statusPlaceOf, statusPointer } from "../http/status-lists";
 import { sidParam } from "./fields";
 import { sample } from "./examples";
 import { createRoute, errorResponses, json, publicAccess } from "./openapi";
@@ -19,25 +21,12 @@ const JWKS_MAX_AGE_S = 300;
 /** Per host name as well: `iss` is the origin the client called, and a deployment may answer on several. */
 const cacheKey = (origin: string, sid: string) => `https://attestation.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
 
-const keysOf = new WeakMap<object, Promise<Awaited<ReturnType<typeof parseSigningKeys>>>>();
-
-/** The signing keys, parsed once per isolate; 503 when ATTESTATION_KEYS is missing or invalid. */
-async function signingKeys(c: Context<AppEnv>): Promise<SigningKey[]> {
-  let parsed = keysOf.get(c.env);
-  if (!parsed) keysOf.set(c.env, (parsed = parseSigningKeys(c.env.ATTESTATION_KEYS)));
-  const keys = await parsed;
-  if (!keys.ok) {
-    console.error(JSON.stringify({ level: "error", message: "attestations disabled", problem: keys.problem, request_id: c.get("requestId") }));
-    throw errors.attestationsNotConfigured();
-  }
-  return keys.keys;
-}
-
 const attestationSchema = z
   .object({
     attestation: z.string().openapi({
       description:
-        "Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, and cnf.jkt (the proven key's thumbprint) at identity level 2",
+        "Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, " +
+        "cnf.jkt (the proven key's thumbprint) at identity level 2, and status_list {idx, uri}: the agent's entry in the status lists (GET /status/{n})",
     }),
   })
   .openapi("Attestation");
@@ -83,6 +72,7 @@ export function registerAttestations(app: OpenAPIHono<AppEnv>) {
     if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
     const [keys, agent] = await Promise.all([signingKeys(c), agentScore(c, sid)]);
     if (agent.status === "suspended") throw errors.suspendedAttestation();
+    const place = await statusPlaceOf(c, await locate(c, sid));
     const iat = Math.floor(c.get("deps").now() / 1000);
     const claims: AttestationClaims = {
       iss: origin,
@@ -96,6 +86,7 @@ export function registerAttestations(app: OpenAPIHono<AppEnv>) {
       identity_level: agent.identityLevel,
       operator_name: agent.operator?.name ?? null,
       ...(agent.identityLevel === 2 && agent.identityKey ? { cnf: { jkt: agent.identityKey } } : {}),
+      ...(place ? { status_list: statusPointer(origin, place) } : {}),
     };
     const body = { attestation: await signAttestation(claims, keys[0]) };
     const response = c.json(body, 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
