@@ -25,6 +25,7 @@ import { registerVerification } from "./routes/verification";
 import { registerIdentity } from "./routes/identity";
 import { registerAttestations } from "./routes/attestations";
 import { registerStatusLists } from "./routes/status-lists";
+import { registerCredentials } from "./routes/credentials";
 import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
@@ -75,6 +76,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerIdentity(app);
   registerAttestations(app);
   registerStatusLists(app);
+  registerCredentials(app);
   registerWebhooks(app);
   registerDisputes(app);
   registerKeys(app);

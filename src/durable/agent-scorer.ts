@@ -299,6 +299,14 @@ export class AgentScorer extends DurableObject<Env> {
     });
   }
 
+  /** A credential request's nonce, spent once: a replayed request is refused (invalid_nonce). */
+  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }): Promise<Result<null>> {
+    return this.serial(async () => {
+      if (!(await this.load(ref))) return refuse("not_found");
+      return this.store.spendNonce(input.nonce, input.expiresAt, input.now) ? ok(null) : refuse("invalid_nonce");
+    });
+  }
+
   /** What a signature proof is checked against: the keys, and when each key directory was fetched. */
   signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> {
     return this.serial(async () => {

@@ -344,6 +344,15 @@ export class AgentStorage {
     this.sql.exec("INSERT OR IGNORE INTO nonces (nonce, expires_at, used) VALUES (?, ?, 0)", nonce, expiresAt);
   }
 
+  /**
+   * Spends a nonce the service issued without storing it (a credential request's): true the first
+   * time, false ever after while it is kept (until it expires; it is refused as expired then).
+   */
+  spendNonce(nonce: string, expiresAt: number, now: number): boolean {
+    this.sql.exec("DELETE FROM nonces WHERE expires_at <= ?", now);
+    return this.sql.exec("INSERT INTO nonces (nonce, expires_at, used) VALUES (?, ?, 1) ON CONFLICT (nonce) DO NOTHING RETURNING nonce", nonce, expiresAt).toArray().length === 1;
+  }
+
   /** Consumes an issued, unexpired, unused nonce: true once, then never again. */
   consumeNonce(nonce: string, now: number): boolean {
     return this.sql.exec("UPDATE nonces SET used = 1 WHERE nonce = ? AND used = 0 AND expires_at > ? RETURNING nonce", nonce, now).toArray().length === 1;

@@ -102,6 +102,7 @@ function accessNote(access: Access | null): string {
   if (!access) return "Public: no credential.";
   switch (access.kind) {
     case "key":
+      if (access.orAgentSignature) return `Needs an API key with the \`${access.scope}\` scope, or, without a key, the agent's own signature (above).`;
       return access.scope ? `Needs an API key with the \`${access.scope}\` scope.` : "Needs any valid API key of the operator.";
     case "admin":
       return "Needs the admin token (ADMIN_TOKEN).";

@@ -279,6 +279,11 @@ export const sample = {
   keyRemoved: identity.proof("Key removed", 1, null),
   attestation: { attestation },
   statusListToken,
+  credential: {
+    credential: `${base64url(JSON.stringify({ typ: "dc+sd-jwt", kid: EXAMPLE_KEYS.service.thumbprint, alg: "EdDSA" }))}.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIn0.${base64url("\u0000".repeat(64))}~WyJzYWx0IiwicmVjb21tZW5kYXRpb24iLCJjbGVhciJd~`,
+    expires_at: iso(NOW + DAY),
+  },
+  credentialNonce: { nonce: "BwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRg==", expires_in: 300 },
   jwks: { keys: [{ ...EXAMPLE_KEYS.service.jwk, kid: EXAMPLE_KEYS.service.thumbprint, alg: "EdDSA" as const, use: "sig" as const }] },
   webhook: webhookWire.webhook(webhookRow),
   webhookCreated: webhookWire.created(webhookRow, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),

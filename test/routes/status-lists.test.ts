@@ -1,16 +1,15 @@
 // The status lists (GET /status/{n}): read with @sd-jwt/jwt-status-list and verified with jose
 // against the served JWKS, as a relying party would; fed by agents' events in any order.
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
-import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/domain/events";
 import { DECOYS_PER_LIST, LIST_CAPACITY, STATUS_VALUES, eventVersion, isNewer } from "../../src/domain/status-list";
 import { dropAnswer } from "../../src/http/edge-cache";
-import { createQueueHandler } from "../../src/queues";
 import { statusListCacheKey } from "../../src/routes/status-lists";
 import { ADMIN, createOperator, freshIp, registerAgent, testApp } from "../helpers";
+import { deliverEvents, statusEvent } from "./status-helpers";
 
 const T0 = Date.parse("2026-11-21T10:20:30Z");
 const ORIGIN = "http://trust.test";
@@ -42,22 +41,8 @@ function world() {
   return { h, read, start };
 }
 
-const event = (sid: string, type: AgentEvent["type"], data: Record<string, unknown>, epoch: string, n: number, at: number): AgentEvent => ({
-  id: `evt_${sid.slice(6)}_${epoch}_${n}`,
-  type,
-  sid,
-  ownerId: null,
-  timestamp: new Date(at).toISOString(),
-  data: { sid, ...data },
-});
-
-/** Events through the events queue's consumer, as the queue hands them over. */
-async function deliver(events: AgentEvent[]) {
-  const batch = createMessageBatch("trust-events", events.map((body, i) => ({ id: `m${i}`, timestamp: new Date(T0), attempts: 1, body })));
-  const ctx = createExecutionContext();
-  await createQueueHandler({ now: () => T0 })(batch, env);
-  return getQueueResult(batch, ctx);
-}
+const event = statusEvent;
+const deliver = deliverEvents;
 
 describe("GET /status/{n}", () => {
   it("serves a signed Token Status List: 2 bits, ZLIB, the agent at its index valid, ttl 300, one hour of validity", async () => {
