@@ -9,8 +9,10 @@ import webCrypto from "../examples/identity-webcrypto.mjs?raw";
 import receipt from "../examples/receipt.mjs?raw";
 import attestation from "../examples/verify-attestation.mjs?raw";
 import webhook from "../examples/webhook-receiver.mjs?raw";
+import credentialAgent from "../examples/credential-agent.mjs?raw";
+import verifyCredential from "../examples/verify-credential.mjs?raw";
 
-const examples = [webBotAuth, webCrypto, receipt, attestation, webhook].join("\n");
+const examples = [webBotAuth, webCrypto, receipt, attestation, webhook, credentialAgent, verifyCredential].join("\n");
 
 /** Functions (from their first line to the closing brace at column 0), `export const` lines and imports. */
 function declarations(doc: string): string[] {
@@ -24,8 +26,8 @@ function declarations(doc: string): string[] {
 }
 
 describe.each([
-  ["docs/identity.md", identityDoc, 7],
-  ["docs/relying-parties.md", relyingDoc, 5],
+  ["docs/identity.md", identityDoc, 10],
+  ["docs/relying-parties.md", relyingDoc, 7],
 ])("%s", (_name, doc, expected) => {
   it("shows only code that is in examples/", () => {
     const shown = declarations(doc);
