@@ -682,6 +682,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/status/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A status list: 2 bits per agent (0 valid, 1 gone, 2 suspended, 3 caution), signed; check any agent in it offline
+         * @description An IETF Token Status List token (draft-ietf-oauth-status-list, JWT form): header `typ: statuslist+jwt`, `alg: EdDSA`, `kid` (a key of /.well-known/jwks.json); claims `iss`, `sub` (this list's URI), `iat`, `exp` (iat + 1 hour), `ttl` (300: fetch it again after that long) and `status_list: {bits: 2, lst}` (ZLIB-compressed, base64url). Each agent's `idx` and list are in its attestations (`status_list`) and credentials (`status.status_list`). Rebuilt at most once a minute and cached at the edge for a minute; uncached requests are limited to 120 per minute per IP.
+         *
+         *     Public: no credential.
+         */
+        get: operations["getStatusList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/status-lists/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lists agents registered before the status lists existed: one page per call, resumable
+         * @description Body `{}` or `{limit, cursor}`. Gives each agent of the page that has no place in the status lists one (with its status and recommendation as its object has them). Send the answer's `next_cursor` back until it is null; a call without a cursor starts again from the first unlisted agent, so an interrupted backfill resumes either way. Agents not listed yet are listed anyway on their first attestation or credential.
+         *
+         *     Needs the admin token (ADMIN_TOKEN).
+         */
+        post: operations["adminBackfillStatusLists"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{sid}/credential/nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fresh nonce for the agent to sign its credential request with, within 5 minutes, once (public)
+         * @description No key: the agent asks for it itself. Nothing is stored until a signed request spends it.
+         *
+         *     Public: no credential; 120 requests per minute per client address.
+         */
+        post: operations["createCredentialNonce"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{sid}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A selective-disclosure credential (SD-JWT VC) about the agent, bound to its proven key (owner or the agent; level 2; 10 per hour)
+         * @description Valid 24 hours. The owner asks with a key holding `identity:write` (a key in its rotation grace cannot: a credential outlives the request). Or the agent asks itself, without a key: the request is signed per RFC 9421 as Web Bot Auth does, with its proven key (`keyid` = its `identity_key`), `tag="web-bot-auth"`, `alg="ed25519"`, `created` and `expires` at most 5 minutes apart, `nonce` = a nonce from `POST /agents/{sid}/credential/nonce` (single use), covering `@method`, `@authority`, `@path` and `content-digest` (RFC 9530, `sha-256` of the body, which may be empty). A suspended agent gets none (409), nor an agent below identity level 2 (409).
+         *
+         *     Needs an API key with the `identity:write` scope, or, without a key, the agent's own signature (above).
+         */
+        post: operations["issueCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/webhooks/reseal": {
         parameters: {
             query?: never;
@@ -1463,7 +1551,7 @@ export interface components {
             identity_key: string | null;
         };
         Attestation: {
-            /** @description Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, and cnf.jkt (the proven key's thumbprint) at identity level 2 */
+            /** @description Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, cnf.jkt (the proven key's thumbprint) at identity level 2, and status_list {idx, uri}: the agent's entry in the status lists (GET /status/{n}) */
             attestation: string;
         };
         JWKS: {
@@ -1479,6 +1567,30 @@ export interface components {
                 /** @enum {string} */
                 use: "sig";
             }[];
+        };
+        StatusBackfill: {
+            listed: number;
+            skipped: number;
+            next_cursor: string | null;
+        };
+        StatusBackfillRequest: {
+            limit?: number;
+            cursor?: string;
+        };
+        CredentialNonce: {
+            /** @description 64 bytes, base64 (the Web Bot Auth nonce format): sign it as the `nonce` of the credential request, once */
+            nonce: string;
+            /** @description Seconds it stays valid */
+            expires_in: number;
+        };
+        Credential: {
+            /** @description An SD-JWT VC (`<issuer-signed JWT>~<disclosure>~…~`): header `typ: dc+sd-jwt`, `alg: EdDSA`, `kid`; claims `iss`, `sub` (the SID), `iat`, `exp` (iat + 24 h), `vct`, `cnf.jwk` (the agent's proven key), `status.status_list {idx, uri}`, and as disclosures, each on its own: `composite_score`, `reliability`, `quality`, `financial`, `security`, `stability`, `recommendation`, `confidence`, `identity_level`, `operator_name`, `open_disputes`, `no_caution` (only when the recommendation is not caution) and each element of `composite_at_least` (600, 700, 800: those the composite reaches) */
+            credential: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:20:30.000Z
+             */
+            expires_at: string;
         };
         WebhookCreated: {
             webhook: components["schemas"]["Webhook"];
@@ -1637,6 +1749,10 @@ export type AddAgentKeys = components['schemas']['AddAgentKeys'];
 export type IdentityProof = components['schemas']['IdentityProof'];
 export type Attestation = components['schemas']['Attestation'];
 export type Jwks = components['schemas']['JWKS'];
+export type StatusBackfill = components['schemas']['StatusBackfill'];
+export type StatusBackfillRequest = components['schemas']['StatusBackfillRequest'];
+export type CredentialNonce = components['schemas']['CredentialNonce'];
+export type Credential = components['schemas']['Credential'];
 export type WebhookCreated = components['schemas']['WebhookCreated'];
 export type Webhook = components['schemas']['Webhook'];
 export type CreateWebhook = components['schemas']['CreateWebhook'];
@@ -5969,7 +6085,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIn0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                      *     }
                      */
                     "application/json": components["schemas"]["Attestation"];
@@ -6157,6 +6273,487 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Attestations are not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    getStatusList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The list's number, as the `uri` of an agent's status pointer names it */
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed list */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJzdGF0dXNsaXN0K2p3dCJ9.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiaHR0cHM6Ly90cnVzdC5leGFtcGxlLmNvbS9zdGF0dXMvMCIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjYwMDMwLCJ0dGwiOjMwMCwic3RhdHVzX2xpc3QiOnsiYml0cyI6MiwibHN0IjoiZU5ydDBERVJBREFJQkxBZkdlcGZEOUxZdWFzQ0Vnbkp5MVlCVG1nRkFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBd01jQU1Sc0ExUSJ9fQ.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA */
+                    "application/statuslist+jwt": string;
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "n must be a status list number between 0 and 99999",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Status list not found",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests. Please try again later.",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Attestations are not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    adminBackfillStatusLists: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description One page listed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "listed": 100,
+                     *       "skipped": 0,
+                     *       "next_cursor": "eyJudW0iOjExMjN9"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatusBackfill"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid admin token",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Admin interface is not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    createCredentialNonce: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Nonce */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "nonce": "BwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRg==",
+                     *       "expires_in": 300
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialNonce"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid SID format. Expected: SID-0x[16 hex chars]",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests. Please try again later.",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Attestations are not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    issueCredential: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Issued */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credential": "eyJ0eXAiOiJkYytzZC1qd3QiLCJraWQiOiJwb3FrTEdpeW1oX1cwdVA2UFpGdy1kdmV6M1FKVDVTb2xxWEJDVzM4cjBVIiwiYWxnIjoiRWREU0EifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIn0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA~WyJzYWx0IiwicmVjb21tZW5kYXRpb24iLCJjbGVhciJd~",
+                     *       "expires_at": "2026-11-22T10:20:30.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Credential"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid SID format. Expected: SID-0x[16 hex chars]",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Signature verification failed: the nonce is not one the service issued for this agent, or it was used or has expired",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Not the owner, or the key lacks a scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden: this API key lacks the identity:write scope",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Credentials are issued at identity level 2 (Signature-Verified) only; this agent is at level 1: its owner registers a key and the agent proves it (POST /agents/{sid}/verify/signature)",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many credentials issued for this agent: at most 10 per hour",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The status lists cannot be reached: no credential is issued without a status. Retry later.",
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }
                      */

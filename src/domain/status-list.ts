@@ -50,6 +50,16 @@ export interface Version {
   n: number;
 }
 
+/** An agent's status and recommendation as of `version` (its object's, or a new agent's: before anything). */
+export interface AgentFacts {
+  status: string;
+  recommendation: string;
+  version: Version;
+}
+
+/** A new agent: active and in review, before any event of it. */
+export const NEW_AGENT: AgentFacts = { status: "active", recommendation: "review", version: { at: 0, epoch: null, n: 0 } };
+
 /**
  * Whether `candidate` is newer than `current` (none yet: anything is). Equal versions are not. At
  * the same instant an event wins over a row read: the event is a change the row may not have shown.

@@ -11,6 +11,7 @@ import {
   REBUILD_EVERY_MS,
   RESTAMP_EVERY_MS,
   statusValue,
+  type AgentFacts,
   type Version,
 } from "../domain/status-list";
 import type { Env } from "../env";
@@ -24,15 +25,6 @@ export interface StatusFact {
   version: Version;
 }
 
-/** An agent's status and recommendation as of `version` (its object's, or a new agent's: before anything). */
-export interface AgentFacts {
-  status: string;
-  recommendation: string;
-  version: Version;
-}
-
-/** A new agent: active and in review, before any event of it. */
-export const NEW_AGENT: AgentFacts = { status: "active", recommendation: "review", version: { at: 0, epoch: null, n: 0 } };
 
 export type Assignment = { ok: true; idx: number } | { ok: false; full: true };
 

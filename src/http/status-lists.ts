@@ -3,7 +3,7 @@ import { highestStatusList, setStatusEntry, statusEntryOf } from "../db/director
 import type { AgentRef } from "../domain/agent";
 import { refusalError } from "../domain/errors";
 import { statusListUri, type StatusPointer } from "../domain/status-list";
-import type { AgentFacts } from "../durable/status-list";
+import type { AgentFacts } from "../domain/status-list";
 import { scorerOf } from "./agents";
 import type { Env } from "../env";
 import type { AppEnv } from "./context";

@@ -8,7 +8,7 @@ import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { forgetOperator, locate, scorerOf } from "../http/agents";
 import { listAgent } from "../http/status-lists";
-import { NEW_AGENT } from "../durable/status-list";
+import { NEW_AGENT } from "../domain/status-list";
 import { placementShards } from "../env";
 import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";

@@ -5,7 +5,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LIST_CAPACITY, randomBelow, STATUS_VALUES } from "../../src/domain/status-list";
-import { NEW_AGENT } from "../../src/durable/status-list";
+import { NEW_AGENT } from "../../src/domain/status-list";
 import { testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:20:30Z");
