@@ -40,6 +40,8 @@ declare namespace Cloudflare {
     WEBHOOK_SECRET_KEY_PREVIOUS?: string;
     /** Attestation signing keys: a JSON array of private Ed25519 JWKs; the first signs, all are published. */
     ATTESTATION_KEYS?: string;
+    /** Seconds between rebuilds of a status list at most (1-60, default 60); lower only in tests under wrangler dev. */
+    STATUS_LIST_REBUILD_S?: string;
     /** "true" only for the benchmark: every D1 call is counted (GET /admin/d1-meter). */
     D1_METER?: string;
     /** Optional `send_email` binding for keys (approval, recovery). */

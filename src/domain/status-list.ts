@@ -18,8 +18,6 @@ export const MAX_LISTS = 100_000;
 export const STATUS_LIST_TTL_S = 300;
 /** A list token's validity (`exp` − `iat`): a verifier that cannot refresh stops trusting it then. */
 export const STATUS_LIST_LIFETIME_S = 3_600;
-/** A list is rebuilt from its entries at most this often, however often they change. */
-export const REBUILD_EVERY_MS = 60_000;
 /** An unchanged list is stamped again this often, so the token served never nears its `exp`. */
 export const RESTAMP_EVERY_MS = 10 * 60_000;
 

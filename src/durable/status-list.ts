@@ -8,13 +8,12 @@ import {
   LIST_FILL,
   packStatuses,
   randomBelow,
-  REBUILD_EVERY_MS,
   RESTAMP_EVERY_MS,
   statusValue,
   type AgentFacts,
   type Version,
 } from "../domain/status-list";
-import type { Env } from "../env";
+import { statusListRebuildMs, type Env } from "../env";
 
 /** A fact about a listed agent: its status or its recommendation, as of `version`. */
 export interface StatusFact {
@@ -110,8 +109,8 @@ export class StatusList extends DurableObject<Env> {
 
   /**
    * The list to serve: `lst` and the time to stamp on it, or null for a list nobody was ever listed
-   * in. Rebuilt when an entry changed, at most once per REBUILD_EVERY_MS; stamped again when its stamp
-   * is RESTAMP_EVERY_MS old. `now` is the caller's clock; a clock behind the build's is trusted too
+   * in. Rebuilt when an entry changed, at most once a minute (STATUS_LIST_REBUILD_S); stamped again
+   * when its stamp is RESTAMP_EVERY_MS old. `now` is the caller's clock; a clock behind the build's is trusted too
    * (clocks differ a little between the service's machines).
    */
   async snapshot(now: number): Promise<{ lst: string; issuedAt: number } | null> {
@@ -120,7 +119,7 @@ export class StatusList extends DurableObject<Env> {
     const changes = Number(this.fact("changes") ?? "0");
     let build = this.build;
     const due = (since: number, every: number) => now - since >= every || now < since;
-    if (!build || (changes > build.changes && due(build.builtAt, REBUILD_EVERY_MS))) {
+    if (!build || (changes > build.changes && due(build.builtAt, statusListRebuildMs(this.env)))) {
       const set = this.sql.exec<{ idx: number; value: number }>("SELECT idx, value FROM entries WHERE value != 0");
       const lst = await compressList(packStatuses(LIST_CAPACITY, (function* () {
         for (const row of set) yield [row.idx, row.value] as const;

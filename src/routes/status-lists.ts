@@ -4,8 +4,9 @@ import { setStatusEntry, unlistedAgents } from "../db/directory";
 import { signJwt } from "../domain/attestations";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
-import { MAX_LISTS, REBUILD_EVERY_MS, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TYPE, statusListClaims } from "../domain/status-list";
+import { MAX_LISTS, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TYPE, statusListClaims } from "../domain/status-list";
 import type { AgentRef } from "../domain/agent";
+import { statusListRebuildMs } from "../env";
 import { requireAdmin } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
@@ -104,7 +105,7 @@ export function registerStatusLists(app: OpenAPIHono<AppEnv>) {
     const built = await statusListObject(c.env, n).snapshot(c.get("deps").now());
     if (!built) throw errors.statusListNotFound();
     const token = await signJwt(statusListClaims(origin, n, built.lst, built.issuedAt), keys[0], STATUS_LIST_TYPE);
-    const response = c.body(token, 200, { "Content-Type": STATUS_LIST_MEDIA_TYPE, "Cache-Control": `public, max-age=${REBUILD_EVERY_MS / 1000}` });
+    const response = c.body(token, 200, { "Content-Type": STATUS_LIST_MEDIA_TYPE, "Cache-Control": `public, max-age=${statusListRebuildMs(c.env) / 1000}` });
     return storeAnswer((p) => c.executionCtx.waitUntil(p), key, response);
   });
 
