@@ -31,8 +31,11 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the service; resolves to `{url, adminToken, stop}` once it answers. `label` names its secrets. */
-export async function startService(label) {
+/**
+ * Starts the service; resolves to `{url, adminToken, stop}` once it answers. `label` names its
+ * secrets; `extraVars` sets more variables (e.g. STATUS_LIST_REBUILD_S).
+ */
+export async function startService(label, extraVars = {}) {
   const temp = mkdtempSync(join(tmpdir(), `trust-${label}-`));
   const persistTo = join(temp, "state");
   const adminToken = randomBytes(24).toString("hex");
@@ -54,8 +57,8 @@ export async function startService(label) {
     throw err;
   }
 
-  // Status lists rebuilt every second (not every minute), so a test sees a change without waiting.
-  const vars = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", "--var", "STATUS_LIST_REBUILD_S:1", ...secretVarArgs(label)];
+  const more = Object.entries(extraVars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const vars = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...more, ...secretVarArgs(label)];
   const { url, stop } = await runWranglerDev(temp, env, ["--persist-to", persistTo, ...vars]);
   return { url, adminToken, stop };
 }

@@ -133,7 +133,7 @@ export class TrustCache {
   }
 
   private async get(url: string, accept: string): Promise<Response> {
-    const res = await this.fetcher(url, { headers: { accept }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "error" });
+    const res = await this.fetcher(url, { headers: { accept }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "manual" });
     if (!res.ok) throw new Error(`${url} answered ${res.status}`);
     return res;
   }
