@@ -1,5 +1,6 @@
 import { serializeDictionary, Token } from "structured-headers";
-import { policyOf, type GatewayEnv, type Policy, type Standing } from "./env";
+import type { GatewayEnv } from "./env";
+import { policyOf, type Policy, type Standing } from "./policy";
 import { nonceSlice } from "./nonces";
 import { BadSignature, verifySigned } from "./signature";
 import { Stale, TrustCache, type Attestation } from "./trust";

@@ -1,5 +1,5 @@
 import { compactVerify, createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import type { Policy } from "./env";
+import type { Policy } from "./policy";
 
 // What the gateway knows of the trust service: its keys (JWKS) and its status lists, fetched when
 // first needed and again when old, never per request. A copy that cannot be refreshed is used until
