@@ -11,8 +11,9 @@ import attestation from "../examples/verify-attestation.mjs?raw";
 import webhook from "../examples/webhook-receiver.mjs?raw";
 import credentialAgent from "../examples/credential-agent.mjs?raw";
 import verifyCredential from "../examples/verify-credential.mjs?raw";
+import gatewayAgent from "../examples/gateway-agent.mjs?raw";
 
-const examples = [webBotAuth, webCrypto, receipt, attestation, webhook, credentialAgent, verifyCredential].join("\n");
+const examples = [webBotAuth, webCrypto, receipt, attestation, webhook, credentialAgent, verifyCredential, gatewayAgent].join("\n");
 
 /** Functions (from their first line to the closing brace at column 0), `export const` lines and imports. */
 function declarations(doc: string): string[] {
@@ -26,7 +27,7 @@ function declarations(doc: string): string[] {
 }
 
 describe.each([
-  ["docs/identity.md", identityDoc, 10],
+  ["docs/identity.md", identityDoc, 12],
   ["docs/relying-parties.md", relyingDoc, 7],
 ])("%s", (_name, doc, expected) => {
   it("shows only code that is in examples/", () => {
