@@ -11,6 +11,7 @@ export default defineConfig(async () => {
   return {
     plugins: [
       cloudflareTest({
+        main: "./test/worker.ts",
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           // A scratch database for the test that migrates a pre-sharding database in place.

@@ -4,7 +4,7 @@ import type { Env } from "./env";
 import { createQueueHandler } from "./queues";
 import { pruneDeliveries } from "./queues/pruning";
 
-export { AgentScorer } from "./durable/agent-scorer";
+export { Agent } from "./durable/agent";
 export { RateLimiter } from "./durable/rate-limiter";
 export { StatusList } from "./durable/status-list";
 

@@ -3,7 +3,7 @@
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./index");
-    durableNamespaces: "AgentScorer" | "RateLimiter" | "StatusList";
+    durableNamespaces: "Agent" | "RateLimiter" | "StatusList";
   }
 
   interface Env {
@@ -15,7 +15,7 @@ declare namespace Cloudflare {
     [shard: `SHARD_${number}`]: D1Database | undefined;
     /** Shards that take new agents, e.g. "1,2" (default: every shard): a full shard stops growing. */
     PLACEMENT_SHARDS?: string;
-    AGENT_SCORER: DurableObjectNamespace<import("./durable/agent-scorer").AgentScorer>;
+    AGENT: DurableObjectNamespace<import("./durable/agent").Agent>;
     RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
     /** One object per status list (named `list:<n>`): the agents' 2-bit values and the list built from them. */
     STATUS_LIST: DurableObjectNamespace<import("./durable/status-list").StatusList>;

@@ -89,4 +89,15 @@ describe("architecture", () => {
     for (const file of files) if (!state.has(file)) visit(file);
     expect(cycles).toEqual([]);
   });
+
+  it("keeps the agent object's feature modules apart: they reach the kernel through its host interface only", () => {
+    const features = files.filter((f) => /^src\/durable\/agent\/(reports|profile|identity|disputes)\.ts$/.test(f));
+    expect(features).toHaveLength(4);
+    const reaching = features.flatMap((file) =>
+      (graph.get(file) ?? [])
+        .filter((t) => t === "src/durable/agent.ts" || t === "src/durable/agent/kernel.ts" || (features.includes(t) && t !== file))
+        .map((t) => `${file} → ${t}`),
+    );
+    expect(reaching).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../src/app";
 import type { Env } from "../src/env";
@@ -104,11 +104,10 @@ export async function shardOf(sid: string): Promise<D1Database> {
  * the agent from the shard.
  */
 export async function emptyAgentObject(sid: string): Promise<void> {
-  await runInDurableObject(env.AGENT_SCORER.getByName(sid), async (o, state) => {
+  const stub = env.AGENT.getByName(sid);
+  await runInDurableObject(stub, async (_o, state) => {
     await state.storage.deleteAll();
     await state.storage.deleteAlarm();
-    const object = o as unknown as { store: { migrate(): void } };
-    object.store.migrate();
-    Object.assign(object, { record: undefined, recent: new Map(), applied: 0, published: 0, alarmAt: undefined });
   });
+  await evictDurableObject(stub);
 }

@@ -2,6 +2,8 @@
 // stored evidence (forgetting applies at the reader's time).
 
 import { and, desc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import type { AgentRecord, AgentRef } from "../domain/agent";
+import type { AgentKey } from "../domain/agent-keys";
 import type { AgentConfiguration } from "../domain/configuration";
 import { scoreOf, type AgentEvidence, type ScoreView } from "../domain/model";
 import type { AgentReport, AgentScore, ConfigChange, OperatorSummary, ScoreEvent, TransactionEntry } from "../domain/views";
@@ -53,6 +55,32 @@ function mapRow(raw: Record<string, unknown>): AgentRow {
       return [property, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
     }),
   ) as AgentRow;
+}
+
+/** The working state of an agent rebuilt from its shard: its row, its keys and the evidence its history replays to. */
+export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evidence: AgentEvidence): AgentRecord {
+  return {
+    ...ref,
+    operatorId: row.operatorId,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    config: configurationOf(row),
+    fingerprint: row.fingerprint,
+    configVersion: row.configVersion,
+    lastConfigChangeAt: row.lastConfigChangeAt,
+    identityLevel: row.identityLevel,
+    callbackVerified: row.callbackVerified,
+    identityKey: row.identityKey,
+    keys,
+    directories: {},
+    claimTokenHash: row.claimTokenHash,
+    evidence,
+    outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
+    seq: row.seq,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
 }
 
 export async function readAgentRow(d1: Database, sid: string): Promise<AgentRow | null> {

@@ -22,7 +22,7 @@ export const legacyAgents = sqliteTable("agents", {
   lastConfigChangeAt: text("last_config_change_at").notNull(),
   identityLevel: integer("identity_level").notNull().default(0),
   claimTokenHash: text("claim_token_hash"),
-  // Scoring state, written only by the agent's AgentScorer object: EvidenceState as JSON,
+  // Scoring state, written only by the agent's object: EvidenceState as JSON,
   // and {operatorId: last report ISO time} of reporters other than the owner (last 90 days).
   evidence: text("evidence").notNull(),
   reporters: text("reporters").notNull().default("{}"),

@@ -3,7 +3,7 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 import { SCORE_EVENT_TYPES } from "../domain/agent";
 
 // A shard database (bindings SHARD_0 ... SHARD_{N-1}): agents' rows and their history. Every row
-// here is written by the agent's own object (src/durable/agent-scorer.ts), in one batch per change,
+// here is written by the agent's own object (src/durable/agent.ts), in one batch per change,
 // idempotently: a batch repeated after a crash changes nothing (history rows are keyed by the
 // agent's sequence, the agent's row is written whole).
 

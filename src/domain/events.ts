@@ -1,6 +1,9 @@
 // Events the service notifies operators of (webhooks): what they are, when a score change is worth
 // one, and their payloads, in Form A's names and never naming a reporter.
 
+import type { AgentRecord, AgentStatus } from "./agent";
+import { IDENTITY_LABELS } from "./agent-keys";
+import { disputeEventData, type Dispute } from "./disputes";
 import type { ScoreView } from "./model";
 
 export const EVENT_TYPES = [
@@ -35,20 +38,29 @@ export function scoreCrossed(last: Notified, now: Pick<ScoreView, "composite" | 
   return now.recommendation !== last.recommendation || Math.abs(now.composite - last.composite) >= NOTIFY_COMPOSITE_DELTA;
 }
 
+/** Each event type's payload (Form A names, never a reporter): built by the functions below only. */
+export interface EventData {
+  "score.changed": ReturnType<typeof scoreChangedData>;
+  "agent.status_changed": ReturnType<typeof statusChangedData>;
+  "agent.identity_changed": ReturnType<typeof identityChangedData>;
+  "dispute.opened": ReturnType<typeof disputeEventData>;
+  "dispute.answered": ReturnType<typeof disputeEventData>;
+  "dispute.resolved": ReturnType<typeof disputeEventData>;
+}
+
+/** An event as the agent's object drafts it: its type, its payload, and the other side of a dispute. */
+export type EventDraft = { [T in EventType]: { type: T; data: EventData[T]; counterpartId?: number } }[EventType];
+
 /** An event as it leaves an agent's object: who it concerns (for routing) and its payload. */
-export interface AgentEvent {
+export type AgentEvent = EventDraft & {
   /** Unique and stable across retries: the webhook-id of every delivery of it. */
   id: string;
-  type: EventType;
   sid: string;
   /** The agent's owner when the event happened (null: unclaimed); routing only, never in the payload. */
   ownerId: number | null;
-  /** The operator on the other side of a dispute (its reporter); routing only, never in the payload. */
-  counterpartId?: number;
   /** The payload's timestamp (ISO). */
   timestamp: string;
-  data: Record<string, unknown>;
-}
+};
 
 /** The body a webhook endpoint receives (the Standard Webhooks envelope: type, timestamp, data). */
 export const payloadOf = (event: AgentEvent) => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
@@ -62,4 +74,35 @@ export function scoreChangedData(sid: string, score: ScoreView, previous: Notifi
     identity_level: identityLevel,
     previous: { composite_score: previous.composite, recommendation: previous.recommendation },
   };
+}
+
+export function statusChangedData(sid: string, status: AgentStatus, previous: AgentStatus) {
+  return { sid, status, previous_status: previous };
+}
+
+export function identityChangedData(before: AgentRecord, after: AgentRecord) {
+  return {
+    sid: after.sid,
+    identity_level: after.identityLevel,
+    identity_label: IDENTITY_LABELS[after.identityLevel as 0 | 1 | 2],
+    identity_key: after.identityKey,
+    previous_identity_level: before.identityLevel,
+    keys: after.keys.map((k) => k.thumbprint),
+  };
+}
+
+/** agent.status_changed, when the status moved. */
+export function statusEvents(before: AgentRecord, after: AgentRecord): EventDraft[] {
+  return before.status === after.status ? [] : [{ type: "agent.status_changed", data: statusChangedData(after.sid, after.status, before.status) }];
+}
+
+/** agent.identity_changed, when the level or the proven key moved, or (with `keysChanged`) the keys did. */
+export function identityEvents(before: AgentRecord, after: AgentRecord, keysChanged = false): EventDraft[] {
+  if (!keysChanged && before.identityLevel === after.identityLevel && before.identityKey === after.identityKey) return [];
+  return [{ type: "agent.identity_changed", data: identityChangedData(before, after) }];
+}
+
+/** A dispute event: both sides get it (the reporter as the counterpart), neither learns more than its own. */
+export function disputeEvent(type: "dispute.opened" | "dispute.answered" | "dispute.resolved", d: Dispute): EventDraft {
+  return { type, data: disputeEventData(d), counterpartId: d.reporterOperatorId };
 }

@@ -38,3 +38,10 @@ export function tierWindows(tier: Tier, perMinute: number | null, perDay: number
     { limit: perDay ?? TIERS[tier].perDay, seconds: DAY },
   ];
 }
+
+/**
+ * An isolate's lease of an operator's tier quota lives at most this long (real time): it bounds how
+ * long an isolate serves from a lease after the operator's key facts changed elsewhere, and how long
+ * an announcement of new facts waits for the leases granted before it (RateLimiter.raiseEpoch).
+ */
+export const LEASE_TTL_MS = 1_000;

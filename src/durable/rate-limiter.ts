@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { RateWindow } from "../domain/limits";
+import { LEASE_TTL_MS, type RateWindow } from "../domain/limits";
 
 export interface RateDecision {
   allowed: boolean;
@@ -20,7 +20,12 @@ export interface RateDecision {
    * revocation, rotation and admin changes). A caller holding facts of an older epoch reloads them.
    */
   epoch: number;
+  /** When a lease (granted > 1) must no longer be served from (this object's clock, ms). */
+  leaseUntil?: number;
 }
+
+/** Beyond a lease's end, how long an announcement still waits (the lease's holder learns its end a little later). */
+const LEASE_MARGIN_MS = 100;
 
 interface WindowState {
   start: number;
@@ -57,6 +62,11 @@ export class RateLimiter extends DurableObject {
         this.ctx.storage.kv.put(key(windows[i]), s);
       });
     }
+    let leaseUntil: number | undefined;
+    if (granted > 1) {
+      leaseUntil = Date.now() + LEASE_TTL_MS;
+      this.ctx.storage.kv.put("leases_end", leaseUntil);
+    }
     const binding = allowed ? tightest(windows, states) : refused;
     const resetMs = states[binding].start + windows[binding].seconds * 1000;
     const remaining = Math.min(...states.map((s, i) => Math.max(0, windows[i].limit - s.count)));
@@ -70,12 +80,20 @@ export class RateLimiter extends DurableObject {
       stale: false,
       granted,
       epoch,
+      ...(leaseUntil !== undefined ? { leaseUntil } : {}),
     };
   }
 
-  /** Announces that the owner's facts changed up to `epoch` (never lowers it). */
-  raiseEpoch(epoch: number): void {
-    if (epoch > (this.ctx.storage.kv.get<number>("epoch") ?? 0)) this.ctx.storage.kv.put("epoch", epoch);
+  /**
+   * Announces that the owner's facts changed up to `epoch` (never lowers it), and answers once no
+   * lease granted under the older facts can still be served: after it, every isolate's next request
+   * asks here, learns the epoch and reloads (a revoked key, a reporter's penalty take effect at once).
+   */
+  async raiseEpoch(epoch: number): Promise<void> {
+    if (epoch <= (this.ctx.storage.kv.get<number>("epoch") ?? 0)) return;
+    this.ctx.storage.kv.put("epoch", epoch);
+    const wait = (this.ctx.storage.kv.get<number>("leases_end") ?? 0) + LEASE_MARGIN_MS - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   override async alarm(): Promise<void> {

@@ -37,7 +37,7 @@ export async function locate(c: Context<AppEnv>, sid: string): Promise<AgentRef>
   return ref;
 }
 
-type Scorer = DurableObjectStub<import("../durable/agent-scorer").AgentScorer>;
+type Scorer = DurableObjectStub<import("../durable/agent").Agent>;
 const ids = new WeakMap<object, Map<string, DurableObjectId>>();
 
 /**
@@ -46,7 +46,7 @@ const ids = new WeakMap<object, Map<string, DurableObjectId>>();
  * the runtime refuses one made in another request's context.
  */
 export function scorerOf(c: Context<AppEnv>, ref: AgentRef): Scorer {
-  const namespace = c.env.AGENT_SCORER;
+  const namespace = c.env.AGENT;
   let byName = ids.get(namespace);
   if (!byName) ids.set(namespace, (byName = new Map()));
   let id = byName.get(ref.sid);

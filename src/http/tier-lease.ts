@@ -1,4 +1,4 @@
-import type { RateWindow } from "../domain/limits";
+import { LEASE_TTL_MS, type RateWindow } from "../domain/limits";
 import type { RateDecision } from "../durable/rate-limiter";
 
 // Leases for the per-operator tier limit. Asking the operator's limiter object on every request is
@@ -13,12 +13,6 @@ const LEASE_FROM = 128;
 /** The share of the remaining room one lease takes, and its cap. */
 const LEASE_SHARE = 1 / 64;
 const MAX_LEASE = 256;
-/**
- * A lease lives at most this long (real time). It bounds how long an isolate serves from a lease
- * after the operator's key facts changed elsewhere (a revocation, a new tier): the next request
- * after it asks the limiter, whose epoch tells the isolate to reload.
- */
-export const LEASE_TTL_MS = 1_000;
 const MAX_LEASES = 10_000;
 
 interface Lease {
@@ -66,7 +60,8 @@ export function keepLease(operatorId: number, windows: RateWindow[], now: number
     windowStarts: windowStarts(windows, now),
     left: decision.granted - 1,
     granted: decision,
-    expiresAt: Date.now() + LEASE_TTL_MS,
+    // The limiter's end of the lease, when it gave one: an announcement of new facts waits for it.
+    expiresAt: Math.min(Date.now() + LEASE_TTL_MS, decision.leaseUntil ?? Infinity),
   });
   return { ...decision, remaining: decision.remaining + decision.granted - 1 };
 }

@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { AgentScorer } from "../../src/durable/agent-scorer";
+import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, emptyAgentObject, shardOf, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:00:30Z");
@@ -54,12 +54,12 @@ async function transactions(h: App, key: string, sid: string) {
   return ((await res.json()) as { transactions: { transaction_id: number; status: string }[] }).transactions;
 }
 
-const scorer = (sid: string) => env.AGENT_SCORER.get(env.AGENT_SCORER.idFromName(sid));
+const scorer = (sid: string) => env.AGENT.get(env.AGENT.idFromName(sid));
 
 /** Runs the agent object's alarm as if it were `at`. */
 async function alarmAt(sid: string, at: number) {
   await runInDurableObject(scorer(sid), (o) => {
-    (o as AgentScorer).clock = () => at;
+    (o as Agent).clock = () => at;
   });
   await runInDurableObject(scorer(sid), async (_o, state) => {
     if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + DAY);
@@ -365,6 +365,25 @@ describe("the reporter penalty", () => {
 
     // Penalised reports made earlier keep their weight: the factor goes with each report.
     expect(await penaltyOf(probe, (await transactions(h, owner.key, probe))[0].transaction_id)).toBe(1);
+  });
+});
+
+describe("the reporter penalty, from the very next report", () => {
+  it("weighs the report right after the third withdrawal with the penalty, even where the reporter's quota is leased", async () => {
+    const h = testApp({ now: T0 });
+    const owner = await operator();
+    const careless = await operator(true);
+    const victim = await register(h, owner.key);
+    const next = await register(h, owner.key);
+    const falseReports: number[] = [];
+    // Enough reports for this isolate to hold a lease of the reporter's (large) quota.
+    for (let i = 0; i < 3; i++) falseReports.push(await report(h, careless.key, victim, "failure", 10));
+    for (const id of falseReports) expect((await dispute(h, owner.key, id)).status).toBe(201);
+    for (const id of falseReports) expect((await respond(h, careless.key, id, false)).status).toBe(200);
+    // The same instant, the same isolate: nothing but the announcement can tell it the facts changed.
+    const id = await report(h, careless.key, next, "success", 900);
+    const row = await (await shardOf(next)).prepare("SELECT penalty FROM transactions WHERE id = ?").bind(id).first<{ penalty: number }>();
+    expect(row!.penalty).toBe(0.5);
   });
 });
 

@@ -163,9 +163,7 @@ describe("tier limit leases", () => {
     // Conservative at most by the units of leases that ended unused.
     expect(served.length).toBeGreaterThan(250);
     for (let i = 1; i < served.length; i++) expect(served[i]).toBeLessThan(served[i - 1]);
-    const counted = await runInDurableObject(env.RATE_LIMITER.getByName(`operator:${id}`), (limiter) =>
-      (limiter as unknown as { ctx: DurableObjectState }).ctx.storage.kv.get<{ count: number }>("w60"),
-    );
+    const counted = await runInDurableObject(env.RATE_LIMITER.getByName(`operator:${id}`), (_limiter, state) => state.storage.kv.get<{ count: number }>("w60"));
     expect(counted?.count).toBe(300);
   });
 

@@ -1,10 +1,10 @@
 // Receipts: feedback backed by the agent's own signature weighs more; a bad receipt never fails a
 // report nor takes weight away, and one receipt never counts twice.
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { CompactSign, importJWK, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
-import type { AgentScorer } from "../../src/durable/agent-scorer";
+import type { Agent } from "../agent-under-test";
 import { ADMIN, bearer, call, createOperator, registerAgent, shardOf, testApp } from "../helpers";
 
 async function agentKey() {
@@ -101,8 +101,8 @@ describe("receipts", () => {
     expect(results.filter((r) => r.receipt?.reason === "reused")).toHaveLength(5);
 
     const second = await good(sid);
-    await runInDurableObject(env.AGENT_SCORER.getByName(sid), (o) => {
-      (o as AgentScorer).faults.crashAfterCommit = 1;
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => {
+      (o as Agent).faults.crashAfterCommit = 1;
     });
     const crashed = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", receipt: second } });
     expect(crashed.status).toBe(503);
@@ -116,7 +116,7 @@ describe("receipts", () => {
     const jws = await good(sid, { jti: "kept-then-forgotten" });
     const issued = iat * 1000;
     const stored = () =>
-      runInDurableObject(env.AGENT_SCORER.getByName(sid), (_o, state) => state.storage.sql.exec<{ jti: string; forget_at: number }>("SELECT jti, forget_at FROM receipts").toArray());
+      runInDurableObject(env.AGENT.getByName(sid), (_o, state) => state.storage.sql.exec<{ jti: string; forget_at: number }>("SELECT jti, forget_at FROM receipts").toArray());
     expect((await report(sid, jws)).receipt).toEqual({ accepted: true });
     expect(await stored()).toEqual([{ jti: "kept-then-forgotten", forget_at: issued + 24 * 3_600_000 + 60_000 }]);
     // Hours later (a pruning ran), and at the last minute it is still acceptable: still spent.
@@ -135,15 +135,16 @@ describe("receipts", () => {
   it("an object storage from before receipt ids had a time to forget them gets one at its next start", async () => {
     const { register } = await world();
     const sid = await register();
-    const columns = await runInDurableObject(env.AGENT_SCORER.getByName(sid), (o, state) => {
+    const stub = env.AGENT.getByName(sid);
+    await runInDurableObject(stub, (_o, state) => {
       const sql = state.storage.sql;
       sql.exec("DROP TABLE receipts");
       sql.exec("CREATE TABLE receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL)");
       sql.exec("INSERT INTO receipts (jti, at) VALUES ('old', 1000)");
       sql.exec("UPDATE meta SET value = '5' WHERE key = 'schema'");
-      (o as unknown as { store: { migrate(): void } }).store.migrate();
-      return sql.exec("SELECT jti, at, forget_at FROM receipts").toArray();
     });
+    await evictDurableObject(stub);
+    const columns = await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT jti, at, forget_at FROM receipts").toArray());
     expect(columns).toEqual([{ jti: "old", at: 1000, forget_at: 1000 + 2 * 86_400_000 }]);
   });
 });

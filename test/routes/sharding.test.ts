@@ -1,16 +1,16 @@
 // Agents and their history on shards: routing, replay, migration from before sharding, time.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/db/history";
-import { faceAt, locateTransaction, nextFaceChange, replayHistory, SEQUENCE_SPACE, type AgentRecord } from "../../src/domain/agent";
-import type { AgentScorer } from "../../src/durable/agent-scorer";
+import { faceAt, locateTransaction, nextFaceChange, replayHistory, SEQUENCE_SPACE } from "../../src/domain/agent";
+import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, shardOf, testApp, T_CALL } from "../helpers";
 
 const DAY = 86_400_000;
 const shards = () => [env.SHARD_0, env.SHARD_1!];
-const scorer = (sid: string) => env.AGENT_SCORER.getByName(sid);
-const inspect = (sid: string) => runInDurableObject(scorer(sid), (o) => (o as AgentScorer).inspect());
+const scorer = (sid: string) => env.AGENT.getByName(sid);
+const inspect = (sid: string) => runInDurableObject(scorer(sid), (o) => (o as Agent).inspect());
 const shardNumber = async (sid: string) =>
   (await env.DB.prepare("SELECT shard FROM agent_directory WHERE sid = ?").bind(sid).first<number>("shard"))!;
 
@@ -138,14 +138,11 @@ describe("replayable history", () => {
     await runInDurableObject(scorer(sid), async (_o, state) => {
       await state.storage.deleteAll();
     });
+    // A new start of the object: its tables created, nothing in them or in memory.
+    await evictDurableObject(scorer(sid));
     const rebuilt = await runInDurableObject(scorer(sid), async (o) => {
-      // As a new object would start: its tables created, nothing in them or in memory.
-      const object = o as unknown as { record: AgentRecord | undefined; recent: Map<number, number[]>; store: { migrate(): void } };
-      object.store.migrate();
-      object.record = undefined;
-      object.recent = new Map();
-      await (o as AgentScorer).sync({ sid, num: live.num, shard: live.shard });
-      return (await (o as AgentScorer).inspect()).record!;
+      await (o as Agent).sync({ sid, num: live.num, shard: live.shard });
+      return (await (o as Agent).inspect()).record!;
     });
     expect(rebuilt.evidence).toEqual(live.evidence);
     expect(rebuilt.seq).toBe(live.seq);
@@ -193,7 +190,7 @@ describe("time alone", () => {
     expect(await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm())).not.toBeNull();
     // Two years later, with no event at all.
     await runInDurableObject(scorer(sid), (o) => {
-      (o as AgentScorer).clock = () => T_CALL + 730 * 86_400_000;
+      (o as Agent).clock = () => T_CALL + 730 * 86_400_000;
     });
     expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
     const after = await shard.prepare("SELECT composite, confidence FROM agents WHERE sid = ?").bind(sid).first<{ composite: number; confidence: string }>();
@@ -214,7 +211,7 @@ describe("the alarm's time", () => {
     // The alarm runs the day before the face changes: the next one comes at the change, not a day later.
     const from = T_CALL + (day - 1) * DAY;
     await runInDurableObject(scorer(sid), (o) => {
-      (o as AgentScorer).clock = () => from;
+      (o as Agent).clock = () => from;
     });
     expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
     const alarm = await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm());
@@ -232,10 +229,7 @@ describe("a cold object woken by its alarm", () => {
     const { sid } = await registerAgent(owner.key);
     for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
     // An eviction: nothing in memory, storage as it was; then the alarm is the first thing to run.
-    await runInDurableObject(scorer(sid), (o) => {
-      Object.assign(o as unknown as object, { record: undefined, recent: new Map() });
-      (o as unknown as { store: { forget(): void } }).store.forget();
-    });
+    await evictDurableObject(scorer(sid));
     expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
     await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
     const rows = await (await shardOf(sid)).prepare("SELECT damping FROM transactions WHERE sid = ? ORDER BY id").bind(sid).all<{ damping: number }>();

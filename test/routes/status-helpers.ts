@@ -5,14 +5,15 @@ import type { AgentEvent } from "../../src/domain/events";
 import { createQueueHandler } from "../../src/queues";
 
 /** An event of `sid` with the id its object gives the `n`th event of storage `epoch`, at `at`. */
-export const statusEvent = (sid: string, type: AgentEvent["type"], data: Record<string, unknown>, epoch: string, n: number, at: number): AgentEvent => ({
-  id: `evt_${sid.slice(6)}_${epoch}_${n}`,
-  type,
-  sid,
-  ownerId: null,
-  timestamp: new Date(at).toISOString(),
-  data: { sid, ...data },
-});
+export const statusEvent = (sid: string, type: AgentEvent["type"], data: Record<string, unknown>, epoch: string, n: number, at: number): AgentEvent =>
+  ({
+    id: `evt_${sid.slice(6)}_${epoch}_${n}`,
+    type,
+    sid,
+    ownerId: null,
+    timestamp: new Date(at).toISOString(),
+    data: { sid, ...data },
+  }) as unknown as AgentEvent;
 
 /** Events through the events queue's consumer; what it acknowledged and retried. */
 export async function deliverEvents(events: AgentEvent[]) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { readHistory } from "../../src/db/history";
 import { replayHistory } from "../../src/domain/agent";
 import type { Outcome } from "../../src/domain/model";
-import type { AgentScorer } from "../../src/durable/agent-scorer";
+import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, shardOf, testApp, T_CALL } from "../helpers";
 
 type Recorded = {
@@ -250,7 +250,7 @@ describe("concurrency", () => {
     const shard = await shardOf(sid);
     const row = await shard.prepare("SELECT evidence, created_at, operator_id FROM agents WHERE sid = ?").bind(sid).first<{ evidence: string; created_at: string; operator_id: number }>();
     const replayed = replayHistory(await readHistory(shard, sid), row!.operator_id, Date.parse(row!.created_at), Date.now());
-    const live = await runInDurableObject(env.AGENT_SCORER.getByName(sid), (o) => (o as AgentScorer).inspect());
+    const live = await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
     expect(replayed.evidence).toEqual(live.record!.evidence);
     expect(JSON.parse(row!.evidence)).toEqual(live.record!.evidence);
     // And the weights follow the damping rule per reporter, in commit order.
@@ -270,10 +270,7 @@ describe("concurrency", () => {
     // Hold the first agent's scorer queue shut.
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    await runInDurableObject(env.AGENT_SCORER.getByName(held.sid), (scorer) => {
-      const queue = scorer as unknown as { tail: Promise<unknown> };
-      queue.tail = queue.tail.then(() => gate);
-    });
+    await runInDurableObject(env.AGENT.getByName(held.sid), (o) => (o as Agent).hold(gate));
     let heldDone = false;
     const waiting = report(owner.key, { sid: held.sid }).then((r) => ((heldDone = true), r));
 
@@ -287,7 +284,7 @@ describe("concurrency", () => {
 });
 
 describe("atomic writes", () => {
-  const inspect = (sid: string) => runInDurableObject(env.AGENT_SCORER.getByName(sid), (o) => (o as AgentScorer).inspect());
+  const inspect = (sid: string) => runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
 
   it("a shard batch that fails after the object's commit loses nothing, and the next report applies it once", async () => {
     const owner = await createOperator();
@@ -325,8 +322,8 @@ describe("atomic writes", () => {
   it("a crash between the object's commit and the shard batch: nothing lost, nothing doubled, the next change repairs it", async () => {
     const owner = await createOperator();
     const { sid } = await registerAgent(owner.key);
-    await runInDurableObject(env.AGENT_SCORER.getByName(sid), (o) => {
-      (o as AgentScorer).faults.crashAfterCommit = 1;
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => {
+      (o as Agent).faults.crashAfterCommit = 1;
     });
     const crashed = await report(owner.key, { sid, qualitySignal: 100 }, { "idempotency-key": "crash-1" });
     expect(crashed.status).toBe(503);
@@ -359,7 +356,7 @@ describe("idempotency records in the agent's object", () => {
       expect(res.status).toBe(201);
     };
     const kept = () =>
-      runInDurableObject(env.AGENT_SCORER.getByName(sid), (_o, state) =>
+      runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
         state.storage.sql.exec<{ key: string }>("SELECT key FROM idempotency ORDER BY created_at").toArray().map((r) => r.key),
       );
     await send("first");
@@ -371,11 +368,11 @@ describe("idempotency records in the agent's object", () => {
     await send();
     expect(await kept()).toEqual(["second"]);
     // The alarm forgets the rest once they are 24 hours old.
-    await runInDurableObject(env.AGENT_SCORER.getByName(sid), async (o, state) => {
-      (o as AgentScorer).clock = () => T_CALL + 27 * HOUR;
+    await runInDurableObject(env.AGENT.getByName(sid), async (o, state) => {
+      (o as Agent).clock = () => T_CALL + 27 * HOUR;
       if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + HOUR);
     });
-    expect(await runDurableObjectAlarm(env.AGENT_SCORER.getByName(sid))).toBe(true);
+    expect(await runDurableObjectAlarm(env.AGENT.getByName(sid))).toBe(true);
     expect(await kept()).toEqual([]);
   });
 });

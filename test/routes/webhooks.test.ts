@@ -4,7 +4,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runInDurabl
 import { env, exports } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentScorer } from "../../src/durable/agent-scorer";
+import type { Agent } from "../agent-under-test";
 import { createQueueHandler, queueDeps } from "../../src/queues";
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_S, type DeliveryMessage } from "../../src/queues/deliveries";
 import { deliveriesFor } from "../../src/db/webhooks";
@@ -171,8 +171,8 @@ describe("webhooks", () => {
     const reporter = await operator(true);
     await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://crash.example.com/x", events: ["agent.status_changed", "score.changed"] } });
     const { sid } = await registerAgent(owner.key);
-    await runInDurableObject(env.AGENT_SCORER.getByName(sid), (o) => {
-      (o as AgentScorer).faults.crashBeforePublish = 1;
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => {
+      (o as Agent).faults.crashBeforePublish = 1;
     });
     const crashed = await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } });
     expect(crashed.status).toBeGreaterThanOrEqual(500);
@@ -268,7 +268,7 @@ describe("webhooks", () => {
     const owner = await operator();
     const { sid } = await registerAgent(owner.key);
     expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
-    const outbox = await runInDurableObject(env.AGENT_SCORER.getByName(sid), async (_o, state) => state.storage.sql.exec("SELECT count(*) AS n FROM outbox").one().n);
+    const outbox = await runInDurableObject(env.AGENT.getByName(sid), async (_o, state) => state.storage.sql.exec("SELECT count(*) AS n FROM outbox").one().n);
     expect(outbox).toBe(0);
   });
 
@@ -323,7 +323,7 @@ describe("webhooks", () => {
     const lost = await made("https://unreadable.example.com/x");
     const fine = await made("https://readable.example.com/x");
     await env.DB.prepare("UPDATE webhooks SET sealed_secret = ? WHERE id = ?").bind(btoa("x".repeat(40)), lost).run();
-    const event = { id: `evt_${crypto.randomUUID()}`, type: "agent.status_changed" as const, sid: "SID-0x0123456789abcdef", ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid: "SID-0x0123456789abcdef", status: "suspended", previous_status: "active" } };
+    const event = { id: `evt_${crypto.randomUUID()}`, type: "agent.status_changed" as const, sid: "SID-0x0123456789abcdef", ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid: "SID-0x0123456789abcdef", status: "suspended" as const, previous_status: "active" as const } };
     const pending = await deliveriesFor(env.DB, event, [lost, fine], new Date().toISOString());
     const idOf = (webhookId: number) => pending.find((d) => d.webhookId === webhookId)!.id;
     const batch = createMessageBatch<DeliveryMessage>("trust-deliveries", [
@@ -359,7 +359,7 @@ describe("webhooks", () => {
     expect(await opensUnderFreshAlone(delivered.webhook.id)).toBeUndefined();
 
     // A delivery after the rotation is signed with the same secret, and seals it again under the new key.
-    const event = { id: `evt_${crypto.randomUUID()}`, type: "agent.status_changed" as const, sid: "SID-0x0123456789abcdef", ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid: "SID-0x0123456789abcdef", status: "suspended", previous_status: "active" } };
+    const event = { id: `evt_${crypto.randomUUID()}`, type: "agent.status_changed" as const, sid: "SID-0x0123456789abcdef", ownerId: owner.id, timestamp: new Date().toISOString(), data: { sid: "SID-0x0123456789abcdef", status: "suspended" as const, previous_status: "active" as const } };
     const [pending] = await deliveriesFor(env.DB, event, [delivered.webhook.id], new Date().toISOString());
     const batch = createMessageBatch<DeliveryMessage>("trust-deliveries", [{ id: "r1", timestamp: new Date(), attempts: 1, body: { deliveryId: pending.id, webhookId: delivered.webhook.id, event } }]);
     await createQueueHandler({ resolve: net.resolve, fetchOutbound: net.fetchOutbound })(batch, rotated as typeof env);

@@ -1,18 +1,16 @@
-// The agent object's own SQLite storage: its working state, and every statement on it, in one place.
-// Tables: the agent's record; the journal of shard writes not yet applied; report times within the
-// damping window; idempotency records; the outbox of events to publish; callback challenge tokens;
-// small facts (`meta`).
+// The kernel's tables in the agent object's SQLite storage, and every statement on them: the
+// agent's record, the journal of shard writes not yet applied, report times within the damping
+// window, idempotency records, the outbox of events to publish, what score.changed last told, and
+// small facts (`meta`). Each feature module keeps its own tables (./reports, ./identity, ./disputes).
 
-import type { AgentRecord } from "../domain/agent";
-import type { ControlWrite, ShardWrite } from "../db/shard-writes";
-import { IDEMPOTENCY_TTL_MS } from "../domain/idempotency";
-import { MODEL } from "../domain/model";
-import type { AgentEvent, Notified } from "../domain/events";
-import type { Dispute } from "../domain/disputes";
-import { randomHex } from "../domain/identifiers";
+import type { AgentRecord } from "../../domain/agent";
+import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
+import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency";
+import { MODEL } from "../../domain/model";
+import type { AgentEvent, Notified } from "../../domain/events";
+import { randomHex } from "../../domain/identifiers";
+import type { Feature } from "./feature";
 
-/** Bumped with every change to SCHEMA; an object whose storage is at it creates nothing at start. */
-const SCHEMA_VERSION = 6;
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
   // One entry per change: its shard writes and control writes, in order.
@@ -23,14 +21,7 @@ const SCHEMA = [
      result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key))`,
   "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL)",
   "CREATE TABLE IF NOT EXISTS notified (id INTEGER PRIMARY KEY CHECK (id = 1), composite INTEGER NOT NULL, recommendation TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS challenges (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-  // Every receipt id the agent's reports were credited for: a receipt never counts twice. Kept
-  // until `forget_at`, after which any receipt with that id is refused as too old anyway.
-  "CREATE TABLE IF NOT EXISTS receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL, forget_at INTEGER)",
-  // The agent's disputes (the control database lists them; this storage decides).
-  "CREATE TABLE IF NOT EXISTS disputes (id INTEGER PRIMARY KEY, dispute TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS nonces (nonce TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0)",
 ];
 
 export interface Journaled {
@@ -46,65 +37,66 @@ export interface Shown {
   recommendation: string;
 }
 
-/** Old report times are pruned once this many were added since the last pruning. */
-const PRUNE_EVERY = 64;
-/** Expired idempotency records and receipt ids are forgotten at most this often by changes. */
-const FORGET_EVERY_MS = 3_600_000;
-/** A receipt id kept before version 6 (no forget_at) is forgotten this long after its report. */
-const LEGACY_RECEIPT_KEEP_MS = 2 * 86_400_000;
-
 export interface StoredAnswer {
   requestHash: string;
   result: unknown;
 }
 
+/** Old report times are pruned once this many were added since the last pruning. */
+const PRUNE_EVERY = 64;
+/** Expired records are forgotten at most this often by changes (and at every alarm). */
+const FORGET_EVERY_MS = 3_600_000;
+
 /**
  * What this storage holds that every change would otherwise read again: the journal entries the
- * shard may lack, the newest outbox id, what score.changed last told, the disputes. Filled on first
- * read, kept in step by the writes here, and dropped whole when a transaction fails (its writes
- * were rolled back, so memory may be ahead of storage).
+ * shard may lack, the newest outbox id, what score.changed last told. Filled on first read, kept in
+ * step by the writes here, and dropped whole when a transaction fails (its writes were rolled back,
+ * so memory may be ahead of storage).
  */
 interface Memo {
   journal?: Journaled[];
   lastEvent?: number;
   notified?: Notified | null;
-  disputes?: Dispute[];
 }
 
-export class AgentStorage {
+export class KernelStorage {
   private addedSincePrune = 0;
   private memo: Memo = {};
   /** When expired records were last forgotten (from meta, read once). */
   private forgotAt: number | undefined;
 
+  /** The feature modules whose tables share this storage (set once, before the first migration). */
+  features: readonly Feature[] = [];
+
   constructor(private readonly storage: DurableObjectStorage) {}
 
-  private get sql() {
+  get sql(): SqlStorage {
     return this.storage.sql;
   }
 
-  /** Creates the tables once; at every later start a single read finds them current. */
+  /**
+   * Creates every table (the kernel's and each feature's) once; at every later start a single read
+   * finds them current. The schema's version is its own text: any change to a statement runs them all.
+   */
   migrate(): void {
     this.forget();
+    const statements = [...SCHEMA, ...this.features.flatMap((f) => f.schema)];
+    const version = schemaVersion(statements);
     try {
       const current = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'schema'").toArray()[0];
-      if (current && Number(JSON.parse(current.value)) === SCHEMA_VERSION) return;
+      if (current && JSON.parse(current.value) === version) return;
     } catch {
       // No meta table yet: a new object.
     }
-    for (const statement of SCHEMA) this.sql.exec(statement);
-    // Storage from before version 6: its receipts table has no forget_at.
-    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('receipts')").toArray();
-    if (!columns.some((c) => c.name === "forget_at")) {
-      this.sql.exec("ALTER TABLE receipts ADD COLUMN forget_at INTEGER");
-      this.sql.exec("UPDATE receipts SET forget_at = at + ?", LEGACY_RECEIPT_KEEP_MS);
-    }
-    this.setFact("schema", SCHEMA_VERSION);
+    for (const statement of statements) this.sql.exec(statement);
+    for (const f of this.features) f.upgrade?.();
+    this.setFact("schema", version);
   }
 
   /** Drops what memory holds of storage; the next reads go to storage. */
   forget(): void {
     this.memo = {};
+    for (const f of this.features) f.forget?.();
   }
 
   /** Runs `work` as one SQLite transaction: all of it is stored, or none. */
@@ -112,7 +104,7 @@ export class AgentStorage {
     try {
       return this.storage.transactionSync(work);
     } catch (err) {
-      this.memo = {};
+      this.forget();
       throw err;
     }
   }
@@ -212,19 +204,10 @@ export class AgentStorage {
     );
   }
 
-  forgetOldAnswers(now: number): void {
-    this.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
-  }
-
-  /** Forgets receipt ids no receipt could be accepted with any more (too old by then). */
-  forgetOldReceipts(now: number): void {
-    this.sql.exec("DELETE FROM receipts WHERE forget_at <= ?", now);
-  }
-
-  /** Forgets expired idempotency records and receipt ids (the alarm's, and every hour a change's). */
+  /** Forgets expired idempotency records and what each feature keeps for a time (the alarm's, and every hour a change's). */
   forgetExpired(now: number): void {
-    this.forgetOldAnswers(now);
-    this.forgetOldReceipts(now);
+    this.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
+    for (const f of this.features) f.forgetExpired?.(now);
     this.forgotAt = now;
     this.setFact("forgot_at", now);
   }
@@ -233,19 +216,6 @@ export class AgentStorage {
   forgetExpiredHourly(now: number): void {
     this.forgotAt ??= this.fact<number>("forgot_at") ?? 0;
     if (now - this.forgotAt >= FORGET_EVERY_MS) this.forgetExpired(now);
-  }
-
-  addChallenge(tokenHash: string, expiresAt: number): void {
-    this.sql.exec("INSERT OR REPLACE INTO challenges (token_hash, expires_at, used) VALUES (?, ?, 0)", tokenHash, expiresAt);
-  }
-
-  /** Consumes an unexpired, unused challenge token: true once, then never again. */
-  consumeChallenge(tokenHash: string, now: number): boolean {
-    const consumed = this.sql
-      .exec("UPDATE challenges SET used = 1 WHERE token_hash = ? AND used = 0 AND expires_at > ? RETURNING token_hash", tokenHash, now)
-      .toArray();
-    this.sql.exec("DELETE FROM challenges WHERE expires_at <= ?", now - 86_400_000);
-    return consumed.length === 1;
   }
 
   /** What score.changed last told: the next event is due when the score crosses the threshold from here. */
@@ -315,53 +285,6 @@ export class AgentStorage {
     this.sql.exec("DELETE FROM outbox WHERE id <= ?", upToId);
   }
 
-  dispute(id: number): Dispute | null {
-    const row = this.sql.exec<{ dispute: string }>("SELECT dispute FROM disputes WHERE id = ?", id).toArray()[0];
-    return row ? (JSON.parse(row.dispute) as Dispute) : null;
-  }
-
-  disputes(): Dispute[] {
-    this.memo.disputes ??= this.sql.exec<{ dispute: string }>("SELECT dispute FROM disputes ORDER BY id").toArray().map((r) => JSON.parse(r.dispute) as Dispute);
-    return this.memo.disputes;
-  }
-
-  saveDispute(d: Dispute): void {
-    this.sql.exec("INSERT INTO disputes (id, dispute) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET dispute = excluded.dispute", d.id, JSON.stringify(d));
-    this.memo.disputes = undefined;
-  }
-
-  seenReceipt(jti: string): boolean {
-    return this.sql.exec("SELECT 1 FROM receipts WHERE jti = ?", jti).toArray().length > 0;
-  }
-
-  keepReceipt(jti: string, at: number, forgetAt: number): void {
-    this.sql.exec("INSERT INTO receipts (jti, at, forget_at) VALUES (?, ?, ?)", jti, at, forgetAt);
-  }
-
-  /** Keeps a signature challenge; expired ones are forgotten (a used one stays used until then). */
-  addNonce(nonce: string, expiresAt: number, now: number): void {
-    this.sql.exec("DELETE FROM nonces WHERE expires_at <= ?", now);
-    this.sql.exec("INSERT OR IGNORE INTO nonces (nonce, expires_at, used) VALUES (?, ?, 0)", nonce, expiresAt);
-  }
-
-  /**
-   * Spends a nonce the service issued without storing it (a credential request's): true the first
-   * time, false ever after while it is kept (until it expires; it is refused as expired then).
-   */
-  spendNonce(nonce: string, expiresAt: number, now: number): boolean {
-    this.sql.exec("DELETE FROM nonces WHERE expires_at <= ?", now);
-    return this.sql.exec("INSERT INTO nonces (nonce, expires_at, used) VALUES (?, ?, 1) ON CONFLICT (nonce) DO NOTHING RETURNING nonce", nonce, expiresAt).toArray().length === 1;
-  }
-
-  /** Consumes an issued, unexpired, unused nonce: true once, then never again. */
-  consumeNonce(nonce: string, now: number): boolean {
-    return this.sql.exec("UPDATE nonces SET used = 1 WHERE nonce = ? AND used = 0 AND expires_at > ? RETURNING nonce", nonce, now).toArray().length === 1;
-  }
-
-  voidChallenge(tokenHash: string): void {
-    this.sql.exec("UPDATE challenges SET used = 1 WHERE token_hash = ?", tokenHash);
-  }
-
   fact<T>(key: string): T | null {
     const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
     return row ? (JSON.parse(row.value) as T) : null;
@@ -370,4 +293,14 @@ export class AgentStorage {
   setFact(key: string, value: unknown): void {
     this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
   }
+}
+
+/** A short digest of the schema's statements (FNV-1a): storage made under other statements runs them again. */
+function schemaVersion(statements: readonly string[]): string {
+  let h = 0x811c9dc5;
+  for (const ch of statements.join(";")) {
+    h ^= ch.charCodeAt(0);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `s${h.toString(16)}`;
 }

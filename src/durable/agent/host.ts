@@ -1,0 +1,77 @@
+// What the agent object's kernel offers its feature modules, and what a feature may tell the kernel.
+// Feature modules (./reports, ./profile, ./identity, ./disputes) import this and the lower floors
+// (domain, db), never the object's class or each other's internals.
+
+import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
+import type { AgentRecord, AgentRef } from "../../domain/agent";
+import type { EventDraft } from "../../domain/events";
+import type { Idempotency } from "../../domain/idempotency";
+import type { Refusal, Result } from "../../domain/results";
+import type { Env } from "../../env";
+import type { KernelStorage } from "./storage";
+
+export type { Feature } from "./feature";
+
+export type Bookmarks = Record<string, string>;
+
+/** One change to store: its shard and control writes, its events, other storage, and when it happened. */
+export interface Change {
+  shard?: ShardWrite[];
+  control?: ControlWrite[];
+  events?: EventDraft[];
+  /** Other storage of the same change, inside its transaction (throwing rolls all of it back). */
+  also?: () => void;
+  at: number;
+}
+
+export type Refused = { ok: false; refusal: Refusal };
+
+/** The narrow face of the kernel that feature modules use. */
+export interface AgentHost {
+  readonly env: Env;
+  readonly store: KernelStorage;
+  /** Runs `work` after every change queued before it: one change at a time. */
+  serial<T>(work: () => Promise<T>): Promise<T>;
+  /** The agent's record (rebuilt from its shard when the storage is empty); null for an unknown agent. */
+  load(ref: AgentRef): Promise<AgentRecord | null>;
+  /** The record when the caller owns the agent, else the refusal. */
+  owned(ref: AgentRef, callerId: number): Promise<AgentRecord | Refused>;
+  /** Stores the change in one storage transaction; false when nothing was stored. */
+  commit(record: AgentRecord, change: Change): boolean;
+  /** Applies the journal to the shard and the control database, then publishes; null when a batch failed. */
+  flush(): Promise<Bookmarks | null>;
+  /** Moves the alarm earlier when needed; never later. */
+  scheduleAlarm(at: number): Promise<void>;
+  shard(n: number): D1Database;
+  /** Whether the change moved what public faces (badges) show: their caches must go. */
+  faceMoved(before: AgentRecord, after: AgentRecord): boolean;
+  /** Drops what memory holds; the next call reads storage again. */
+  forget(): void;
+  /** The replay of the agent's whole history (journal applied first) with `ownerId` as owner; null when the shard failed. */
+  replay(record: AgentRecord, ownerId: number | null, now: number, skip?: number): Promise<Replayed | null>;
+  /** The answer kept under an Idempotency-Key: replayed (or a mismatch refused), or null when there is none. */
+  replayed<T>(operatorId: number, idempotency: Idempotency | undefined, now: number): Result<T> | null;
+  keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number): void;
+  /** The report times kept for damping, by reporter (memory, in step with storage). */
+  recent: Map<number, number[]>;
+}
+
+export interface Replayed {
+  evidence: AgentRecord["evidence"];
+  recent: Map<number, number[]>;
+}
+
+export const ok = <T>(result: T, bookmarks: Bookmarks | null = {}, faceChanged = false): Result<T> => ({
+  ok: true,
+  result,
+  bookmarks: bookmarks ?? {},
+  faceChanged,
+});
+export const refuse = (refusal: Refusal): Refused => ({ ok: false, refusal });
+
+export function log(level: "error" | "info", message: string, fields: Record<string, unknown>) {
+  console[level](JSON.stringify({ level, message, ...fields }));
+}
+
+/** Thrown inside a change's `also` to refuse it: the transaction rolls back, and memory stays right. */
+export class Rollback extends Error {}

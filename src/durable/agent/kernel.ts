@@ -1,0 +1,334 @@
+// The agent object's kernel: one change at a time, the record in memory and in storage, each change
+// stored in one storage transaction (commit) and then applied to the agent's shard and the control
+// database in one batch each (flush), its events published after, the alarm, and the rebuild of an
+// empty storage from the shard. Its atomicity is reviewed here, in one place; feature modules
+// (reports, profile, identity, disputes) decide what a change is and hand it to `commit`.
+
+import { readAgentRow, recordOfRow } from "../../db/agents";
+import { readHistory, readKeys } from "../../db/history";
+import { agentRow, controlStatements, shardStatements } from "../../db/shard-writes";
+import { nextFaceChange, replayHistory, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { scoreChangedData, scoreCrossed } from "../../domain/events";
+import type { Idempotency } from "../../domain/idempotency";
+import type { Result } from "../../domain/results";
+import { shardDatabases, shardName, type Env } from "../../env";
+import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
+import { KernelStorage } from "./storage";
+
+const DAY_MS = 86_400_000;
+/** A shard batch that failed is retried by the alarm after this long (and by the next change). */
+const RETRY_MS = 5_000;
+
+/** Where tests reach in: the clock of alarms and rebuilds, and injected failures. Production has none. */
+export interface Probes {
+  now(): number;
+  /** True to fail at this point once: a crash right after the commit, a shard batch, a crash before publishing. */
+  fail(point: "afterCommit" | "shardBatch" | "beforePublish"): boolean;
+}
+export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
+
+export class Kernel implements AgentHost {
+  readonly store: KernelStorage;
+  recent = new Map<number, number[]>();
+  private tail: Promise<unknown> = Promise.resolve();
+  /** The cached record; undefined until read from storage. */
+  private record: AgentRecord | undefined;
+  private alarmAt: number | null | undefined;
+  /**
+   * Journal entries up to this id are on the shard; they are deleted with the next commit. After a
+   * restart it is 0 and they are sent again once: their statements are idempotent.
+   */
+  private applied = 0;
+  /** Outbox events up to this id were sent. */
+  private published = 0;
+  /** Whether the last commit told score.changed: badges are purged with it (see faceMoved). */
+  private crossed = false;
+
+  private features: readonly Feature[] = [];
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    readonly env: Env,
+    private readonly probes: Probes,
+  ) {
+    this.store = new KernelStorage(ctx.storage);
+  }
+
+  /** Takes the feature modules (made with this kernel as their host) and creates every table. */
+  start(features: readonly Feature[]): void {
+    this.features = this.store.features = features;
+    void this.ctx.blockConcurrencyWhile(async () => this.store.migrate());
+  }
+
+  serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work, work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async load(ref: AgentRef): Promise<AgentRecord | null> {
+    if (this.record) return this.record;
+    const stored = this.store.record();
+    if (stored) {
+      this.record = stored;
+      this.recent = this.store.recentReports();
+      return stored;
+    }
+    return this.rebuild(ref);
+  }
+
+  async owned(ref: AgentRef, callerId: number): Promise<AgentRecord | Refused> {
+    const record = await this.load(ref);
+    if (!record) return refuse("not_found");
+    if (record.operatorId !== callerId) return refuse("forbidden");
+    return record;
+  }
+
+  /** The record as storage holds it, without a rebuild: null when there is none. */
+  stored(): AgentRecord | null {
+    return this.record ?? this.store.record();
+  }
+
+  /**
+   * Stores the new record, its journal entries and its events in one storage transaction (with
+   * `also`, other storage of the same change). When what the row shows crossed the notification
+   * threshold, a score.changed event joins them. False when the transaction failed: nothing was stored.
+   */
+  commit(record: AgentRecord, change: Change): boolean {
+    const shard = change.shard ?? [];
+    this.crossed = false;
+    let crossed = false;
+    try {
+      this.store.atomically(() => {
+        this.store.forgetExpiredHourly(change.at);
+        change.also?.();
+        const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
+        const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
+        const shown = row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! };
+        this.store.saveRecord(record, shown);
+        this.store.journal(shard, change.control ?? []);
+        const events = [...(change.events ?? [])];
+        const notified = this.store.notified();
+        if (shown && notified && scoreCrossed(notified, shown)) {
+          events.push({ type: "score.changed", data: scoreChangedData(record.sid, scoreOfRecord(record, change.at), notified, record.identityLevel) });
+          this.store.setNotified({ composite: shown.composite, recommendation: shown.recommendation });
+          crossed = true;
+        } else if (shown && !notified) {
+          // An agent from before notifications: what it shows now is where they start.
+          this.store.setNotified({ composite: shown.composite, recommendation: shown.recommendation });
+        }
+        const timestamp = new Date(change.at).toISOString();
+        for (const e of events) this.store.addEvent({ ...e, sid: record.sid, ownerId: record.operatorId, timestamp });
+        // Journal entries already out go in the same transaction, not in one of their own.
+        if (this.applied > 0) this.store.applied(this.applied);
+      });
+    } catch (err) {
+      // A refused change rolled back before anything happened: memory is still right.
+      if (err instanceof Rollback) return false;
+      log("error", "agent storage commit failed", { sid: record.sid, error: String(err) });
+      this.forget();
+      return false;
+    }
+    this.record = record;
+    this.crossed = crossed;
+    if (this.probes.fail("afterCommit")) {
+      // What a crash leaves: storage as committed, nothing in memory, no batch sent.
+      this.forget();
+      throw new Error("injected crash after commit");
+    }
+    return true;
+  }
+
+  /**
+   * Applies every journal entry to the shard (and the control database) in one batch each, oldest
+   * first, then drops them. On failure they stay for the next change or the alarm. Returns the
+   * bookmarks of the batches, or null when one failed.
+   */
+  async flush(): Promise<Bookmarks | null> {
+    const record = this.stored();
+    if (!record) return {};
+    const pending = this.store.pending(this.applied);
+    if (pending.length === 0) {
+      await this.publish(record);
+      return {};
+    }
+    const bookmarks: Bookmarks = {};
+    try {
+      if (this.probes.fail("shardBatch")) throw new Error("injected shard batch failure");
+      const shardWrites = pending.flatMap((j) => j.shard);
+      const controlWrites = pending.flatMap((j) => j.control);
+      if (shardWrites.length > 0) {
+        const session = this.shard(record.shard).withSession("first-primary");
+        await session.batch(shardStatements(session, shardWrites));
+        bookmarks[shardName(record.shard)] = session.getBookmark() ?? "";
+      }
+      if (controlWrites.length > 0) {
+        const session = this.env.DB.withSession("first-primary");
+        await session.batch(controlStatements(session, controlWrites));
+        bookmarks.DB = session.getBookmark() ?? "";
+      }
+    } catch (err) {
+      log("error", "shard batch failed; the journal keeps it", { sid: record.sid, pending: pending.length, error: String(err) });
+      await this.scheduleAlarm(Date.now() + RETRY_MS);
+      return null;
+    }
+    this.applied = pending[pending.length - 1].id;
+    await this.publish(record);
+    await this.scheduleRefresh(record);
+    return Object.fromEntries(Object.entries(bookmarks).filter(([, v]) => v !== ""));
+  }
+
+  /**
+   * Sends the outbox's events to the events queue, after the shard has the change they report. An
+   * event committed but not sent (a crash, a queue that failed) goes with the next change or the
+   * alarm: events go out at least once, each with its stable id.
+   */
+  private async publish(record: AgentRecord): Promise<void> {
+    const events = this.store.outbox(this.published);
+    if (events.length === 0 || !this.env.EVENTS) return;
+    if (this.probes.fail("beforePublish")) {
+      this.forget();
+      throw new Error("injected crash before publishing");
+    }
+    try {
+      await this.env.EVENTS.sendBatch(events.map((e) => ({ body: e.event, contentType: "json" as const })));
+    } catch (err) {
+      log("error", "events not sent; the outbox keeps them", { sid: record.sid, events: events.length, error: String(err) });
+      await this.scheduleAlarm(Date.now() + RETRY_MS);
+      return;
+    }
+    this.published = events[events.length - 1].id;
+    // Gone from storage at once: an object evicted before its next change would otherwise send them
+    // again, after their deliveries' records (which dedupe repeats) may have been pruned.
+    this.store.published(this.published);
+  }
+
+  /**
+   * While the agent holds evidence, the alarm comes when time alone next changes its confidence or
+   * recommendation, and at least daily (the row's composite and the operator sums move too); and at
+   * each feature's next deadline.
+   */
+  private async scheduleRefresh(record: AgentRecord): Promise<void> {
+    if (Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(nextFaceChange(record, this.probes.now(), DAY_MS));
+    for (const f of this.features) {
+      const at = f.deadline?.();
+      if (at != null) await this.scheduleAlarm(at);
+    }
+  }
+
+  async scheduleAlarm(at: number): Promise<void> {
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
+  }
+
+  shard(n: number): D1Database {
+    const shard = shardDatabases(this.env)[n];
+    if (!shard) throw new Error(`no shard ${n}`);
+    return shard;
+  }
+
+  /**
+   * Whether the agent's cached badges should go: when the change told score.changed (its
+   * recommendation changed, or its composite moved 25 points or more since the last one) or moved
+   * its identity level. Smaller moves of the number show once the cached badge expires (5 minutes,
+   * the same as any browser or CDN that holds it): purging the edge cache on every report cost the
+   * report path two cache round trips for a freshness no client is promised.
+   */
+  faceMoved(before: AgentRecord, after: AgentRecord): boolean {
+    return this.crossed || before.identityLevel !== after.identityLevel;
+  }
+
+  forget(): void {
+    this.record = undefined;
+    this.recent = new Map();
+    this.store.forget();
+  }
+
+  replayed<T>(operatorId: number, idempotency: Idempotency | undefined, now: number): Result<T> | null {
+    if (!idempotency) return null;
+    const prior = this.store.answer(operatorId, idempotency.key, now);
+    if (!prior) return null;
+    return prior.requestHash === idempotency.requestHash ? ok(prior.result as T) : refuse("idempotency_mismatch");
+  }
+
+  keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number): void {
+    if (idempotency) this.store.keepAnswer(operatorId, idempotency.key, idempotency.requestHash, result, now);
+  }
+
+  async replay(record: AgentRecord, ownerId: number | null, now: number, skip?: number): Promise<Replayed | null> {
+    if ((await this.flush()) === null) return null;
+    const history = await readHistory(this.shard(record.shard).withSession("first-primary"), record.sid);
+    const kept = skip === undefined ? history : history.filter((h) => h.kind !== "report" || h.id !== skip);
+    return replayHistory(kept, ownerId, Date.parse(record.createdAt), now);
+  }
+
+  /** Test and operator view: the record, and how many journal entries the shard still lacks. */
+  inspect(): Promise<{ record: AgentRecord | null; pending: number }> {
+    return this.serial(async () => ({ record: this.store.record(), pending: this.store.pending(this.applied).length }));
+  }
+
+  /**
+   * The alarm applies journal entries a failed batch left behind, lets each feature do its timed
+   * work (disputes escalate), and keeps the agent's row current as time alone moves its score
+   * (forgetting, the 90-day reporter window): daily while it holds evidence, and whenever its
+   * public face or confidence would differ from what its row shows.
+   */
+  async alarm(): Promise<void> {
+    this.alarmAt = null;
+    await this.serial(async () => {
+      const record = this.stored();
+      if (!record) return;
+      // A cold object: the report times for damping come with the record, as load() takes them.
+      if (!this.record) this.recent = this.store.recentReports();
+      this.record = record;
+      const now = this.probes.now();
+      this.store.forgetExpired(now);
+      for (const f of this.features) f.alarm?.(record, now);
+      const shown = this.store.shown();
+      const score = scoreOfRecord(record, now);
+      if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
+        this.commit(record, { shard: [agentRow(record, now)], at: now });
+      }
+      if ((await this.flush()) !== null) {
+        // The object may be evicted before its next change: drop what the shard and the queue now have.
+        this.store.applied(this.applied);
+        await this.scheduleRefresh(record);
+      }
+    });
+  }
+
+  /**
+   * Empty storage: the agent's row and history on its shard are the truth. Its history is replayed
+   * under the current scoring model, and the result becomes this object's working state, with what
+   * each feature restores of its own (the disputes still to decide).
+   */
+  private async rebuild(ref: AgentRef): Promise<AgentRecord | null> {
+    const shard = this.shard(ref.shard);
+    const row = await readAgentRow(shard, ref.sid);
+    if (!row) return null;
+    const now = Date.now();
+    const [history, keys, ...restores] = await Promise.all([
+      readHistory(shard, ref.sid),
+      readKeys(shard, ref.sid),
+      ...this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {})),
+    ]);
+    const replayed = replayHistory(history, row.operatorId, Date.parse(row.createdAt), now);
+    const record = recordOfRow(ref, row, keys, replayed.evidence);
+    // Written back at once: the row now carries the current model's evidence. Not stored, it must not
+    // be used either: a later commit would store the record without the disputes and report times.
+    const stored = this.commit(record, {
+      shard: [agentRow(record, now)],
+      at: now,
+      also: () => {
+        this.store.replaceRecent(replayed.recent);
+        for (const restore of restores) restore();
+      },
+    });
+    if (!stored) throw new Error(`the rebuilt state of ${ref.sid} could not be stored`);
+    this.recent = replayed.recent;
+    await this.scheduleRefresh(record);
+    return record;
+  }
+}

@@ -1,0 +1,183 @@
+// Transaction reports: queued as they arrive, applied in order in groups (group commit: the reports
+// that queued while the previous change was written share one storage transaction and one shard
+// batch), each with its receipt checked and its receipt id used once. Owns the `receipts` table.
+
+import { scoreColumns, scoreEventRow, transactionRow, type ShardWrite } from "../../db/shard-writes";
+import { applyReportTo, scoreEvent, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type Report } from "../../domain/agent";
+import type { Idempotency } from "../../domain/idempotency";
+import { evidenceFactor, MODEL } from "../../domain/model";
+import { checkReceipt, type ReceiptCheck } from "../../domain/receipts";
+import type { Result } from "../../domain/results";
+import type { TransactionRecorded } from "../../domain/views";
+import { log, ok, refuse, type AgentHost, type Feature } from "./host";
+
+export interface ReportInput extends Omit<Report, "evidenceFactor"> {
+  idempotency?: Idempotency;
+  /** A receipt the agent signed for the reporter (compact JWS), if the report carries one. */
+  receipt?: string;
+}
+
+interface Pending {
+  input: ReportInput;
+  resolve: (outcome: Result<TransactionRecorded>) => void;
+}
+
+/** At most this many queued reports share one commit. */
+const MAX_GROUP = 25;
+/** A receipt id kept before forget_at existed is forgotten this long after its report. */
+const LEGACY_RECEIPT_KEEP_MS = 2 * 86_400_000;
+
+/** A group's reports applied in memory: what the one commit stores and what each report is answered. */
+class Group {
+  record: AgentRecord;
+  readonly writes: ShardWrite[] = [];
+  readonly times: { reporter: number; at: number }[] = [];
+  readonly answers: { operatorId: number; idempotency: Idempotency; result: TransactionRecorded; at: number }[] = [];
+  /** Receipt ids credited in this group, with when each may be forgotten. */
+  readonly jtis = new Map<string, number>();
+  /** Idempotency keys answered in this group (a repeat within the group replays it). */
+  readonly keyed = new Map<string, { requestHash: string; result: TransactionRecorded }>();
+  /** Each report's answer: settled now (a replay or a refusal), or applied and answered after the batch. */
+  readonly settled: { report: Pending; answer: Result<TransactionRecorded> | { applied: TransactionRecorded } }[] = [];
+
+  constructor(readonly before: AgentRecord) {
+    this.record = before;
+  }
+}
+
+export class Reports implements Feature {
+  readonly schema = [
+    // Every receipt id the agent's reports were credited for: a receipt never counts twice. Kept
+    // until `forget_at`, after which any receipt with that id is refused as too old anyway.
+    "CREATE TABLE IF NOT EXISTS receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL, forget_at INTEGER)",
+  ];
+  private queue: Pending[] = [];
+
+  constructor(private readonly host: AgentHost) {}
+
+  private get sql() {
+    return this.host.store.sql;
+  }
+
+  upgrade(): void {
+    // Storage from before receipts were forgotten has no forget_at.
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('receipts')").toArray();
+    if (!columns.some((c) => c.name === "forget_at")) {
+      this.sql.exec("ALTER TABLE receipts ADD COLUMN forget_at INTEGER");
+      this.sql.exec("UPDATE receipts SET forget_at = at + ?", LEGACY_RECEIPT_KEEP_MS);
+    }
+  }
+
+  forgetExpired(now: number): void {
+    this.sql.exec("DELETE FROM receipts WHERE forget_at <= ?", now);
+  }
+
+  report(ref: AgentRef, input: ReportInput): Promise<Result<TransactionRecorded>> {
+    return new Promise((resolve) => {
+      this.queue.push({ input, resolve });
+      // The first report of an empty queue schedules a drain; later ones join the same group.
+      if (this.queue.length === 1) void this.host.serial(() => this.drain(ref));
+    });
+  }
+
+  private async drain(ref: AgentRef): Promise<void> {
+    const reports = this.queue.splice(0, MAX_GROUP);
+    if (this.queue.length > 0) void this.host.serial(() => this.drain(ref));
+    try {
+      await this.write(ref, reports);
+    } catch (err) {
+      // Storage may or may not hold the group: a repeat with the same Idempotency-Key finds out.
+      log("error", "report group interrupted", { sid: ref.sid, error: String(err) });
+      this.host.forget();
+      for (const report of reports) report.resolve(refuse("interrupted"));
+    }
+  }
+
+  private async write(ref: AgentRef, reports: Pending[]): Promise<void> {
+    const record = await this.host.load(ref);
+    if (!record || record.status === "suspended") {
+      for (const report of reports) report.resolve(refuse(record ? "suspended" : "not_found"));
+      return;
+    }
+    // Receipts are checked first (their signatures need no order); single use of their jti is
+    // decided in order, against the stored ones and those earlier in the group.
+    const receipts = await Promise.all(
+      reports.map((p) => (p.input.receipt === undefined ? null : checkReceipt(p.input.receipt, { sid: record.sid, reporter: p.input.reporter, keys: record.keys, now: p.input.at }))),
+    );
+    const group = new Group(record);
+    reports.forEach((report, i) => this.apply(group, report, receipts[i]));
+    const applied = group.times.length > 0;
+    if (applied && !this.store(group, reports[reports.length - 1].input.at)) {
+      for (const report of reports) report.resolve(refuse("write_failed"));
+      return;
+    }
+    const bookmarks = applied ? await this.host.flush() : {};
+    const faceChanged = applied && this.host.faceMoved(record, group.record);
+    for (const { report, answer } of group.settled) report.resolve("applied" in answer ? ok(answer.applied, bookmarks, faceChanged) : answer);
+  }
+
+  /** One report of the group, in order: replayed, refused, or applied to the group's record. */
+  private apply(group: Group, report: Pending, checked: ReceiptCheck | null): void {
+    const { input } = report;
+    const idem = input.idempotency;
+    const groupKey = idem && `${input.reporter}\n${idem.key}`;
+    const prior = groupKey ? (group.keyed.get(groupKey) ?? this.host.store.answer(input.reporter, idem!.key, input.at)) : null;
+    if (prior) {
+      group.settled.push({ report, answer: prior.requestHash === idem!.requestHash ? ok(prior.result as TransactionRecorded) : refuse("idempotency_mismatch") });
+      return;
+    }
+    if (group.record.seq + 1 >= SEQUENCE_SPACE) {
+      group.settled.push({ report, answer: refuse("history_full") });
+      return;
+    }
+    const since = input.at - MODEL.dampingWindowMs;
+    const earlier = this.recentOf(input.reporter, group.times).filter((t) => t > since).length;
+    let receipt = checked;
+    if (receipt?.accepted && (group.jtis.has(receipt.jti) || this.seenReceipt(receipt.jti))) receipt = { accepted: false, reason: "reused" };
+    if (receipt?.accepted) group.jtis.set(receipt.jti, receipt.forgetAt);
+    const applied = applyReportTo(group.record, { ...input, evidenceFactor: evidenceFactor(receipt?.accepted === true) }, earlier);
+    group.record = applied.record;
+    const { recorded } = applied;
+    group.writes.push(
+      transactionRow(group.record.sid, recorded, receipt?.accepted === true),
+      scoreEventRow(group.record.sid, recorded.seq, scoreEvent.transaction(recorded.outcome), applied.score, recorded.at, recorded.id),
+    );
+    group.times.push({ reporter: input.reporter, at: input.at });
+    const result: TransactionRecorded = {
+      transactionId: recorded.id,
+      score: applied.score,
+      ...(receipt ? { receipt: receipt.accepted ? { accepted: true } : { accepted: false, reason: receipt.reason } } : {}),
+    };
+    if (idem) {
+      group.answers.push({ operatorId: input.reporter, idempotency: idem, result, at: input.at });
+      group.keyed.set(groupKey!, { requestHash: idem.requestHash, result });
+    }
+    group.settled.push({ report, answer: { applied: result } });
+  }
+
+  /** The group's one commit: the record, its rows, report times, receipt ids and idempotency records. */
+  private store(group: Group, last: number): boolean {
+    const { host } = this;
+    const committed = host.commit(group.record, {
+      shard: [...group.writes, scoreColumns(group.record, last)],
+      at: last,
+      also: () => {
+        host.store.rememberReports(group.times, last);
+        for (const [jti, forgetAt] of group.jtis) this.sql.exec("INSERT INTO receipts (jti, at, forget_at) VALUES (?, ?, ?)", jti, last, forgetAt);
+        for (const a of group.answers) host.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
+      },
+    });
+    if (!committed) return false;
+    for (const t of group.times) host.recent.set(t.reporter, [...(host.recent.get(t.reporter) ?? []).filter((x) => x > last - 2 * MODEL.dampingWindowMs), t.at]);
+    return true;
+  }
+
+  /** Report times of a reporter: stored ones and those of the group being applied. */
+  private recentOf(reporter: number, group: { reporter: number; at: number }[]): number[] {
+    return [...(this.host.recent.get(reporter) ?? []), ...group.filter((t) => t.reporter === reporter).map((t) => t.at)];
+  }
+
+  private seenReceipt(jti: string): boolean {
+    return this.sql.exec("SELECT 1 FROM receipts WHERE jti = ?", jti).toArray().length > 0;
+  }
+}
