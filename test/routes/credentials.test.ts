@@ -5,6 +5,7 @@
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
 import { presentableKeys } from "@sd-jwt/present";
 import { decodeSdJwt, getClaims } from "@sd-jwt/decode";
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { contentDigest, present, requestCredential } from "../../examples/credential-agent.mjs";
@@ -267,12 +268,17 @@ describe("a relying party verifying a presentation (examples/verify-credential.m
     const otherKeys = { keys: [{ ...(await newAgentKey()).publicJwk, kid: "not-the-service" }] };
     const strange = credentialVerifier({ issuer: ISSUER, jwks: otherKeys, statusList: w.statusList });
     await expect(verifyPresentation(strange, presentation, { issuer: ISSUER, ...RP, now: w.h.clock.now })).rejects.toThrow(/Signature/);
+    // A list the service really signed, but not the one named: the same list served under another host.
     const swapped = credentialVerifier({
       issuer: ISSUER,
       jwks: (await (await w.h.request("/.well-known/jwks.json")).json()) as { keys: JsonWebKey[] },
-      statusList: async (uri) => w.statusList(uri.replace(/\/status\/[0-9]+$/, "/status/1")),
+      statusList: async (uri) => {
+        const elsewhere = new URL(uri).pathname;
+        const res = await w.h.app.fetch(new Request(`http://elsewhere.test${elsewhere}`, { headers: { "cf-connecting-ip": freshIp() } }), w.h.env, createExecutionContext());
+        return res.text();
+      },
     });
-    await expect(verifyPresentation(swapped, presentation, { issuer: ISSUER, ...RP, now: w.h.clock.now })).rejects.toThrow();
+    await expect(verifyPresentation(swapped, presentation, { issuer: ISSUER, ...RP, now: w.h.clock.now })).rejects.toThrow(/is not that status list/);
   });
 });
 
