@@ -73,3 +73,12 @@ export function statusListRebuildMs(env: Env): number {
   const seconds = Number(env.STATUS_LIST_REBUILD_S ?? "60");
   return Number.isInteger(seconds) && seconds >= 1 && seconds <= 60 ? seconds * 1000 : 60_000;
 }
+
+/** How many transparency logs there are (LOG_COUNT, default 1): new agents are dealt among them. */
+export function logCount(env: Env): number {
+  const n = Number(env.LOG_COUNT ?? "1");
+  return Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
+/** The origin of log n, as its checkpoints name it: `<LOG_ORIGIN>/log/<n>` (LOG_ORIGIN, else the host called). */
+export const logOrigin = (env: Env, n: number, host: string) => `${env.LOG_ORIGIN || host}/log/${n}`;

@@ -15,6 +15,14 @@ declare namespace Cloudflare {
     [shard: `SHARD_${number}`]: D1Database | undefined;
     /** Shards that take new agents, e.g. "1,2" (default: every shard): a full shard stops growing. */
     PLACEMENT_SHARDS?: string;
+    /** How many transparency logs new agents are dealt among (default 1). */
+    LOG_COUNT?: string;
+    /** The secret of reporters' commitments in history entries: HMAC(key, sid ‖ operator id). Never exported. */
+    REPORTER_KEY?: string;
+    /** The host name in the logs' origins (`<LOG_ORIGIN>/log/<n>`); default: the host a request was made to. */
+    LOG_ORIGIN?: string;
+    /** The secret under which a log leaf names its agent: HMAC(key, sid). */
+    LOG_KEY?: string;
     AGENT: DurableObjectNamespace<import("./durable/agent").Agent>;
     RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
     /** One object per status list (named `list:<n>`): the agents' 2-bit values and the list built from them. */
@@ -30,6 +38,8 @@ declare namespace Cloudflare {
     DOH_ENDPOINT?: string;
     /** Events leaving agents' objects (their outboxes), fanned out to webhook deliveries. */
     EVENTS?: Queue<import("./domain/events").AgentEvent>;
+    /** Leaves of agents' history entries on their way to their transparency log's sequencer. */
+    LOG_QUEUE?: Queue<import("./durable/agent/chain").LogMessage>;
     /** One message per webhook delivery, retried with backoff for 24 hours. */
     DELIVERIES?: Queue<import("./queues/deliveries").DeliveryMessage>;
     /** Deliveries that failed for 24 hours. */

@@ -111,3 +111,35 @@ export async function emptyAgentObject(sid: string): Promise<void> {
   });
   await evictDurableObject(stub);
 }
+
+/** An agent's reports as its chain of entries on its shard holds them, in order (never the API's view). */
+export async function reportRows(sid: string) {
+  const shard = await shardOf(sid);
+  const dir = await env.DB.prepare("SELECT num FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number }>();
+  const rows = await shard
+    .prepare("SELECT n, operator, status, ref, body, private FROM entries WHERE sid = ? AND kind = 'report' ORDER BY n")
+    .bind(sid)
+    .all<{ n: number; operator: number; status: string; ref: number | null; body: string; private: string | null }>();
+  return rows.results.map((r) => {
+    const e = JSON.parse(r.body) as { weight: number; base: number; damping: number; evidence: number; penalty: number; receipt: boolean; outcome: string };
+    const clear = r.private === null ? null : (JSON.parse(r.private) as { type?: string; metadata?: unknown });
+    return {
+      id: r.ref ?? dir!.num * 2 ** 22 + r.n,
+      n: r.n,
+      reporter: r.operator,
+      status: r.status,
+      outcome: e.outcome,
+      weight: e.weight,
+      base: e.base,
+      damping: e.damping,
+      evidenceFactor: e.evidence,
+      penalty: e.penalty,
+      receipt: e.receipt,
+      type: clear?.type ?? null,
+      metadata: clear?.metadata ?? null,
+    };
+  });
+}
+
+/** One report's row by its transaction id, or null. */
+export const reportRow = async (sid: string, id: number) => (await reportRows(sid)).find((r) => r.id === id) ?? null;

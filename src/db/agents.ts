@@ -1,14 +1,16 @@
 // Reads of agents and their history on their shard. Scores are computed at read time from the
 // stored evidence (forgetting applies at the reader's time).
 
-import { and, desc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { AgentRecord, AgentRef } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import type { AgentConfiguration } from "../domain/configuration";
 import { scoreOf, type AgentEvidence, type ScoreView } from "../domain/model";
-import type { AgentReport, AgentScore, ConfigChange, OperatorSummary, ScoreEvent, TransactionEntry } from "../domain/views";
+import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent";
+import { SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
+import type { AgentReport, AgentScore, ConfigChange, OperatorSummary, ScoreEvent, TransactionEntry, TransactionStatus } from "../domain/views";
 import { db, type Database } from "./client";
-import { agents, configHistory, scoreEvents, transactions } from "./shard-schema";
+import { agents, configHistory } from "./shard-schema";
 
 export const SCORE_HISTORY_LIMIT = 50;
 export const CONFIG_HISTORY_LIMIT = 20;
@@ -25,7 +27,7 @@ export const configurationOf = (row: AgentRow): AgentConfiguration => ({
 
 /** The agent's score at `now` from its row, with its owner's operator score (reasons). */
 export const scoreOfRow = (row: AgentRow, now: number, operatorScore = 500): ScoreView =>
-  scoreOf(JSON.parse(row.evidence) as AgentEvidence, { now, ownerId: row.operatorId, identityLevel: row.identityLevel, operatorScore });
+  scoreOf(JSON.parse(row.evidence) as AgentEvidence, { now, ownerId: row.historyVersion >= 2 ? row.ownerLocal : row.operatorId, identityLevel: row.identityLevel, operatorScore });
 
 export function toAgentScore(row: AgentRow, operator: OperatorSummary | null, now: number): AgentScore {
   return {
@@ -48,17 +50,21 @@ export function toAgentScore(row: AgentRow, operator: OperatorSummary | null, no
 export const ROW_READ = "SELECT * FROM agents WHERE sid = ?";
 const AGENT_COLUMNS = Object.entries(getTableColumns(agents));
 
-function mapRow(raw: Record<string, unknown>): AgentRow {
-  return Object.fromEntries(
-    AGENT_COLUMNS.map(([property, column]) => {
-      const value = raw[column.name];
-      return [property, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
-    }),
-  ) as AgentRow;
+/** Maps a raw row through a drizzle table's columns (names, booleans, JSON modes). */
+function mapperOf<Row>(columns: [string, { name: string; mapFromDriverValue(v: unknown): unknown }][]) {
+  return (raw: Record<string, unknown>): Row =>
+    Object.fromEntries(
+      columns.map(([property, column]) => {
+        const value = raw[column.name];
+        return [property, value === null || value === undefined ? null : column.mapFromDriverValue(value)];
+      }),
+    ) as Row;
 }
+const mapRow = mapperOf<AgentRow>(AGENT_COLUMNS);
+const mapConfigRow = mapperOf<typeof configHistory.$inferSelect>(Object.entries(getTableColumns(configHistory)));
 
 /** The working state of an agent rebuilt from its shard: its row, its keys and the evidence its history replays to. */
-export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evidence: AgentEvidence): AgentRecord {
+export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evidence: AgentEvidence, chain: { seq: number; chainHash: string; locals: Record<string, number> }): AgentRecord {
   return {
     ...ref,
     operatorId: row.operatorId,
@@ -77,7 +83,7 @@ export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evid
     claimTokenHash: row.claimTokenHash,
     evidence,
     outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
-    seq: row.seq,
+    ...chain,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -105,27 +111,46 @@ export async function operatorSums(d1: Database, operatorId: number) {
   return { agents: Number(row?.agents ?? 0), evidence: Number(row?.evidence ?? 0), weighted: Number(row?.weighted ?? 0) };
 }
 
-const eventColumns = { ...getTableColumns(scoreEvents), status: transactions.status, evidence: transactions.evidence };
+/** A report's transaction id: its number from before the chain, else the agent's number × 2^22 + its entry's. */
+const transactionIdOfRow = (num: number, e: { n: number; ref: number | null }) => e.ref ?? transactionIdOf(num, e.n);
 
-/** The report's three queries: the agent, its newest score events, its newest configurations. */
-export function reportQueries(d1: Database, sid: string) {
-  const d = db(d1);
-  return [
-    d.select().from(agents).where(eq(agents.sid, sid)),
-    d
-      .select(eventColumns)
-      .from(scoreEvents)
-      .leftJoin(transactions, eq(transactions.id, scoreEvents.transactionId))
-      .where(eq(scoreEvents.sid, sid))
-      .orderBy(desc(scoreEvents.id))
-      .limit(SCORE_HISTORY_LIMIT),
-    d.select().from(configHistory).where(eq(configHistory.sid, sid)).orderBy(desc(configHistory.id)).limit(CONFIG_HISTORY_LIMIT),
-  ] as const;
+/** The newest score-moving entries: reports, configuration changes, withdrawals (the PK read backwards). */
+const SCORE_ENTRIES = `SELECT n, kind, at, status, ref, body FROM entries WHERE sid = ? AND kind IN (${SCORE_ENTRY_KINDS.map((k) => `'${k}'`).join(", ")}) ORDER BY n DESC LIMIT ${SCORE_HISTORY_LIMIT}`;
+
+/** The report's three queries: the agent, its newest score-moving entries, its newest configurations. */
+export const reportQueries = (sid: string) => [
+  { sql: ROW_READ, params: [sid] },
+  { sql: SCORE_ENTRIES, params: [sid] },
+  { sql: `SELECT * FROM config_history WHERE sid = ? ORDER BY id DESC LIMIT ${CONFIG_HISTORY_LIMIT}`, params: [sid] },
+];
+
+type ScoreEntryRow = { n: number; kind: EntryKind; at: number; status: TransactionStatus | null; ref: number | null; body: string };
+
+function scoreEventOf(num: number, r: ScoreEntryRow): ScoreEvent {
+  const entry = JSON.parse(r.body) as Entry & { score: ScoreFace };
+  const report = entry.kind === "report" ? entry : null;
+  const eventType =
+    entry.kind === "report" ? scoreEvent.transaction(entry.outcome) : entry.kind === "config" ? scoreEvent.configChange(entry.changes[0]) : scoreEvent.withdrawal;
+  const { composite, reliability, quality, financial, security, stability } = entry.score;
+  return {
+    eventType,
+    composite,
+    reliability,
+    quality,
+    financial,
+    security,
+    stability,
+    timestamp: entry.at,
+    // A withdrawal names the report it withdrew.
+    transactionId: report ? transactionIdOfRow(num, r) : entry.kind === "withdrawal" ? transactionIdOf(num, entry.of) : null,
+    evidence: report ? (report.receipt ? "receipt" : "none") : null,
+    status: report ? (r.status ?? "active") : null,
+  };
 }
 
 /**
- * The report in one round trip: the agent, the newest 50 score events (with their report's evidence
- * and status) and 20 configuration entries, each read by index and bounded by LIMIT.
+ * The report in one round trip: the agent, the newest 50 score-moving entries and 20 configuration
+ * entries, each read by key and bounded by LIMIT.
  */
 export async function readAgentReport(
   d1: Database,
@@ -134,28 +159,16 @@ export async function readAgentReport(
   operator: OperatorSummary | null,
   owner: { since: string; agentsOperated: number } | null,
 ): Promise<AgentReport | null> {
-  const [rows, events, configs] = await db(d1).batch(reportQueries(d1, sid));
+  const [agentRows, scoreRows, configs] = await d1.batch<unknown>(reportQueries(sid).map((q) => d1.prepare(q.sql).bind(...q.params)));
+  const rows = (agentRows.results as Record<string, unknown>[]).map(mapRow);
   const row = rows[0];
   if (!row) return null;
   const outcomes = JSON.parse(row.outcomeCounts) as Record<string, number>;
+  const num = row.num ?? 0;
   return {
     ...toAgentScore(row, operator, now),
-    scoreHistory: events.map(
-      (e): ScoreEvent => ({
-        eventType: e.eventType,
-        composite: e.composite,
-        reliability: e.reliability,
-        quality: e.quality,
-        financial: e.financial,
-        security: e.security,
-        stability: e.stability,
-        timestamp: e.createdAt,
-        transactionId: e.transactionId,
-        evidence: e.transactionId === null ? null : (e.evidence ?? "none"),
-        status: e.transactionId === null ? null : (e.status ?? "active"),
-      }),
-    ),
-    configHistory: configs.map(
+    scoreHistory: (scoreRows.results as ScoreEntryRow[]).map((r) => scoreEventOf(num, r)),
+    configHistory: (configs.results as Record<string, unknown>[]).map(mapConfigRow).map(
       (c): ConfigChange => ({
         fingerprint: c.fingerprint,
         modelProvider: c.modelProvider,
@@ -171,36 +184,47 @@ export async function readAgentReport(
   };
 }
 
-/** One page of the agent's reports, newest first, after transaction id `beforeId`; never the reporter. */
-export async function listTransactions(d1: Database, sid: string, beforeId: number | null, limit: number): Promise<TransactionEntry[]> {
-  const rows = await db(d1)
-    .select({
-      id: transactions.id,
-      transactionType: transactions.transactionType,
-      outcome: transactions.outcome,
-      evidence: transactions.evidence,
-      status: transactions.status,
-      createdAt: transactions.createdAt,
-    })
-    .from(transactions)
-    .where(and(eq(transactions.sid, sid), beforeId === null ? undefined : sql`${transactions.id} < ${beforeId}`))
-    .orderBy(desc(transactions.id))
-    .limit(limit)
-    .all();
-  return rows.map((r) => ({ ...r, outcome: r.outcome as TransactionEntry["outcome"] }));
+const REPORTS_PAGE = "SELECT n, at, status, ref, body, private FROM entries WHERE sid = ? AND kind = 'report' AND n < ? ORDER BY n DESC LIMIT ?";
+
+/** One page of the agent's reports, newest first, before entry number `beforeN`; never the reporter. */
+export async function listTransactions(d1: Database, sid: string, num: number, beforeN: number | null, limit: number): Promise<(TransactionEntry & { n: number })[]> {
+  const page = await d1.prepare(REPORTS_PAGE).bind(sid, beforeN ?? Number.MAX_SAFE_INTEGER, limit).all<{ n: number; at: number; status: TransactionStatus | null; ref: number | null; body: string; private: string | null }>();
+  return page.results.map((r) => {
+    const entry = JSON.parse(r.body) as Entry & { kind: "report" };
+    const clear = r.private === null ? null : (JSON.parse(r.private) as { type?: string });
+    return {
+      n: r.n,
+      id: transactionIdOfRow(num, r),
+      // Erased with its salt: the type is then only its hash.
+      transactionType: clear?.type ?? entry.type,
+      outcome: entry.outcome,
+      evidence: entry.receipt ? "receipt" : "none",
+      status: r.status ?? "active",
+      createdAt: entry.at,
+    };
+  });
 }
 
-/** A report by id on one shard (the SID it belongs to and who reported it): disputes route by it. */
-export const findTransaction = (d1: Database, id: number) =>
-  db(d1)
-    .select({
-      id: transactions.id,
-      sid: transactions.sid,
-      reporterOperatorId: transactions.reporterOperatorId,
-      outcome: transactions.outcome,
-      status: transactions.status,
-      createdAt: transactions.createdAt,
-    })
-    .from(transactions)
-    .where(eq(transactions.id, id))
-    .get();
+/** A report of the agent by transaction id (carried over from before the chain, or numbered in it). */
+export async function findReport(d1: Database, sid: string, num: number, id: number) {
+  const where = locateTransaction(id);
+  const n = !where.legacy && where.num === num ? where.seq : -1;
+  const row = await d1
+    .prepare(
+      `SELECT n, at, operator, status, body FROM entries WHERE ref = ?1 AND sid = ?2 AND kind = 'report'
+       UNION ALL SELECT n, at, operator, status, body FROM entries WHERE sid = ?2 AND n = ?3 AND ref IS NULL AND kind = 'report' LIMIT 1`,
+    )
+    .bind(id, sid, n)
+    .first<{ n: number; at: number; operator: number; status: TransactionStatus | null; body: string }>();
+  if (!row) return null;
+  const entry = JSON.parse(row.body) as Entry & { kind: "report" };
+  return { id, n: row.n, sid, reporterOperatorId: row.operator, status: row.status ?? "active", at: row.at, outcome: entry.outcome };
+}
+
+/** Which agent a transaction id from before sharding belongs to (shard 0): in the chain, or in the table it came from. */
+export async function findLegacyReportSid(d1: Database, id: number): Promise<string | null> {
+  const chained = await d1.prepare("SELECT sid FROM entries WHERE ref = ?").bind(id).first<{ sid: string }>();
+  if (chained) return chained.sid;
+  const old = await d1.prepare("SELECT sid FROM transactions WHERE id = ?").bind(id).first<{ sid: string }>();
+  return old?.sid ?? null;
+}

@@ -70,6 +70,8 @@ export const agentDirectory = sqliteTable("agent_directory", {
   // The owner, null until a self-registered agent is claimed: lists an operator's agents across shards.
   operatorId: integer("operator_id"),
   createdAt: text("created_at").notNull(),
+  /** The transparency log the agent's entries go to, fixed at registration (agents from before the log: 0). */
+  log: integer("log").notNull().default(0),
   // The agent's place in the status lists (GET /status/{n}): drawn at random when it is first
   // listed, never changed. Null until then (agents from before the lists, until the backfill).
   statusList: integer("status_list"),

@@ -10,7 +10,7 @@ export type DirectoryEntry = typeof agentDirectory.$inferSelect;
 /** Enters a new agent; its number is the next free one, taken in the same statement. */
 export async function enterAgent(
   d1: Database,
-  entry: { sid: string; shard: number; operatorId: number | null; createdAt: string; statusList?: number; statusIdx?: number },
+  entry: { sid: string; shard: number; log: number; operatorId: number | null; createdAt: string; statusList?: number; statusIdx?: number },
 ) {
   const next = sql<number>`(select coalesce(max(${agentDirectory.num}), ${FIRST_DIRECTORY_NUMBER - 1}) + 1 from ${agentDirectory})`;
   return db(d1)
@@ -21,7 +21,7 @@ export async function enterAgent(
 }
 
 // The hottest control read (every request naming an agent, on a cache miss): constant SQL.
-export const BY_SID = "SELECT num, sid, shard, operator_id AS operatorId, created_at AS createdAt FROM agent_directory WHERE sid = ?";
+export const BY_SID = "SELECT num, sid, shard, operator_id AS operatorId, created_at AS createdAt, log FROM agent_directory WHERE sid = ?";
 export const findAgent = (d1: Database, sid: string) => d1.prepare(BY_SID).bind(sid).first<DirectoryEntry>();
 
 export const findAgentByNumber = (d1: Database, num: number) => db(d1).select().from(agentDirectory).where(eq(agentDirectory.num, num)).get();

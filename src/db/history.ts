@@ -1,11 +1,12 @@
-// An agent's history as the scoring model replays it: its reports (withdrawn ones left out) and its
-// configuration changes, in the order they were applied.
+// An agent's history: the chain of entries (src/domain/entries.ts) as the shard keeps it, and the
+// tables from before the chain, which each agent's object reads once to build its chain.
 
-import { and, asc, eq, gt, isNotNull, isNull, ne } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull } from "drizzle-orm";
 import { legacyBase, type HistoryItem } from "../domain/agent";
 import type { AgentKey, PublicJwk } from "../domain/agent-keys";
 import { MODEL, type ChangeType, type Outcome, type SignalDimension } from "../domain/model";
 import { db, type Database } from "./client";
+import type { Entry, EntryKind } from "../domain/entries";
 import { agentKeys, configHistory, transactions } from "./shard-schema";
 
 const PAGE = 5_000;
@@ -37,14 +38,67 @@ async function allPages<T>(read: (after: number) => Promise<T[]>, keyOf: (row: T
   }
 }
 
+/** An entry row as the service reads it back: the entry, and what the row keeps beside it. */
+export interface StoredEntry {
+  n: number;
+  kind: EntryKind;
+  at: number;
+  /** The operator the entry names (owner or reporter); never shown. */
+  operator: number | null;
+  status: "active" | "disputed" | "withdrawn" | null;
+  ref: number | null;
+  entry: Entry;
+  text: string;
+  hash: string;
+  salt: string | null;
+  private: Record<string, unknown> | null;
+}
+
+const ENTRY_READ = "SELECT n, kind, at, operator, status, ref, body, hash, salt, private FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?";
+
+type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: string; hash: string; salt: string | null; private: string | null };
+
+export const storedEntry = (r: EntrySqlRow): StoredEntry => ({
+  n: r.n,
+  kind: r.kind,
+  at: r.at,
+  operator: r.operator,
+  status: r.status,
+  ref: r.ref,
+  entry: JSON.parse(r.body) as Entry,
+  text: r.body,
+  hash: r.hash,
+  salt: r.salt,
+  private: r.private === null ? null : (JSON.parse(r.private) as Record<string, unknown>),
+});
+
+/** The agent's entries after number `after` (all of them by default), in order, read page by page. */
+export async function readEntries(d1: Database, sid: string, after = 0, limit = Infinity): Promise<StoredEntry[]> {
+  const rows: StoredEntry[] = [];
+  let from = after;
+  while (rows.length < limit) {
+    const want = Math.min(PAGE, limit - rows.length);
+    const page = await d1.prepare(ENTRY_READ).bind(sid, from, want).all<EntrySqlRow>();
+    rows.push(...page.results.map(storedEntry));
+    if (page.results.length < want) break;
+    from = page.results[page.results.length - 1].n;
+  }
+  return rows;
+}
+
+/** The newest stored entry of the agent (the head of its chain), or null before its first. */
+export async function lastEntry(d1: Database, sid: string): Promise<{ n: number; hash: string } | null> {
+  return d1.prepare("SELECT n, hash FROM entries WHERE sid = ? ORDER BY n DESC LIMIT 1").bind(sid).first<{ n: number; hash: string }>();
+}
+
 /**
- * The history from the shard. Rows written before sharding (no sequence number) come first, in the
+ * The history from the tables before the chain. Rows written before sharding (no sequence number) come first, in the
  * order they were written; their weight's base is recovered from the weight they stored. Rows since
  * come in sequence order.
  */
-export async function readHistory(d1: Database, sid: string): Promise<HistoryItem[]> {
+export async function readLegacyHistory(d1: Database, sid: string): Promise<LegacyItem[]> {
   const d = db(d1);
-  const active = and(eq(transactions.sid, sid), ne(transactions.status, "withdrawn"));
+  const active = eq(transactions.sid, sid);
   const [legacyReports, reports, legacyConfigs, configs] = await Promise.all([
     allPages((after) => d.select().from(transactions).where(and(active, isNull(transactions.seq), gt(transactions.id, after))).orderBy(asc(transactions.id)).limit(PAGE).all(), (t) => t.id),
     allPages((after) => d.select().from(transactions).where(and(active, isNotNull(transactions.seq), gt(transactions.seq, after))).orderBy(asc(transactions.seq)).limit(PAGE).all(), (t) => t.seq!),
@@ -52,29 +106,32 @@ export async function readHistory(d1: Database, sid: string): Promise<HistoryIte
     d.select().from(configHistory).where(and(eq(configHistory.sid, sid), isNotNull(configHistory.seq))).orderBy(asc(configHistory.seq)).all(),
   ]);
 
-  const legacy: { at: number; order: number; item: HistoryItem }[] = [];
+  const legacy: { at: number; order: number; item: LegacyItem }[] = [];
   const recent = new Map<number, number[]>();
   for (const t of legacyReports) {
     const at = Date.parse(t.createdAt);
     const earlier = (recent.get(t.reporterOperatorId) ?? []).filter((x) => x > at - MODEL.dampingWindowMs);
-    legacy.push({ at, order: t.id, item: reportItem(t, t.base ?? legacyBase(t.weight, earlier.length)) });
+    legacy.push({ at, order: t.id, item: { ...reportItem(t, t.base ?? legacyBase(t.weight, earlier.length)), row: t } });
     recent.set(t.reporterOperatorId, [...earlier, at]);
   }
   for (const c of legacyConfigs) {
     const changes = changesOf(c);
-    if (changes.length > 0) legacy.push({ at: Date.parse(c.createdAt), order: c.id, item: { kind: "config", at: Date.parse(c.createdAt), changes } });
+    if (changes.length > 0) legacy.push({ at: Date.parse(c.createdAt), order: c.id, item: { kind: "config", at: Date.parse(c.createdAt), changes, fingerprint: c.fingerprint } });
   }
   legacy.sort((x, y) => x.at - y.at || x.order - y.order);
 
-  const sequenced: { seq: number; item: HistoryItem }[] = [
-    ...reports.map((t) => ({ seq: t.seq!, item: reportItem(t, t.base ?? 0) })),
-    ...configs.filter((c) => changesOf(c).length > 0).map((c) => ({ seq: c.seq!, item: { kind: "config" as const, at: Date.parse(c.createdAt), changes: changesOf(c) } })),
+  const sequenced: { seq: number; item: LegacyItem }[] = [
+    ...reports.map((t) => ({ seq: t.seq!, item: { ...reportItem(t, t.base ?? 0), row: t } })),
+    ...configs.filter((c) => changesOf(c).length > 0).map((c) => ({ seq: c.seq!, item: { kind: "config" as const, at: Date.parse(c.createdAt), changes: changesOf(c), fingerprint: c.fingerprint } })),
   ].sort((x, y) => x.seq - y.seq);
 
   return [...legacy.map((l) => l.item), ...sequenced.map((s) => s.item)];
 }
 
-function reportItem(t: TransactionRow, base: number): HistoryItem {
+/** A report or configuration change from before the chain; a report with its whole row (type, metadata, status). */
+export type LegacyItem = (HistoryItem & { kind: "report"; row: TransactionRow }) | (HistoryItem & { kind: "config"; fingerprint: string });
+
+function reportItem(t: TransactionRow, base: number): HistoryItem & { kind: "report" } {
   return {
     kind: "report",
     id: t.id,

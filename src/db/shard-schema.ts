@@ -45,12 +45,40 @@ export const agents = sqliteTable("agents", {
   independentEvidence: real("independent_evidence").notNull().default(0),
   independentComposite: integer("independent_composite").notNull().default(500),
   outcomeCounts: text("outcome_counts").notNull().default("{}"),
-  /** The last history sequence number written. */
+  /** The number of the last history entry written. */
   seq: integer("seq").notNull().default(0),
+  /** 2: the history is the chain of `entries`; 1: it is still in the tables from before (the agent's object moves it). */
+  historyVersion: integer("history_version").notNull().default(1),
+  /** The owner's number on the agent, as the evidence keys reporters (null: unclaimed, or the history from before the chain). */
+  ownerLocal: integer("owner_local"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 }, (t) => [index("agents_operator").on(t.operatorId, t.createdAt)]);
 
+/**
+ * The agent's history as a chain (src/domain/entries.ts): one row per entry, a report's the only row
+ * it writes here. `body` is the entry's canonical JSON (what its hash covers); the other columns are
+ * what the service looks up without parsing it, and what it keeps private: the operator an entry
+ * names (`operator`, never shown), a report's dispute status, and its free text in clear (`private`)
+ * with the `salt` of its hashes (both erased together). No secondary index but one over the few
+ * reports carried over from before the chain (`ref`: their transaction ids).
+ */
+export const entries = sqliteTable("entries", {
+  sid: text("sid").notNull(),
+  n: integer("n").notNull(),
+  kind: text("kind").notNull(),
+  /** ms since the epoch. */
+  at: integer("at").notNull(),
+  operator: integer("operator"),
+  status: text("status", { enum: ["active", "disputed", "withdrawn"] }),
+  ref: integer("ref"),
+  body: text("body").notNull(),
+  hash: text("hash").notNull(),
+  salt: text("salt"),
+  private: text("private"),
+}, (t) => [primaryKey({ columns: [t.sid, t.n] }), index("entries_ref").on(t.ref).where(sql`ref IS NOT NULL`)]);
+
+/** Before the chain: reports (read once by each agent's object, which moves them into `entries`). */
 export const transactions = sqliteTable("transactions", {
   /** num × 2^22 + seq; ids issued before sharding are smaller than 1024 × 2^22. */
   id: integer("id").primaryKey({ autoIncrement: true }),

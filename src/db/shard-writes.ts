@@ -4,24 +4,27 @@
 // history rows are keyed by (sid, seq) and inserted once; the agent's row is written whole.
 
 import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
-import type { AgentRecord, RecordedReport, ScoreEventType } from "../domain/agent";
+import type { AgentRecord } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import type { Dispute } from "../domain/disputes";
-import { contributionOf, scoreOfRecord } from "../domain/agent";
-import { MODEL, type ChangeType, type ScoreView } from "../domain/model";
+import { contributionOf, ownerLocal, scoreOfRecord } from "../domain/agent";
+import { MODEL, type ChangeType } from "../domain/model";
 import { db, type Database } from "./client";
 import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
-import { agentKeys, agents, configHistory, scoreEvents, transactions } from "./shard-schema";
+import { agentKeys, agents, configHistory, entries, scoreEvents, transactions } from "./shard-schema";
 
 export type ShardWrite =
   | { kind: "agent"; row: typeof agents.$inferInsert }
   | { kind: "score"; sid: string; columns: Pick<typeof agents.$inferInsert, (typeof SCORE_COLUMNS)[number]> }
-  | { kind: "transaction"; row: typeof transactions.$inferInsert }
-  | { kind: "event"; row: typeof scoreEvents.$inferInsert }
+  | { kind: "entry"; row: EntryRow }
   | { kind: "config"; row: typeof configHistory.$inferInsert }
-  | { kind: "transactionStatus"; sid: string; id: number; status: "active" | "disputed" | "withdrawn" }
+  | { kind: "entryStatus"; sid: string; n: number; status: "active" | "disputed" | "withdrawn" }
+  /** The agent's rows in the tables from before the chain, once its chain holds them. */
+  | { kind: "retireLegacy"; sid: string }
   | { kind: "keyAdded"; row: typeof agentKeys.$inferInsert }
   | { kind: "keyRemoved"; sid: string; thumbprint: string };
+
+export type EntryRow = typeof entries.$inferInsert;
 
 export type ControlWrite =
   | { kind: "directoryOwner"; sid: string; operatorId: number | null }
@@ -72,55 +75,10 @@ export function agentRow(record: AgentRecord, now: number): ShardWrite {
       independentComposite: independent.composite,
       outcomeCounts: JSON.stringify(record.outcomes),
       seq: record.seq,
+      historyVersion: 2,
+      ownerLocal: ownerLocal(record),
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,
-    },
-  };
-}
-
-export function transactionRow(sid: string, t: RecordedReport, receipt: boolean): ShardWrite {
-  return {
-    kind: "transaction",
-    row: {
-      id: t.id,
-      sid,
-      seq: t.seq,
-      reporterOperatorId: t.reporter,
-      transactionType: t.transactionType,
-      outcome: t.outcome,
-      reliabilitySignal: t.signals.reliability ?? null,
-      qualitySignal: t.signals.quality ?? null,
-      financialSignal: t.signals.financial ?? null,
-      securitySignal: t.signals.security ?? null,
-      weight: t.weight,
-      base: t.base,
-      damping: t.damping,
-      evidenceFactor: t.evidenceFactor,
-      penalty: t.penalty,
-      evidence: receipt ? "receipt" : "none",
-      status: "active",
-      metadata: t.metadata === null ? null : JSON.stringify(t.metadata),
-      createdAt: new Date(t.at).toISOString(),
-    },
-  };
-}
-
-export function scoreEventRow(sid: string, seq: number, eventType: ScoreEventType, score: ScoreView, at: number, transactionId: number | null = null): ShardWrite {
-  const d = score.dimensions;
-  return {
-    kind: "event",
-    row: {
-      sid,
-      seq,
-      eventType,
-      transactionId,
-      composite: score.composite,
-      reliability: d.reliability,
-      quality: d.quality,
-      financial: d.financial,
-      security: d.security,
-      stability: d.stability,
-      createdAt: new Date(at).toISOString(),
     },
   };
 }
@@ -141,24 +99,14 @@ export function configRow(record: AgentRecord, seq: number, changes: ChangeType[
   };
 }
 
-// The hot statements (a report's history rows and its change to the agent's row) are constant SQL
-// built once from the drizzle tables' own columns: one source of the mapping, no query building per
-// report. Rarer writes (a whole row, a configuration entry) go through drizzle.
+// The hot statements (a report's entry and its change to the agent's row) are constant SQL built once
+// from the drizzle tables' own columns: one source of the mapping, no query building per report.
+// Rarer writes (a whole row, a configuration entry) go through drizzle.
 
-type Table = typeof transactions | typeof scoreEvents;
-
-function insertOnce<T extends Table>(table: T) {
-  const columns = Object.entries(getTableColumns(table)).filter(([property]) => property !== "id" || table === transactions);
-  const sql = `INSERT INTO ${getTableName(table)} (${columns.map(([, c]) => c.name).join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`;
-  return (d1: Database, row: T["$inferInsert"]) =>
-    d1.prepare(sql).bind(...columns.map(([property, c]) => {
-      const value = (row as Record<string, unknown>)[property];
-      return value === undefined ? (c.default ?? null) : value;
-    }));
-}
-
-const insertTransaction = insertOnce(transactions);
-const insertEvent = insertOnce(scoreEvents);
+const entryColumns = Object.entries(getTableColumns(entries));
+const INSERT_ENTRY = `INSERT INTO ${getTableName(entries)} (${entryColumns.map(([, c]) => c.name).join(", ")}) VALUES (${entryColumns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`;
+const insertEntry = (d1: Database, row: EntryRow) =>
+  d1.prepare(INSERT_ENTRY).bind(...entryColumns.map(([property]) => (row as Record<string, unknown>)[property] ?? null));
 
 /** The columns a report changes on the agent's row. */
 const SCORE_COLUMNS = [
@@ -171,10 +119,13 @@ const SCORE_COLUMNS = [
   "independentComposite",
   "outcomeCounts",
   "seq",
+  "ownerLocal",
   "updatedAt",
 ] as const satisfies readonly (keyof typeof agents.$inferInsert)[];
 const agentColumns = getTableColumns(agents);
-const UPDATE_SCORE = `UPDATE agents SET ${SCORE_COLUMNS.map((p) => `${agentColumns[p].name} = ?`).join(", ")} WHERE sid = ?`;
+// Never over a newer row: a batch of a route that collected several agents' writes may land after
+// the agent's own object applied later ones (each write carries the number of its last entry).
+const UPDATE_SCORE = `UPDATE agents SET ${SCORE_COLUMNS.map((p) => `${agentColumns[p].name} = ?`).join(", ")} WHERE sid = ? AND seq <= ?`;
 
 /**
  * The statements of pending shard writes, in order, as one batch. The agent's row is written once,
@@ -197,17 +148,20 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
       case "score":
         row = { ...(row ?? { sid: w.sid }), ...w.columns } as typeof agents.$inferInsert;
         break;
-      case "transaction":
-        statements.push(insertTransaction(d1, w.row));
-        break;
-      case "event":
-        statements.push(insertEvent(d1, w.row));
+      case "entry":
+        statements.push(insertEntry(d1, w.row));
         break;
       case "config":
         statements.push(raw(d1, d().insert(configHistory).values(w.row).onConflictDoNothing()));
         break;
-      case "transactionStatus":
-        statements.push(raw(d1, d().update(transactions).set({ status: w.status }).where(eq(transactions.id, w.id))));
+      case "entryStatus":
+        statements.push(raw(d1, d().update(entries).set({ status: w.status }).where(and(eq(entries.sid, w.sid), eq(entries.n, w.n)))));
+        break;
+      case "retireLegacy":
+        statements.push(
+          raw(d1, d().delete(scoreEvents).where(eq(scoreEvents.sid, w.sid))),
+          raw(d1, d().delete(transactions).where(eq(transactions.sid, w.sid))),
+        );
         break;
       case "keyAdded":
         statements.push(raw(d1, d().insert(agentKeys).values(w.row).onConflictDoNothing()));
@@ -218,10 +172,10 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
   }
   if (row && scoreOnly) {
     const r = row as Record<string, unknown>;
-    statements.push(d1.prepare(UPDATE_SCORE).bind(...SCORE_COLUMNS.map((p) => r[p] ?? null), r.sid));
+    statements.push(d1.prepare(UPDATE_SCORE).bind(...SCORE_COLUMNS.map((p) => r[p] ?? null), r.sid, r.seq));
   } else if (row) {
     const { sid: _sid, ...rest } = row;
-    statements.push(raw(d1, d().insert(agents).values(row).onConflictDoUpdate({ target: agents.sid, set: rest })));
+    statements.push(raw(d1, d().insert(agents).values(row).onConflictDoUpdate({ target: agents.sid, set: rest, setWhere: sql`excluded.seq >= ${agents.seq}` })));
   }
   return statements;
 }

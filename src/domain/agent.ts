@@ -3,6 +3,7 @@
 
 import type { AgentKey } from "./agent-keys";
 import type { AgentConfiguration } from "./configuration";
+import { GENESIS, type Entry } from "./entries";
 import {
   CHANGE_TYPES,
   OUTCOMES,
@@ -28,11 +29,13 @@ import {
 export const AGENT_STATUSES = ["active", "suspended"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
-/** Where an agent lives: its SID, its directory number and its shard (from the control database). */
+/** Where an agent lives: its SID, its directory number, its shard and its log (from the control database). */
 export interface AgentRef {
   sid: string;
   num: number;
   shard: number;
+  /** The transparency log its entries go to (assigned at registration, never changed). */
+  log: number;
 }
 
 /** The agent's working state: the source of its shard row. JSON in its object's storage. */
@@ -58,8 +61,18 @@ export interface AgentRecord extends AgentRef {
   claimTokenHash: string | null;
   evidence: AgentEvidence;
   outcomes: Record<string, number>;
-  /** The last history sequence number used: transaction ids are num × 2^22 + seq. */
+  /** The number of the agent's last history entry: a report's transaction id is num × 2^22 + its entry's number. */
   seq: number;
+  /** The SHA-256 of the agent's last history entry (the next one chains to it). */
+  chainHash: string;
+  /**
+   * Each operator the history names (owner or reporter) by its number on this agent, in the order
+   * the chain first names it: the model keys evidence by these numbers, so a replay of the entries
+   * alone (which name reporters by commitment) gives the same evidence.
+   */
+  locals: Record<string, number>;
+  /** Set while the agent's history moves from the tables before the chain into it (src/durable/agent/legacy.ts). */
+  migrating?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -117,6 +130,8 @@ export function newRecord(
     evidence: emptyEvidence(now),
     outcomes: {},
     seq: 0,
+    chainHash: GENESIS,
+    locals: input.operatorId === null ? {} : { [input.operatorId]: 1 },
     createdAt: iso,
     updatedAt: iso,
   };
@@ -127,7 +142,19 @@ export function newRecord(
  * where it is not at hand (inside the agent's object) the neutral 500 is used.
  */
 export function scoreOfRecord(record: AgentRecord, now: number, operatorScore = 500): ScoreView {
-  return scoreOf(record.evidence, { now, ownerId: record.operatorId, identityLevel: record.identityLevel, operatorScore });
+  return scoreOf(record.evidence, { now, ownerId: ownerLocal(record), identityLevel: record.identityLevel, operatorScore });
+}
+
+/** The owner's number on the agent (null: unclaimed). */
+export const ownerLocal = (record: Pick<AgentRecord, "operatorId" | "locals">): number | null =>
+  record.operatorId === null ? null : (record.locals[record.operatorId] ?? null);
+
+/** The operator's number on the agent, given one when the chain names it for the first time. */
+export function localOf(record: AgentRecord, operatorId: number): { record: AgentRecord; local: number } {
+  const known = record.locals[operatorId];
+  if (known !== undefined) return { record, local: known };
+  const local = Object.keys(record.locals).length + 1;
+  return { record: { ...record, locals: { ...record.locals, [operatorId]: local } }, local };
 }
 
 /** What time alone can change and the alarm waits for: the confidence and recommendation at `at`. */
@@ -168,7 +195,7 @@ export function nextFaceChange(record: AgentRecord, now: number, horizonMs: numb
   return changed;
 }
 
-export const contributionOf = (record: AgentRecord, now: number): Contribution => independentContribution(record.evidence, record.operatorId, now);
+export const contributionOf = (record: AgentRecord, now: number): Contribution => independentContribution(record.evidence, ownerLocal(record), now);
 
 /** A transaction report as the agent's object receives it. */
 export interface Report {
@@ -188,6 +215,8 @@ export interface Report {
 
 /** A report as history keeps it: enough to replay its weight exactly. */
 export interface RecordedReport extends Report {
+  /** The reporter's number on the agent. */
+  local: number;
   id: number;
   seq: number;
   base: number;
@@ -199,12 +228,13 @@ export interface RecordedReport extends Report {
  * Applies one report: the reporter's base (owner, verified or not), its damping by `k` earlier reports
  * of the same reporter in the last 24 hours, the receipt and penalty factors, then the model.
  */
-export function applyReportTo(record: AgentRecord, report: Report, k: number): { record: AgentRecord; recorded: RecordedReport; score: ScoreView } {
+export function applyReportTo(before: AgentRecord, report: Report, k: number): { record: AgentRecord; recorded: RecordedReport; score: ScoreView } {
+  const { record, local } = localOf(before, report.reporter);
   const base = baseFor({ isOwner: report.reporter === record.operatorId, verified: report.verified });
   const applied = applyReport(
     record.evidence,
-    { reporter: report.reporter, at: report.at, outcome: report.outcome, signals: report.signals, base, evidence: report.evidenceFactor, penalty: report.penalty },
-    record.operatorId,
+    { reporter: local, at: report.at, outcome: report.outcome, signals: report.signals, base, evidence: report.evidenceFactor, penalty: report.penalty },
+    ownerLocal(record),
     k,
   );
   const seq = record.seq + 1;
@@ -215,7 +245,7 @@ export function applyReportTo(record: AgentRecord, report: Report, k: number): {
     seq,
     updatedAt: new Date(report.at).toISOString(),
   };
-  const recorded: RecordedReport = { ...report, id: transactionIdOf(record.num, seq), seq, base, damping: damping(k), weight: applied.weight };
+  const recorded: RecordedReport = { ...report, local, id: transactionIdOf(record.num, seq), seq, base, damping: damping(k), weight: applied.weight };
   return { record: next, recorded, score: scoreOfRecord(next, report.at) };
 }
 
@@ -251,8 +281,9 @@ export function applyConfigTo(record: AgentRecord, config: AgentConfiguration, f
 export type HistoryItem =
   | {
       kind: "report";
-      /** The report's transaction id. */
+      /** The report's entry number. */
       id: number;
+      /** The reporter's number on the agent. */
       reporter: number;
       at: number;
       outcome: Outcome;
@@ -279,6 +310,49 @@ export function replayHistory(history: HistoryItem[], ownerId: number | null, cr
     if (h.kind === "report" && h.at > now - MODEL.dampingWindowMs) recent.set(h.reporter, [...(recent.get(h.reporter) ?? []), h.at]);
   }
   return { evidence: replay(events, ownerId, createdAt), recent };
+}
+
+/**
+ * What the model replays of a chain of entries: its reports (those withdrawn later left out) and
+ * configuration changes in order, with each operator it names numbered in order of first mention
+ * (`who` names the operator of an entry: the service passes operator ids, a verifier commitments),
+ * and the owner's number at the end of the chain.
+ */
+export function historyOfEntries(entries: readonly { entry: Entry; who: string | number | null }[]): {
+  items: HistoryItem[];
+  locals: Map<string, number>;
+  owner: number | null;
+} {
+  const locals = new Map<string, number>();
+  const number = (who: string | number) => {
+    const key = String(who);
+    let local = locals.get(key);
+    if (local === undefined) locals.set(key, (local = locals.size + 1));
+    return local;
+  };
+  const withdrawn = new Set(entries.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
+  const items: HistoryItem[] = [];
+  let owner: number | null = null;
+  for (const { entry, who } of entries) {
+    const at = Date.parse(entry.at);
+    if (entry.kind === "registration" || entry.kind === "claim") {
+      owner = who === null ? null : number(who);
+    } else if (entry.kind === "report") {
+      const reporter = number(who!);
+      if (withdrawn.has(entry.n)) continue;
+      items.push({ kind: "report", id: entry.n, reporter, at, outcome: entry.outcome, signals: entry.signals, base: entry.base, evidenceFactor: entry.evidence, penalty: entry.penalty });
+    } else if (entry.kind === "config" && entry.changes.length > 0) {
+      items.push({ kind: "config", at, changes: entry.changes });
+    }
+  }
+  return { items, locals, owner };
+}
+
+/** The replay of a chain of entries as the model folds it, with each operator's number on the agent. */
+export function replayOf(entries: readonly { entry: Entry; who: string | number | null }[], createdAt: number, now: number) {
+  const history = historyOfEntries(entries);
+  const replayed = replayHistory(history.items, history.owner, createdAt, now);
+  return { ...replayed, locals: Object.fromEntries(history.locals) as Record<string, number> };
 }
 
 /**

@@ -55,11 +55,33 @@ export async function parseSigningKeys(raw: string | undefined): Promise<{ ok: t
   return { ok: true, keys };
 }
 
-/** The compact JWS of an attestation, signed with `key`. */
-export const signAttestation = (claims: AttestationClaims, key: SigningKey) => signJwt(claims, key, ATTESTATION_TYPE);
+const imported = new WeakMap<SigningKey, Promise<CryptoKey | Uint8Array>>();
 
-/** A compact JWS of `claims` (a JWT of type `typ`), signed with `key` (EdDSA, its kid in the header). */
-export async function signJwt(claims: object, key: SigningKey, typ: string): Promise<string> {
-  const privateKey = await importJWK(key.privateJwk, "EdDSA");
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ }).sign(privateKey);
+/** A compact JWS of `claims` with header typ `typ`, signed with `key` (imported once per isolate). */
+export async function signJws(claims: object, key: SigningKey, typ: string): Promise<string> {
+  let privateKey = imported.get(key);
+  if (!privateKey) imported.set(key, (privateKey = importJWK(key.privateJwk, "EdDSA")));
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ }).sign(await privateKey);
 }
+
+/** The compact JWS of an attestation, signed with `key`. */
+export const signAttestation = (claims: AttestationClaims, key: SigningKey) => signJws(claims, key, ATTESTATION_TYPE);
+
+export const PROMISE_TYPE = "trust-log-promise+jwt";
+
+/**
+ * A log promise (as a certificate's SCT): the service signs, when it accepts a report, that the
+ * report's entry (`seq`, `entry_hash`) will appear in the agent's log (`log`, its origin) as `leaf`.
+ * The reporter, whom a dropped report hurts, keeps it and checks inclusion later.
+ */
+export interface PromiseClaims {
+  iss: string;
+  sub: string;
+  iat: number;
+  log: string;
+  seq: number;
+  entry_hash: string;
+  leaf: { agent: string; seq: number; entry_hash: string; score_commit: string };
+}
+
+export const signPromise = (claims: PromiseClaims, key: SigningKey) => signJws(claims, key, PROMISE_TYPE);

@@ -89,6 +89,10 @@ export interface AgentReport extends AgentScore {
 export interface TransactionRecorded {
   transactionId: number;
   score: ScoreView;
+  /** The leaf the report's history entry gave the agent's transparency log (the 201's promise is signed over it). */
+  leaf?: { agent: string; seq: number; entry_hash: string; score_commit: string };
+  /** The signed log promise over `leaf` (added by the route). */
+  promise?: string;
   /** Only when the report carried a receipt: whether it added weight, and if not why. */
   receipt?: { accepted: true } | { accepted: false; reason: ReceiptRefusal };
 }

@@ -42,20 +42,21 @@ export class RateLimiter extends DurableObject {
   private cleanupAt = 0;
 
   /**
-   * Counts one request (or, for a lease, up to `want` requests at once, as many as every window has
-   * room for), unless the caller's facts are older than the owner's epoch (`knownEpoch`): then
-   * nothing is counted and the answer is `stale`, so the caller reloads and asks again.
+   * Counts `need` requests (a batch reserves all its reports at once: all or none), or, for a lease,
+   * up to `want` at once, as many as every window has room for; unless the caller's facts are older
+   * than the owner's epoch (`knownEpoch`): then nothing is counted and the answer is `stale`, so the
+   * caller reloads and asks again.
    */
-  hit(windows: RateWindow[], now: number, knownEpoch?: number, want = 1): RateDecision {
+  hit(windows: RateWindow[], now: number, knownEpoch?: number, want = 1, need = 1): RateDecision {
     const epoch = this.ctx.storage.kv.get<number>("epoch") ?? 0;
     if (knownEpoch !== undefined && knownEpoch < epoch) {
       return { allowed: false, stale: true, granted: 0, limit: windows[0].limit, remaining: 0, reset: 0, retryAfter: 0, epoch };
     }
     const states = windows.map((w) => this.current(w, now));
-    const refused = states.findIndex((s, i) => s.count >= windows[i].limit);
+    const refused = states.findIndex((s, i) => s.count + need > windows[i].limit);
     const allowed = refused === -1;
     const room = Math.min(...states.map((s, i) => windows[i].limit - s.count));
-    const granted = allowed ? Math.max(1, Math.min(Math.floor(want), room)) : 0;
+    const granted = allowed ? Math.max(need, Math.min(Math.floor(want), room)) : 0;
     if (allowed) {
       states.forEach((s, i) => {
         s.count += granted;
@@ -63,7 +64,7 @@ export class RateLimiter extends DurableObject {
       });
     }
     let leaseUntil: number | undefined;
-    if (granted > 1) {
+    if (granted > need) {
       leaseUntil = Date.now() + LEASE_TTL_MS;
       this.ctx.storage.kv.put("leases_end", leaseUntil);
     }

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { findTransaction, operatorSums, readAgentReport, readAgentRow, toAgentScore, type AgentRow } from "../db/agents";
+import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, toAgentScore, type AgentRow } from "../db/agents";
 import { findAgent, findAgentByNumber } from "../db/directory";
 import { unresolvedDisputes } from "../db/disputes";
 import { getOperator } from "../db/operators";
@@ -32,7 +32,7 @@ export async function locate(c: Context<AppEnv>, sid: string): Promise<AgentRef>
   // A miss may be an agent registered a moment ago elsewhere: read the primary.
   const entry = await findAgent(c.env.DB.withSession("first-primary"), sid);
   if (!entry) throw errors.agentNotFound();
-  const ref = { sid: entry.sid, num: entry.num, shard: entry.shard };
+  const ref = { sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log };
   remember(directory, sid, { ref, at: Date.now() });
   return ref;
 }
@@ -65,7 +65,8 @@ export function scorerOf(c: Context<AppEnv>, ref: AgentRef): Scorer {
 export async function readAgent(c: Context<AppEnv>, sid: string): Promise<{ ref: AgentRef; row: AgentRow }> {
   const ref = await locate(c, sid);
   const row = await readAgentRow(c.get("sessions").shard(ref.shard), sid);
-  if (row && row.modelVersion >= MODEL.version) return { ref, row };
+  // An agent whose row is from an older model, or whose history is not yet a chain, is settled by its object first.
+  if (row && row.modelVersion >= MODEL.version && row.historyVersion >= 2) return { ref, row };
   const synced = await scorerOf(c, ref).sync(ref);
   if (!synced.ok) throw refusalError(synced.refusal);
   const fresh = await readAgentRow(shardDatabases(c.env)[ref.shard].withSession("first-primary"), sid);
@@ -146,11 +147,11 @@ export async function agentReport(c: Context<AppEnv>, sid: string): Promise<Agen
 export async function locateReport(c: Context<AppEnv>, transactionId: number): Promise<AgentRef> {
   const where = locateTransaction(transactionId);
   if (where.legacy) {
-    const report = await findTransaction(shardDatabases(c.env)[0].withSession("first-primary"), transactionId);
-    if (!report) throw errors.transactionNotFound();
-    return locate(c, report.sid);
+    const sid = await findLegacyReportSid(shardDatabases(c.env)[0].withSession("first-primary"), transactionId);
+    if (!sid) throw errors.transactionNotFound();
+    return locate(c, sid);
   }
   const entry = await findAgentByNumber(c.env.DB.withSession("first-primary"), where.num);
   if (!entry) throw errors.transactionNotFound();
-  return { sid: entry.sid, num: entry.num, shard: entry.shard };
+  return { sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log };
 }

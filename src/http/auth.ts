@@ -21,7 +21,7 @@ export function bearerCredential(header: string | undefined): string | null {
  * then the operator's tier limit (every authenticated response carries X-RateLimit-*, refusals
  * included), then the key's revocation or grace, then the route's scope.
  */
-export function requireKey(scope: Scope | null): AccessMiddleware {
+export function requireKey(scope: Scope | null, options: { units?: (c: Context<AppEnv>) => Promise<number> } = {}): AccessMiddleware {
   return granting({ kind: "key", scope }, async (c, next) => {
     const key = bearerCredential(c.req.header("authorization"));
     if (!key) throw errors.missingAuth();
@@ -45,14 +45,16 @@ export function requireKey(scope: Scope | null): AccessMiddleware {
 
   /** Counts the request in the operator's bucket; an ApiError (with the limit headers) when it must be refused. */
   async function limit(c: Context<AppEnv>, key: string, entry: KeyEntry): Promise<RateDecision | ApiError> {
-    let decision = await count(c, entry, true);
+    // A batch counts every report it carries, all of them or none.
+    const units = (await options.units?.(c)) ?? 1;
+    let decision = await count(c, entry, true, units);
     if (decision.stale) {
       // The operator's keys or limits changed since these facts were read: read them again from the
       // primary (a revocation takes effect at once), then count with the new limits.
       const fresh = await reloadKey(c.env.DB.withSession("first-primary"), key);
       if (!fresh) return errors.unknownKey();
       entry = fresh;
-      decision = await count(c, entry, false);
+      decision = await count(c, entry, false, units);
     }
     const refusal = admit(c, entry.facts, scope);
     if (refusal?.status === 401) return refusal;
@@ -89,16 +91,16 @@ function setHeaders(target: Headers, values: Record<string, string>) {
 
 const windowsOf = (facts: KeyFacts) => tierWindows(facts.tier, facts.rateLimitPerMinute, facts.rateLimitPerDay);
 
-/** Counts one request in the operator's tier limit: from this isolate's lease, else at its limiter. */
-async function count(c: Context<AppEnv>, entry: KeyEntry, checkEpoch: boolean): Promise<RateDecision> {
+/** Counts `units` requests in the operator's tier limit: from this isolate's lease, else at its limiter. */
+async function count(c: Context<AppEnv>, entry: KeyEntry, checkEpoch: boolean, units: number): Promise<RateDecision> {
   const { operatorId } = entry.facts;
   const windows = windowsOf(entry.facts);
   const now = c.get("deps").now();
-  const leased = fromLease(operatorId, windows, now, entry.epoch);
+  const leased = fromLease(operatorId, windows, now, entry.epoch, units);
   if (leased) return leased;
-  const decision = await consume(c, `operator:${operatorId}`, windows, checkEpoch ? entry.epoch : undefined, leaseWant(operatorId));
+  const decision = await consume(c, `operator:${operatorId}`, windows, checkEpoch ? entry.epoch : undefined, leaseWant(operatorId), units);
   if (decision.stale) return decision;
-  return keepLease(operatorId, windows, now, decision);
+  return keepLease(operatorId, windows, now, decision, units);
 }
 
 /** Tells every isolate that cached facts about this operator's keys are older than `epoch`. */

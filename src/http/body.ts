@@ -3,6 +3,8 @@ import { errors } from "../domain/errors";
 import type { AppEnv } from "./context";
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/** A batch of reports (POST /transactions/batch) may carry up to 100 of them. */
+export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
 
 /**
  * Reads a request body once, refusing more than 64 KiB before and after reading, and presents it as
@@ -21,27 +23,28 @@ export const readBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.req.raw = new Request(raw.url, { method: raw.method, headers });
     return next();
   }
+  const max = c.req.path === "/transactions/batch" ? MAX_BATCH_BODY_BYTES : MAX_BODY_BYTES;
   const length = raw.headers.get("content-length");
   const declared = Number(length ?? "0");
-  if (declared > MAX_BODY_BYTES) throw errors.bodyTooLarge();
+  if (declared > max) throw errors.bodyTooLarge();
   // With a Content-Length alone the runtime delivers exactly that many bytes (it ends a shorter
   // stream with an error): one native read. Otherwise (chunked, or both) the count is kept while
   // reading, so no more than the limit is ever held.
   const framed = length !== null && !raw.headers.has("transfer-encoding");
-  const bytes = framed ? await readWhole(raw) : await readLimited(raw.body, MAX_BODY_BYTES);
+  const bytes = framed ? await readWhole(raw, max) : await readLimited(raw.body, max);
   headers.set("content-type", "application/json");
   c.req.raw = new Request(raw.url, { method: raw.method, headers, body: bytes });
   await next();
 };
 
-async function readWhole(request: Request): Promise<Uint8Array> {
+async function readWhole(request: Request, max: number): Promise<Uint8Array> {
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await request.arrayBuffer());
   } catch {
     throw errors.unreadableBody();
   }
-  if (bytes.byteLength > MAX_BODY_BYTES) throw errors.bodyTooLarge();
+  if (bytes.byteLength > max) throw errors.bodyTooLarge();
   return bytes;
 }
 

@@ -16,5 +16,15 @@ export async function idempotent<T>(c: Context<AppEnv>, input: unknown, run: (id
   const key = c.req.header("idempotency-key");
   if (key === undefined) return run(undefined);
   if (key.length < 1 || key.length > 255) throw errors.badIdempotencyKey();
-  return run({ key, requestHash: await sha256Hex(`${c.req.method} ${c.req.path}\n${JSON.stringify(input)}`) });
+  return run(await idempotencyOf(key, `${c.req.method} ${c.req.path}`, input));
 }
+
+/**
+ * The idempotency of one request for `target` (method and path): its key and the hash of what it asks.
+ * A report in a batch is hashed as the `POST /transactions` it could have been sent as, so the same key
+ * names the same report whichever way (single, batch, MCP) it came.
+ */
+export const idempotencyOf = async (key: string, target: string, input: unknown): Promise<Idempotency> => ({
+  key,
+  requestHash: await sha256Hex(`${target}\n${JSON.stringify(input)}`),
+});

@@ -5,9 +5,9 @@ import { errors } from "../domain/errors";
 import { LIMITS, type RateWindow } from "../domain/limits";
 import { granting, type AccessMiddleware, type AppEnv } from "./context";
 
-/** Counts one request in a bucket; every bucket is its own RateLimiter object. */
-export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number, want = 1): Promise<RateDecision> {
-  return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now(), knownEpoch, want);
+/** Counts `need` requests (all or none) in a bucket, or up to `want` for a lease; every bucket is its own RateLimiter object. */
+export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number, want = 1, need = 1): Promise<RateDecision> {
+  return c.env.RATE_LIMITER.getByName(bucket).hit(windows, c.get("deps").now(), knownEpoch, Math.max(want, need), need);
 }
 
 /**

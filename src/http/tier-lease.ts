@@ -30,8 +30,8 @@ const lastRoom = new Map<number, number>();
 
 const windowStarts = (windows: RateWindow[], now: number) => windows.map((w) => Math.floor(now / (w.seconds * 1000)));
 
-/** A request served from this isolate's lease, or null when the limiter must be asked. */
-export function fromLease(operatorId: number, windows: RateWindow[], now: number, epoch: number): RateDecision | null {
+/** `units` requests served from this isolate's lease, or null when the limiter must be asked. */
+export function fromLease(operatorId: number, windows: RateWindow[], now: number, epoch: number, units = 1): RateDecision | null {
   const lease = leases.get(operatorId);
   if (!lease) return null;
   const starts = windowStarts(windows, now);
@@ -39,7 +39,9 @@ export function fromLease(operatorId: number, windows: RateWindow[], now: number
     leases.delete(operatorId);
     return null;
   }
-  lease.left -= 1;
+  // Too few units left for a batch: the limiter counts it (the rest of this lease goes unused).
+  if (lease.left < units) return null;
+  lease.left -= units;
   return { ...lease.granted, remaining: lease.granted.remaining + lease.left };
 }
 
@@ -49,21 +51,21 @@ export function leaseWant(operatorId: number): number {
   return room >= LEASE_FROM ? Math.min(MAX_LEASE, Math.floor(room * LEASE_SHARE)) : 1;
 }
 
-/** Keeps what the limiter granted beyond this request as a lease; this request's decision. */
-export function keepLease(operatorId: number, windows: RateWindow[], now: number, decision: RateDecision): RateDecision {
+/** Keeps what the limiter granted beyond this request's `units` as a lease; this request's decision. */
+export function keepLease(operatorId: number, windows: RateWindow[], now: number, decision: RateDecision, units = 1): RateDecision {
   if (leases.size >= MAX_LEASES) leases.delete(leases.keys().next().value!);
   if (lastRoom.size >= MAX_LEASES) lastRoom.delete(lastRoom.keys().next().value!);
   lastRoom.set(operatorId, decision.remaining);
-  if (!decision.allowed || decision.granted <= 1) return decision;
+  if (!decision.allowed || decision.granted <= units) return decision;
   leases.set(operatorId, {
     epoch: decision.epoch,
     windowStarts: windowStarts(windows, now),
-    left: decision.granted - 1,
+    left: decision.granted - units,
     granted: decision,
     // The limiter's end of the lease, when it gave one: an announcement of new facts waits for it.
     expiresAt: Math.min(Date.now() + LEASE_TTL_MS, decision.leaseUntil ?? Infinity),
   });
-  return { ...decision, remaining: decision.remaining + decision.granted - 1 };
+  return { ...decision, remaining: decision.remaining + decision.granted - units };
 }
 
 /** Drops this isolate's lease of an operator whose key facts just changed here. */

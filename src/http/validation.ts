@@ -8,12 +8,17 @@ export const MISSING = "__missing__";
 /** The one validation hook: zod issues become the spec's texts. */
 export function validationHook(result: { success: boolean; error?: unknown }): void {
   if (result.success) return;
-  const issues = (result.error as ZodError).issues;
+  throw validationError(result.error as ZodError);
+}
+
+/** The error a failed validation is answered with (a batch answers it per report). */
+export function validationError(error: ZodError): ApiError {
+  const issues = error.issues;
   const missing = issues.filter((i) => i.message === MISSING).map((i) => String(i.path[0]));
-  if (missing.length > 0) throw errors.missingFields(missing);
+  if (missing.length > 0) return errors.missingFields(missing);
   const first = issues[0];
-  if (!first || first.path.length === 0) throw errors.notJsonObject();
-  throw errors.invalid(first.message);
+  if (!first || first.path.length === 0) return errors.notJsonObject();
+  return errors.invalid(first.message);
 }
 
 /** Framework errors (malformed JSON from the validator, 404s from Hono) mapped to the API's errors. */

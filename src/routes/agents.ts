@@ -9,7 +9,7 @@ import { authOf, requireKey } from "../http/auth";
 import { forgetOperator, locate, scorerOf } from "../http/agents";
 import { listAgent } from "../http/status-lists";
 import { NEW_AGENT } from "../domain/status-list";
-import { placementShards } from "../env";
+import { logCount, placementShards } from "../env";
 import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";
 import { publicLimit } from "../http/rate-limit";
@@ -173,10 +173,11 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
   const placement = placementShards(c.env);
   nextPlacement ??= crypto.getRandomValues(new Uint32Array(1))[0];
   const shard = placement[nextPlacement++ % placement.length];
+  const log = crypto.getRandomValues(new Uint32Array(1))[0] % logCount(c.env);
   // Its place in the status lists, drawn before it exists anywhere else: what a new agent is.
   const place = await listAgent(c, sid, NEW_AGENT);
-  const entry = await enterAgent(c.get("db"), { sid, shard, operatorId, createdAt: new Date(now).toISOString(), statusList: place?.list, statusIdx: place?.idx });
-  const ref = { sid, num: entry.num, shard };
+  const entry = await enterAgent(c.get("db"), { sid, shard, log, operatorId, createdAt: new Date(now).toISOString(), statusList: place?.list, statusIdx: place?.idx });
+  const ref = { sid, num: entry.num, shard, log };
   const out = await scorerOf(c, ref).register(ref, {
     operatorId,
     name: input.name,

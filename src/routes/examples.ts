@@ -2,6 +2,7 @@
 // through the scoring model, and every payload is rendered by the wire modules, so each example is
 // a body the service can really send. test/routes/openapi.test.ts checks each against its schema.
 import type { z } from "@hono/zod-openapi";
+import { errors } from "../domain/errors";
 import { applyConfigTo, applyReportTo, contributionOf, newRecord, scoreEvent, scoreOfRecord, type AgentRecord } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import { ATTESTATION_LIFETIME_S, ATTESTATION_TYPE, type AttestationClaims } from "../domain/attestations";
@@ -15,8 +16,8 @@ import type { AgentReport, AgentScore, ConfigChange, Registration, ScoreEvent, T
 import { admin } from "../http/wire/admin";
 import { BADGE_LABEL, badgeFace, badgeSvg } from "../http/wire/badge-svg";
 import { disputeWire } from "../http/wire/disputes";
-import { configSchema, formA, meSchema, schemas as a, transactionListSchema, transactionSchema } from "../http/wire/form-a";
-import { configSchemaB, formB, schemas as b, transactionSchemaB } from "../http/wire/form-b";
+import { batchSchema, configSchema, formA, meSchema, schemas as a, transactionListSchema, transactionSchema, type BatchOutcome } from "../http/wire/form-a";
+import { batchSchemaB, configSchemaB, formB, schemas as b, transactionSchemaB } from "../http/wire/form-b";
 import { identity } from "../http/wire/identity";
 import { keys } from "../http/wire/keys";
 import { webhookWire } from "../http/wire/webhooks";
@@ -58,7 +59,7 @@ const OUTCOMES_SEEN: Outcome[] = ["success", "success", "success", "partial", "s
 /** The sample agent: registered, reported on daily by four operators, its model swapped a week ago. */
 function sampleHistory() {
   let record: AgentRecord = newRecord(
-    { sid: SID, num: 1024, shard: 0 },
+    { sid: SID, num: 1024, shard: 0, log: 0 },
     { operatorId: owner.id, name: "Invoice Bot", description: "Reconciles supplier invoices", config, fingerprint: FINGERPRINTS[0], claimTokenHash: null },
     REGISTERED,
   );
@@ -155,7 +156,7 @@ const report: AgentReport = {
 };
 
 const newAgent = newRecord(
-  { sid: "SID-0x8d41be07c2a95f36", num: 2051, shard: 1 },
+  { sid: "SID-0x8d41be07c2a95f36", num: 2051, shard: 1, log: 0 },
   { operatorId: owner.id, name: "Procurement Scout", description: null, config, fingerprint: FINGERPRINTS[0], claimTokenHash: null },
   NOW,
 );
@@ -237,6 +238,9 @@ const operatorRow = {
 };
 
 /** Every example body, by name, for the routes that describe payloads of their own. */
+/** A batch of two reports: one recorded, one refused as POST /transactions would refuse it. */
+const batchSample: BatchOutcome[] = [{ recorded: history.last }, { error: errors.invalid("Invalid outcome. Expected one of: success, partial, failure, timeout, error") }];
+
 export const sample = {
   registrationA: formA.registration(registration),
   selfRegistration: formA.registration({ ...registration, claimToken: "0b6f1d9c2e8a4f7b3c5d6e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b" }),
@@ -248,6 +252,8 @@ export const sample = {
   reportB: formB.report(report),
   transactionA: formA.transaction(history.last),
   transactionB: formB.transaction(history.last),
+  batchA: formA.batch(batchSample),
+  batchB: formB.batch(batchSample),
   configA: formA.config({ changeDetected: true, changeType: history.changed.changeType, fingerprint: FINGERPRINTS[1], score: history.changed.score }),
   configB: formB.config({ changeDetected: true, changeType: history.changed.changeType, fingerprint: FINGERPRINTS[1], score: history.changed.score }),
   me: formA.me(
@@ -317,6 +323,8 @@ const named = new Map<z.ZodType, unknown>([
   [b.report, sample.reportB],
   [transactionSchema, sample.transactionA],
   [transactionSchemaB, sample.transactionB],
+  [batchSchema, sample.batchA],
+  [batchSchemaB, sample.batchB],
   [configSchema, sample.configA],
   [configSchemaB, sample.configB],
   [meSchema, sample.me],

@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { setStatusEntry, unlistedAgents } from "../db/directory";
-import { signJwt } from "../domain/attestations";
+import { signJws } from "../domain/attestations";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
 import { MAX_LISTS, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TYPE, statusListClaims } from "../domain/status-list";
@@ -104,7 +104,7 @@ export function registerStatusLists(app: OpenAPIHono<AppEnv>) {
     const keys = await signingKeys(c);
     const built = await statusListObject(c.env, n).snapshot(c.get("deps").now());
     if (!built) throw errors.statusListNotFound();
-    const token = await signJwt(statusListClaims(origin, n, built.lst, built.issuedAt), keys[0], STATUS_LIST_TYPE);
+    const token = await signJws(statusListClaims(origin, n, built.lst, built.issuedAt), keys[0], STATUS_LIST_TYPE);
     const response = c.body(token, 200, { "Content-Type": STATUS_LIST_MEDIA_TYPE, "Cache-Control": `public, max-age=${statusListRebuildMs(c.env) / 1000}` });
     return storeAnswer((p) => c.executionCtx.waitUntil(p), key, response);
   });
@@ -115,7 +115,7 @@ export function registerStatusLists(app: OpenAPIHono<AppEnv>) {
     const after = readCursor(body.cursor, z.object({ num: z.number().int() }))?.num ?? 0;
     const page = await unlistedAgents(c.env.DB.withSession("first-primary"), after, limit);
     let listed = 0;
-    for (const entry of page) if (await listNow(c, { sid: entry.sid, num: entry.num, shard: entry.shard })) listed++;
+    for (const entry of page) if (await listNow(c, { sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log })) listed++;
     const next = page.length === limit ? writeCursor({ num: page[page.length - 1].num }) : null;
     return c.json({ listed, skipped: page.length - listed, next_cursor: next }, 200);
   });

@@ -1,8 +1,9 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SID_PATTERN } from "../domain/identifiers";
-import { MODEL, OUTCOMES, SIGNAL_DIMENSIONS, type SignalDimension } from "../domain/model";
+import { OUTCOMES } from "../domain/model";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
+import { reportInput, withPromise } from "../http/reports";
 import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";
 import { locate, ownedAgent, scorerOf } from "../http/agents";
@@ -24,7 +25,7 @@ const signal = (field: string) => {
   return z.number({ error: message }).min(0, message).max(1000, message).nullish();
 };
 
-const transactionBody = z
+export const transactionBody = z
   .object({
     sid: z
       .string({ error: (iss) => (isAbsent(iss.input) ? MISSING : "Invalid SID format. Expected: SID-0x[16 hex chars]") })
@@ -86,37 +87,16 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
     const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
     const { ref } = await ownedAgent(c, sid, authOf(c).operatorId);
     const before = readCursor(cursor, z.number().int().positive());
-    const rows = await listTransactions(c.get("sessions").shard(ref.shard), sid, before, limit + 1);
-    const page = pageOf(rows, limit, (t) => t.id);
+    const rows = await listTransactions(c.get("sessions").shard(ref.shard), sid, ref.num, before, limit + 1);
+    const page = pageOf(rows, limit, (t) => t.n);
     return c.json(formA.transactions(page.items, page.nextCursor), 200);
   });
 
   app.openapi(report, async (c) => {
     const body = c.req.valid("json");
-    const auth = authOf(c);
-    const signals: Partial<Record<SignalDimension, number>> = {};
-    for (const d of SIGNAL_DIMENSIONS) {
-      const value = body[`${d}Signal`];
-      if (value !== null && value !== undefined) signals[d] = value;
-    }
     const ref = await locate(c, body.sid);
-    const at = c.get("deps").now();
-    // The factor goes with the report, so a replay of the history gives it the same weight.
-    const penalty = auth.penaltyUntil !== null && at < Date.parse(auth.penaltyUntil) ? MODEL.penalty.factor : 1;
-    const out = await idempotent(c, body, (idempotency) =>
-      scorerOf(c, ref).reportTransaction(ref, {
-        reporter: auth.operatorId,
-        verified: auth.verified,
-        at,
-        idempotency,
-        transactionType: body.transactionType,
-        outcome: body.outcome,
-        signals,
-        metadata: body.metadata ?? null,
-        penalty,
-        receipt: body.receipt,
-      }),
-    );
-    return c.json(wire(c).transaction(settle(c, body.sid, out)), 201);
+    const input = reportInput(c, body, c.get("deps").now());
+    const out = await idempotent(c, body, (idempotency) => scorerOf(c, ref).reportTransaction(ref, { ...input, idempotency }));
+    return c.json(wire(c).transaction(await withPromise(c, ref, settle(c, body.sid, out))), 201);
   });
 }

@@ -11,7 +11,7 @@ const MINUTE = 60_000;
 /** An agent with 15 good reports from three verified reporters at T0: medium confidence. */
 function reportedAgent(): AgentRecord {
   let record = newRecord(
-    { sid: "SID-0x00000000000000a1", num: 1024, shard: 0 },
+    { sid: "SID-0x00000000000000a1", num: 1024, shard: 0, log: 0 },
     { operatorId: 1, name: "A", description: null, config: { modelProvider: "p", modelName: "m", systemPromptHash: null, tools: [], memoryConfig: null }, fingerprint: "f", claimTokenHash: null },
     T0,
   );

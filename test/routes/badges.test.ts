@@ -75,10 +75,10 @@ describe("GET /badge/{sid}.svg", () => {
     await cached(sid, "json");
     expect(await counted(ip)).toBe(2);
 
-    // Change the score behind the cache's back: two reporters with very poor stability give `caution`.
+    // Change the score behind the cache's back: two reporters (numbers 2 and 3 on the agent; 1 is its owner) with very poor stability give `caution`.
     const pair = { a: 0, b: 0 };
     const negative = (b: number) => ({ dims: { reliability: pair, quality: pair, financial: pair, security: pair, stability: { a: 0, b } }, lastAt: T_CALL });
-    const evidence = { at: T_CALL, reporters: { "1": negative(10), "2": negative(10) }, lastConfigChangeAt: null };
+    const evidence = { at: T_CALL, reporters: { "2": negative(10), "3": negative(10) }, lastConfigChangeAt: null };
     await (await shardOf(sid)).prepare("UPDATE agents SET evidence = ? WHERE sid = ?").bind(JSON.stringify(evidence), sid).run();
 
     // The host name the client used does not matter: the cache key is synthetic.
@@ -177,9 +177,13 @@ describe("GET /badge/{sid}.svg", () => {
     expect((await get(freshIp())).status).toBe(404);
   });
 
-  it("keeps the app on Hono's RegExpRouter (a route it cannot compile would slow every route)", async () => {
+  it("routes the batch route and the dispute route beside it apart", async () => {
     const app = createApp();
-    await app.request("/badge/nope.svg", {}, env);
-    expect(app.router.name).toBe("SmartRouter + RegExpRouter");
+    const batch = await app.request("/transactions/batch", { method: "POST", body: "{}" }, env);
+    const dispute = await app.request("/transactions/4294967298/dispute", { method: "POST", body: "{}" }, env);
+    // Both need a key: each reached its own route (a 404 would mean neither matched).
+    expect([batch.status, dispute.status]).toEqual([401, 401]);
+    expect((await app.request("/transactions/batch", { method: "GET" }, env)).status).toBe(405);
   });
+
 });

@@ -5,7 +5,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, call, createOperator, emptyAgentObject, shardOf, testApp } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, emptyAgentObject, reportRow, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:00:30Z");
 const HOUR = 3_600_000;
@@ -339,7 +339,7 @@ describe("the reporter penalty", () => {
     for (let i = 0; i < 3; i++) falseReports.push(await report(h, careless.key, victim, "failure", 10));
     for (const id of falseReports) expect((await dispute(h, owner.key, id)).status).toBe(201);
     const penaltyOf = async (sid: string, id: number) =>
-      (await (await shardOf(sid)).prepare("SELECT penalty FROM transactions WHERE id = ?").bind(id).first<{ penalty: number }>())!.penalty;
+      (await reportRow(sid, id))!.penalty;
 
     // Two withdrawals: the next report still weighs in full.
     for (const id of falseReports.slice(0, 2)) expect((await respond(h, careless.key, id, false)).status).toBe(200);
@@ -382,8 +382,7 @@ describe("the reporter penalty, from the very next report", () => {
     for (const id of falseReports) expect((await respond(h, careless.key, id, false)).status).toBe(200);
     // The same instant, the same isolate: nothing but the announcement can tell it the facts changed.
     const id = await report(h, careless.key, next, "success", 900);
-    const row = await (await shardOf(next)).prepare("SELECT penalty FROM transactions WHERE id = ?").bind(id).first<{ penalty: number }>();
-    expect(row!.penalty).toBe(0.5);
+    expect((await reportRow(next, id))!.penalty).toBe(0.5);
   });
 });
 

@@ -132,7 +132,8 @@ describe("migrating a database from before sharding", () => {
     const nextId = ((await next.json()) as { transaction_id: number }).transaction_id;
     expect(nextId).toBeGreaterThanOrEqual(LEGACY_ID_CEILING);
     const report = (await (await h.request(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as { score_history: unknown[]; config_history: unknown[]; transaction_summary: { total: number } };
-    expect(report.score_history).toHaveLength(13);
+    // Twelve reports, the model swap (now an entry of the chain too) and the new report.
+    expect(report.score_history).toHaveLength(14);
     expect(report.config_history).toHaveLength(2);
     expect(report.transaction_summary.total).toBe(13);
     expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } })).status).toBe(200);

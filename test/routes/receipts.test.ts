@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { CompactSign, importJWK, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, bearer, call, createOperator, registerAgent, shardOf, testApp } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, reportRow, testApp } from "../helpers";
 
 async function agentKey() {
   const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
@@ -54,8 +54,8 @@ describe("receipts", () => {
     expect(without.receipt).toBeUndefined();
     expect(withReceipt.receipt).toEqual({ accepted: true });
     expect(withReceipt.updated_scores.dimensions.quality - 500).toBeGreaterThan(without.updated_scores.dimensions.quality - 500);
-    const weights = await (await shardOf(backed)).prepare("SELECT evidence, evidence_factor, weight FROM transactions WHERE id = ?").bind(withReceipt.transaction_id).first();
-    expect(weights).toEqual({ evidence: "receipt", evidence_factor: 1.5, weight: 1.5 });
+    const weights = await reportRow(backed, withReceipt.transaction_id);
+    expect({ receipt: weights?.receipt, evidenceFactor: weights?.evidenceFactor, weight: weights?.weight }).toEqual({ receipt: true, evidenceFactor: 1.5, weight: 1.5 });
     const listed = (await (await h.request(`/agents/${backed}/transactions`, { headers: bearer(owner.key) })).json()) as { transactions: { evidence: string }[] };
     expect(listed.transactions[0].evidence).toBe("receipt");
     const history = (await (await h.request(`/report/${backed}`, { headers: bearer(owner.key) })).json()) as { score_history: unknown[] };
@@ -86,8 +86,8 @@ describe("receipts", () => {
     for (const [reason, jws] of cases) {
       const res = await report(sid, await jws);
       expect(res.receipt, reason).toEqual({ accepted: false, reason });
-      const row = await (await shardOf(sid)).prepare("SELECT evidence, evidence_factor FROM transactions WHERE id = ?").bind(res.transaction_id).first();
-      expect(row, reason).toEqual({ evidence: "none", evidence_factor: 1 });
+      const row = await reportRow(sid, res.transaction_id);
+      expect({ receipt: row?.receipt, evidenceFactor: row?.evidenceFactor }, reason).toEqual({ receipt: false, evidenceFactor: 1 });
     }
     expect((await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", receipt: 42 } })).status).toBe(400);
   });

@@ -2,10 +2,10 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readHistory } from "../../src/db/history";
-import { faceAt, locateTransaction, nextFaceChange, replayHistory, SEQUENCE_SPACE } from "../../src/domain/agent";
+import { readEntries } from "../../src/db/history";
+import { faceAt, locateTransaction, nextFaceChange, replayOf, SEQUENCE_SPACE } from "../../src/domain/agent";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, shardOf, testApp, T_CALL } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, reportRows, shardOf, testApp, T_CALL } from "../helpers";
 
 const DAY = 86_400_000;
 const shards = () => [env.SHARD_0, env.SHARD_1!];
@@ -50,9 +50,10 @@ describe("routing by shard", () => {
       const tx = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900 } });
       expect(tx.status).toBe(201);
       const { transaction_id } = (await tx.json()) as { transaction_id: number };
-      expect(locateTransaction(transaction_id)).toMatchObject({ legacy: false, seq: 1 });
-      expect(await shards()[n].prepare("SELECT sid FROM transactions WHERE id = ?").bind(transaction_id).first("sid")).toBe(sid);
-      expect(await other.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(0);
+      // Entry 1 is the registration; the first report is entry 2.
+      expect(locateTransaction(transaction_id)).toMatchObject({ legacy: false, seq: 2 });
+      expect(await shards()[n].prepare("SELECT count(*) AS n FROM entries WHERE sid = ? AND kind = 'report'").bind(sid).first("n")).toBe(1);
+      expect(await other.prepare("SELECT count(*) AS n FROM entries WHERE sid = ?").bind(sid).first("n")).toBe(0);
       expect(await other.prepare("SELECT count(*) AS n FROM agents WHERE sid = ?").bind(sid).first("n")).toBe(0);
 
       expect((await h.request(`/agents/${sid}/config`, { headers: bearer(owner.key), body: { ...agentConfig, modelName: "other" } })).status).toBe(200);
@@ -131,7 +132,7 @@ describe("replayable history", () => {
     }
     const shard = await shardOf(sid);
     const live = (await inspect(sid)).record!;
-    const replayed = replayHistory(await readHistory(shard, sid), owner.id, Date.parse(live.createdAt), h.clock.now);
+    const replayed = replayOf((await readEntries(shard, sid)).map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(live.createdAt), h.clock.now);
     expect(replayed.evidence).toEqual(live.evidence);
 
     // An object whose storage is gone rebuilds the same working state from the shard.
@@ -141,7 +142,7 @@ describe("replayable history", () => {
     // A new start of the object: its tables created, nothing in them or in memory.
     await evictDurableObject(scorer(sid));
     const rebuilt = await runInDurableObject(scorer(sid), async (o) => {
-      await (o as Agent).sync({ sid, num: live.num, shard: live.shard });
+      await (o as Agent).sync({ sid, num: live.num, shard: live.shard, log: live.log });
       return (await (o as Agent).inspect()).record!;
     });
     expect(rebuilt.evidence).toEqual(live.evidence);
@@ -161,8 +162,8 @@ describe("concurrency across shards", () => {
     const statuses = (await Promise.all(reports)).map((r) => r.status);
     expect(statuses.every((s) => s === 201)).toBe(true);
     for (const sid of sids) {
-      expect(await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(6);
-      expect((await inspect(sid)).record!.seq).toBe(6);
+      expect(await reportRows(sid)).toHaveLength(6);
+      expect((await inspect(sid)).record!.seq).toBe(7);
     }
   });
 });
@@ -232,9 +233,8 @@ describe("a cold object woken by its alarm", () => {
     await evictDurableObject(scorer(sid));
     expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
     await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
-    const rows = await (await shardOf(sid)).prepare("SELECT damping FROM transactions WHERE sid = ? ORDER BY id").bind(sid).all<{ damping: number }>();
     // The fourth report within 24 hours counts 1/√4, as replaying the history gives it.
-    expect(rows.results.map((r) => r.damping)).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2]);
+    expect((await reportRows(sid)).map((r) => r.damping)).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2]);
   });
 });
 
@@ -247,9 +247,9 @@ describe("transaction ids", () => {
     for (let i = 0; i < 3; i++) {
       ids.push(((await (await call("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success" } })).json()) as { transaction_id: number }).transaction_id);
     }
-    expect(ids).toEqual([1, 2, 3].map((seq) => num * SEQUENCE_SPACE + seq));
+    expect(ids).toEqual([2, 3, 4].map((seq) => num * SEQUENCE_SPACE + seq));
     expect(ids.every(Number.isSafeInteger)).toBe(true);
-    expect(locateTransaction(ids[2])).toEqual({ legacy: false, num, seq: 3 });
+    expect(locateTransaction(ids[2])).toEqual({ legacy: false, num, seq: 4 });
     expect(locateTransaction(1234)).toEqual({ legacy: true });
   });
 });

@@ -1,11 +1,11 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readHistory } from "../../src/db/history";
-import { replayHistory } from "../../src/domain/agent";
+import { readEntries } from "../../src/db/history";
+import { replayOf } from "../../src/domain/agent";
 import type { Outcome } from "../../src/domain/model";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, shardOf, testApp, T_CALL } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, reportRow, reportRows, shardOf, testApp, T_CALL } from "../helpers";
 
 type Recorded = {
   success: boolean;
@@ -38,12 +38,13 @@ describe("POST /transactions", () => {
         confidence: "low",
         recommendation: "review",
       },
+      log_promise: expect.stringMatching(/^ey[\w-]+\.[\w-]+\.[\w-]+$/),
       message: expect.any(String),
     });
     expect(body.updated_scores.dimensions.quality).toBeGreaterThan(500);
     expect(body.updated_scores.dimensions.stability).toBeGreaterThan(500);
-    const row = await (await shardOf(sid)).prepare("SELECT reporter_operator_id, metadata FROM transactions WHERE id = ?").bind(body.transaction_id).first();
-    expect(row).toEqual({ reporter_operator_id: reporter.id, metadata: '{"order":1}' });
+    const row = await reportRow(sid, body.transaction_id);
+    expect({ reporter: row?.reporter, metadata: row?.metadata }).toEqual({ reporter: reporter.id, metadata: { order: 1 } });
     const rep = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as {
       score_history: { event_type: string }[];
       transaction_summary: unknown;
@@ -80,8 +81,8 @@ describe("POST /transactions", () => {
     await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } });
     const suspended = await report(key, { sid });
     expect(suspended.status).toBe(409);
-    const count = await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first<{ n: number }>();
-    expect(count?.n).toBe(0);
+    const count = await reportRows(sid);
+    expect(count.length).toBe(0);
   });
 
   it("a self-report moves a score less than an independent report", async () => {
@@ -102,10 +103,9 @@ describe("POST /transactions", () => {
     const rows: number[] = [];
     for (let i = 0; i < 4; i++) {
       await report(reporter.key, { sid, qualitySignal: 1000 });
-      const r = await (await shardOf(sid)).prepare("SELECT weight FROM transactions WHERE sid = ? ORDER BY id DESC LIMIT 1").bind(sid).first<{ weight: number }>();
-      rows.push(r!.weight);
+      rows.push((await reportRows(sid)).at(-1)!.damping);
     }
-    expect(rows).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2].map((w) => expect.closeTo(w, 9)));
+    expect(rows).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2].map((w) => expect.closeTo(w, 12)));
   });
 });
 
@@ -178,8 +178,8 @@ describe("idempotency", () => {
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(await second.json()).toEqual(await first.json());
-    const count = await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first<{ n: number }>();
-    expect(count?.n).toBe(1);
+    const count = await reportRows(sid);
+    expect(count.length).toBe(1);
     const different = await report(owner.key, { sid, qualitySignal: 100 }, headers);
     expect(different.status).toBe(422);
     // Keys are scoped per operator: another operator's same key is a new request.
@@ -199,8 +199,8 @@ describe("idempotency", () => {
     for (const b of sameBodies) expect(b).toEqual(sameBodies[0]);
     const otherIds = ((await Promise.all(otherRes.map((r) => r.json()))) as Recorded[]).map((b) => b.transaction_id);
     expect(new Set([...otherIds, sameBodies[0].transaction_id]).size).toBe(9);
-    const count = await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first<{ n: number }>();
-    expect(count?.n).toBe(9);
+    const count = await reportRows(sid);
+    expect(count.length).toBe(9);
   });
 
   it("replays configuration updates too, and concurrent duplicates apply once", async () => {
@@ -242,21 +242,20 @@ describe("concurrency", () => {
       score_history: unknown[];
     };
     expect(rep.transaction_summary).toEqual({ total: 60, outcomes: { success: 12, partial: 12, failure: 12, timeout: 12, error: 12 } });
-    const events = await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM score_events WHERE sid = ?").bind(sid).first<{ n: number }>();
-    expect(events?.n).toBe(60);
+    expect(await reportRows(sid)).toHaveLength(60);
 
     // Replaying the stored history under the model gives exactly the evidence the object keeps,
     // and the same evidence its row shows.
     const shard = await shardOf(sid);
     const row = await shard.prepare("SELECT evidence, created_at, operator_id FROM agents WHERE sid = ?").bind(sid).first<{ evidence: string; created_at: string; operator_id: number }>();
-    const replayed = replayHistory(await readHistory(shard, sid), row!.operator_id, Date.parse(row!.created_at), Date.now());
+    const replayed = replayOf((await readEntries(shard, sid)).map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(row!.created_at), Date.now());
     const live = await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
     expect(replayed.evidence).toEqual(live.record!.evidence);
     expect(JSON.parse(row!.evidence)).toEqual(live.record!.evidence);
     // And the weights follow the damping rule per reporter, in commit order.
-    const weights = await shard.prepare("SELECT reporter_operator_id AS r, damping FROM transactions WHERE sid = ? ORDER BY seq").bind(sid).all<{ r: number; damping: number }>();
+    const weights = (await reportRows(sid)).map((w) => ({ r: w.reporter, damping: w.damping }));
     const seen = new Map<number, number>();
-    for (const w of weights.results) {
+    for (const w of weights) {
       const k = seen.get(w.r) ?? 0;
       expect(w.damping).toBeCloseTo(1 / Math.sqrt(1 + k), 12);
       seen.set(w.r, k + 1);
@@ -291,7 +290,7 @@ describe("atomic writes", () => {
     const { sid } = await registerAgent(owner.key);
     await report(owner.key, { sid, qualitySignal: 900 });
     const shard = await shardOf(sid);
-    await shard.exec("CREATE TRIGGER fail_events BEFORE INSERT ON score_events BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    await shard.exec("CREATE TRIGGER fail_entries BEFORE INSERT ON entries WHEN NEW.kind = 'report' BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
     let committed: Recorded;
     try {
       const res = await report(owner.key, { sid, qualitySignal: 100 });
@@ -300,18 +299,16 @@ describe("atomic writes", () => {
       committed = (await res.json()) as Recorded;
       expect((await inspect(sid)).pending).toBeGreaterThan(0);
     } finally {
-      await shard.exec("DROP TRIGGER fail_events");
+      await shard.exec("DROP TRIGGER fail_entries");
     }
     // The shard batch was one SQL transaction: none of it landed.
-    const count = () => shard.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first<number>("n");
+    const count = async () => (await reportRows(sid)).length;
     expect(await count()).toBe(1);
 
     const next = await report(owner.key, { sid, qualitySignal: 100 });
     expect(next.status).toBe(201);
     expect(await count()).toBe(3);
-    const ids = await shard.prepare("SELECT id FROM transactions WHERE sid = ? ORDER BY seq").bind(sid).all<{ id: number }>();
-    expect(ids.results.map((r) => r.id)).toContain(committed!.transaction_id);
-    expect(await shard.prepare("SELECT count(*) AS n FROM score_events WHERE sid = ?").bind(sid).first("n")).toBe(3);
+    expect((await reportRows(sid)).map((r) => r.id)).toContain(committed!.transaction_id);
     const state = await inspect(sid);
     expect(state.pending).toBe(0);
     const row = await shard.prepare("SELECT evidence, seq FROM agents WHERE sid = ?").bind(sid).first<{ evidence: string; seq: number }>();
@@ -327,14 +324,13 @@ describe("atomic writes", () => {
     });
     const crashed = await report(owner.key, { sid, qualitySignal: 100 }, { "idempotency-key": "crash-1" });
     expect(crashed.status).toBe(503);
-    const shard = await shardOf(sid);
-    expect(await shard.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(0);
+    expect((await reportRows(sid)).length).toBe(0);
     // The client repeats with its key: the report the object committed is replayed, not applied again.
     const retried = await report(owner.key, { sid, qualitySignal: 100 }, { "idempotency-key": "crash-1" });
     expect(retried.status).toBe(201);
     const other = await report(owner.key, { sid, qualitySignal: 800 });
     expect(other.status).toBe(201);
-    expect(await shard.prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(2);
+    expect((await reportRows(sid)).length).toBe(2);
     const rep = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as { transaction_summary: { total: number } };
     expect(rep.transaction_summary.total).toBe(2);
     expect((await inspect(sid)).pending).toBe(0);

@@ -3,14 +3,16 @@
 // and a withdrawal replays the history without the report and counts toward the reporter's penalty.
 // Owns the `disputes` table (the control database lists them; this storage decides).
 
-import { findTransaction } from "../../db/agents";
+import { findReport } from "../../db/agents";
 import { getDispute, unresolvedDisputes } from "../../db/disputes";
-import { agentRow, scoreEventRow, type ControlWrite, type ShardWrite } from "../../db/shard-writes";
-import { scoreEvent, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { agentRow, type ControlWrite, type ShardWrite } from "../../db/shard-writes";
+import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { DISPUTE_WINDOW_MS, MAX_OPEN_DISPUTES, RESPOND_WITHIN_MS, type Dispute } from "../../domain/disputes";
+import type { Entry } from "../../domain/entries";
 import { disputeEvent, type EventDraft } from "../../domain/events";
 import type { Result } from "../../domain/results";
-import { log, ok, refuse, type AgentHost, type Feature, type Replayed } from "./host";
+import { keptWrite, withdrawalWrite } from "./entry-writes";
+import { log, ok, refuse, type AgentHost, type Feature } from "./host";
 
 export class Disputes implements Feature {
   readonly schema = ["CREATE TABLE IF NOT EXISTS disputes (id INTEGER PRIMARY KEY, dispute TEXT NOT NULL)"];
@@ -57,12 +59,12 @@ export class Disputes implements Feature {
     return host.serial(async () => {
       const record = await host.owned(ref, input.callerId);
       if (!("sid" in record)) return record;
-      const report = await findTransaction(host.shard(record.shard).withSession("first-primary"), input.transactionId);
-      if (!report || report.sid !== record.sid) return refuse("transaction_not_found");
+      const report = await findReport(host.shard(record.shard).withSession("first-primary"), record.sid, record.num, input.transactionId);
+      if (!report) return refuse("transaction_not_found");
       if (this.one(input.transactionId)) return refuse("already_disputed");
       // A rebuilt storage holds only unresolved disputes: a resolved one is in the control database.
       if (await getDispute(host.env.DB.withSession("first-primary"), input.transactionId)) return refuse("already_disputed");
-      if (input.now - Date.parse(report.createdAt) > DISPUTE_WINDOW_MS) return refuse("dispute_window_closed");
+      if (input.now - report.at > DISPUTE_WINDOW_MS) return refuse("dispute_window_closed");
       if (this.all().filter((d) => d.status !== "resolved").length >= MAX_OPEN_DISPUTES) return refuse("too_many_disputes");
       const dispute: Dispute = {
         id: report.id,
@@ -81,7 +83,7 @@ export class Disputes implements Feature {
         adminNote: null,
       };
       const committed = host.commit(record, {
-        shard: [{ kind: "transactionStatus", sid: record.sid, id: report.id, status: "disputed" }],
+        shard: [{ kind: "entryStatus", sid: record.sid, n: report.n, status: "disputed" }],
         control: [{ kind: "dispute", dispute }],
         events: [disputeEvent("dispute.opened", dispute)],
         at: input.now,
@@ -128,38 +130,40 @@ export class Disputes implements Feature {
   private async resolve(record: AgentRecord, dispute: Dispute, outcome: "withdrawn" | "kept", resolvedBy: "reporter" | "admin", now: number, events: EventDraft[]): Promise<Result<Dispute>> {
     const { host } = this;
     const resolved: Dispute = { ...dispute, status: "resolved", outcome, resolvedBy, resolvedAt: new Date(now).toISOString() };
-    let next = record;
-    let replayed: Replayed | null = null;
-    const shard: ShardWrite[] = [{ kind: "transactionStatus", sid: record.sid, id: dispute.id, status: outcome === "withdrawn" ? "withdrawn" : "active" }];
+    const report = await findReport(host.shard(record.shard).withSession("first-primary"), record.sid, record.num, dispute.id);
+    if (!report) return refuse("transaction_not_found");
+    const shard: ShardWrite[] = [{ kind: "entryStatus", sid: record.sid, n: report.n, status: outcome === "withdrawn" ? "withdrawn" : "active" }];
     const control: ControlWrite[] = [{ kind: "dispute", dispute: resolved }];
+    let withdrawn: { record: AgentRecord; recent: Map<number, number[]> } | null = null;
     if (outcome === "withdrawn") {
-      const [history, report] = await Promise.all([
-        host.replay(record, record.operatorId, now, dispute.id),
-        findTransaction(host.shard(record.shard).withSession("first-primary"), dispute.id),
-      ]);
-      if (!history) return refuse("write_failed");
-      replayed = history;
+      // The replay of the chain with the withdrawal after it leaves the report out, as if never sent.
+      const replayed = await host.replay(record, now, [{ entry: { kind: "withdrawal", of: report.n } as Entry, who: null }]);
+      if (!replayed) return refuse("write_failed");
       const outcomes = { ...record.outcomes };
-      if (report && outcomes[report.outcome]) outcomes[report.outcome] -= 1;
-      // The withdrawal is an event of the history too: the score it left behind is recorded.
-      next = { ...record, evidence: replayed.evidence, outcomes, seq: record.seq + 1 };
-      shard.push(agentRow(next, now), scoreEventRow(next.sid, next.seq, scoreEvent.withdrawal, scoreOfRecord(next, now), now, dispute.id));
+      if (outcomes[report.outcome]) outcomes[report.outcome] -= 1;
+      withdrawn = { record: { ...record, evidence: replayed.evidence, outcomes }, recent: replayed.recent };
       control.push({ kind: "withdrawal", operatorId: dispute.reporterOperatorId, transactionId: dispute.id, at: resolved.resolvedAt! });
     }
+    const after = withdrawn?.record ?? record;
+    // The withdrawal's entry records the score it left behind; a kept report's, the dispute's end.
+    const write = withdrawn ? withdrawalWrite(report.n, scoreOfRecord(after, now), now) : keptWrite(report.n, scoreOfRecord(after, now).composite, now);
+    const appended = await host.append(after, [write]);
+    const next = appended.record;
     const committed = host.commit(next, {
-      shard,
+      shard: [...shard, ...appended.shard, agentRow(next, now)],
       control,
+      leaves: appended.leaves,
       events: [...events, disputeEvent("dispute.resolved", resolved)],
       at: now,
       also: () => {
         this.save(resolved);
-        if (replayed) host.store.replaceRecent(replayed.recent);
+        if (withdrawn) host.store.replaceRecent(withdrawn.recent);
       },
     });
     if (!committed) return refuse("write_failed");
-    if (replayed) host.recent = replayed.recent;
+    if (withdrawn) host.recent = withdrawn.recent;
     const bookmarks = await host.flush();
-    if (outcome === "withdrawn") await this.announcePenaltyFacts(dispute.reporterOperatorId);
+    if (withdrawn) await this.announcePenaltyFacts(dispute.reporterOperatorId);
     return ok(resolved, bookmarks, host.faceMoved(record, next));
   }
 

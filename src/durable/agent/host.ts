@@ -8,6 +8,8 @@ import type { EventDraft } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Refusal, Result } from "../../domain/results";
 import type { Env } from "../../env";
+import type { Entry } from "../../domain/entries";
+import type { Appended, Chain, EntryWrite, Leaf } from "./chain";
 import type { KernelStorage } from "./storage";
 
 export type { Feature } from "./feature";
@@ -21,6 +23,8 @@ export interface Change {
   events?: EventDraft[];
   /** Other storage of the same change, inside its transaction (throwing rolls all of it back). */
   also?: () => void;
+  /** Leaves of the change's entries for the agent's log (kept until the log has them). */
+  leaves?: Leaf[];
   at: number;
 }
 
@@ -40,6 +44,8 @@ export interface AgentHost {
   commit(record: AgentRecord, change: Change): boolean;
   /** Applies the journal to the shard and the control database, then publishes; null when a batch failed. */
   flush(): Promise<Bookmarks | null>;
+  /** The journal's shard writes for a caller to apply (null: this object applied them itself). */
+  deferred(): Promise<{ upTo: number; shard: ShardWrite[] } | null>;
   /** Moves the alarm earlier when needed; never later. */
   scheduleAlarm(at: number): Promise<void>;
   shard(n: number): D1Database;
@@ -47,8 +53,16 @@ export interface AgentHost {
   faceMoved(before: AgentRecord, after: AgentRecord): boolean;
   /** Drops what memory holds; the next call reads storage again. */
   forget(): void;
-  /** The replay of the agent's whole history (journal applied first) with `ownerId` as owner; null when the shard failed. */
-  replay(record: AgentRecord, ownerId: number | null, now: number, skip?: number): Promise<Replayed | null>;
+  /** The agent's chain: reporters' commitments, and the log outbox. */
+  readonly chain: Chain;
+  /** Chains a change's entries after the record's head (the rows and leaves go into its commit). */
+  append(record: AgentRecord, writes: readonly EntryWrite[]): Promise<Appended>;
+  /**
+   * The replay of the agent's whole chain (journal applied first), with `pending` entries of the
+   * change at hand after it: the evidence as of `now`, report times for damping, and the operators'
+   * numbers. Null when the shard failed.
+   */
+  replay(record: AgentRecord, now: number, pending?: readonly { entry: Entry; who: number | null }[]): Promise<Replayed | null>;
   /** The answer kept under an Idempotency-Key: replayed (or a mismatch refused), or null when there is none. */
   replayed<T>(operatorId: number, idempotency: Idempotency | undefined, now: number): Result<T> | null;
   keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number): void;
@@ -59,6 +73,7 @@ export interface AgentHost {
 export interface Replayed {
   evidence: AgentRecord["evidence"];
   recent: Map<number, number[]>;
+  locals: Record<string, number>;
 }
 
 export const ok = <T>(result: T, bookmarks: Bookmarks | null = {}, faceChanged = false): Result<T> => ({

@@ -2,11 +2,12 @@
 // Web Bot Auth key directories), signature challenges and proofs (level 2), and the identity events
 // each change tells. Owns the `challenges` and `nonces` tables.
 
-import { agentRow, keyAdded, keyRemoved } from "../../db/shard-writes";
+import { agentRow, keyAdded, keyRemoved, type ShardWrite } from "../../db/shard-writes";
 import { identityLevelOf, MAX_AGENT_KEYS, type AgentKey } from "../../domain/agent-keys";
-import type { AgentRecord, AgentRef } from "../../domain/agent";
+import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { identityEvents } from "../../domain/events";
 import type { Result } from "../../domain/results";
+import { identityWrite } from "./entry-writes";
 import { ok, refuse, Rollback, type AgentHost, type Feature } from "./host";
 
 const DAY_MS = 86_400_000;
@@ -48,10 +49,8 @@ export class Identity implements Feature {
       const verified = { ...record, callbackVerified: true };
       const next: AgentRecord = { ...verified, identityLevel: identityLevelOf(verified) };
       let consumed = false;
-      const committed = host.commit(next, {
-        shard: [agentRow(next, input.now)],
+      const { committed } = await this.commitIdentity(record, next, {
         at: input.now,
-        events: identityEvents(record, next),
         also: () => {
           consumed = this.consumeChallenge(input.tokenHash, input.now);
           // Nothing but the token's consumption may be stored when it fails: throwing rolls back.
@@ -76,10 +75,9 @@ export class Identity implements Feature {
       const fresh = input.keys.filter((k) => !record.keys.some((have) => have.thumbprint === k.thumbprint));
       if (record.keys.length + fresh.length > MAX_AGENT_KEYS) return refuse("too_many_keys");
       const directories = input.directoryUrl ? { ...record.directories, [input.directoryUrl]: input.now } : record.directories;
-      const next: AgentRecord = { ...record, keys: [...record.keys, ...fresh], directories };
-      if (!host.commit(next, { shard: fresh.map((k) => keyAdded(next.sid, k)), at: input.now, events: fresh.length > 0 ? identityEvents(record, next, true) : [] })) {
-        return refuse("write_failed");
-      }
+      const changed: AgentRecord = { ...record, keys: [...record.keys, ...fresh], directories };
+      const { record: next, committed } = await this.commitIdentity(record, changed, { shard: fresh.map((k) => keyAdded(changed.sid, k)), keysChanged: fresh.length > 0, at: input.now });
+      if (!committed) return refuse("write_failed");
       const registered = input.keys.map((k) => next.keys.find((have) => have.thumbprint === k.thumbprint)!);
       // The proven key's thumbprint too: a key registered again may be it.
       return ok({ keys: registered, identityKey: next.identityKey }, await host.flush());
@@ -101,10 +99,9 @@ export class Identity implements Feature {
       const record = await host.owned(ref, input.callerId);
       if (!("sid" in record)) return record;
       if (!record.keys.some((k) => k.thumbprint === input.thumbprint)) return refuse("key_not_found");
-      const next = withKeys(record, record.keys.filter((k) => k.thumbprint !== input.thumbprint));
-      if (!host.commit(next, { shard: [keyRemoved(next.sid, input.thumbprint), agentRow(next, input.now)], at: input.now, events: identityEvents(record, next, true) })) {
-        return refuse("write_failed");
-      }
+      const changed = withKeys(record, record.keys.filter((k) => k.thumbprint !== input.thumbprint));
+      const { record: next, committed } = await this.commitIdentity(record, changed, { shard: [keyRemoved(record.sid, input.thumbprint)], keysChanged: true, at: input.now });
+      if (!committed) return refuse("write_failed");
       return ok({ identityLevel: next.identityLevel, identityKey: next.identityKey }, await host.flush(), next.identityLevel !== record.identityLevel);
     });
   }
@@ -151,16 +148,15 @@ export class Identity implements Feature {
       if (!(input.url in record.directories)) return ok(null);
       const others = record.keys.filter((k) => k.directoryUrl !== input.url);
       const kept = input.keys.filter((k) => !others.some((o) => o.thumbprint === k.thumbprint)).slice(0, MAX_AGENT_KEYS - others.length);
-      const next = { ...withKeys(record, [...others, ...kept]), directories: { ...record.directories, [input.url]: input.now } };
+      const refreshed = { ...withKeys(record, [...others, ...kept]), directories: { ...record.directories, [input.url]: input.now } };
       const before = new Set(record.keys.map((k) => k.thumbprint));
-      const after = new Set(next.keys.map((k) => k.thumbprint));
+      const after = new Set(refreshed.keys.map((k) => k.thumbprint));
       const writes = [
-        ...record.keys.filter((k) => !after.has(k.thumbprint)).map((k) => keyRemoved(next.sid, k.thumbprint)),
-        ...next.keys.filter((k) => !before.has(k.thumbprint)).map((k) => keyAdded(next.sid, k)),
-        agentRow(next, input.now),
+        ...record.keys.filter((k) => !after.has(k.thumbprint)).map((k) => keyRemoved(record.sid, k.thumbprint)),
+        ...refreshed.keys.filter((k) => !before.has(k.thumbprint)).map((k) => keyAdded(record.sid, k)),
       ];
-      const changed = writes.length > 1;
-      if (!host.commit(next, { shard: writes, at: input.now, events: changed ? identityEvents(record, next, true) : [] })) return refuse("write_failed");
+      const { record: next, committed } = await this.commitIdentity(record, refreshed, { shard: writes, keysChanged: writes.length > 0, at: input.now });
+      if (!committed) return refuse("write_failed");
       return ok(null, await host.flush(), next.identityLevel !== record.identityLevel);
     });
   }
@@ -179,10 +175,28 @@ export class Identity implements Feature {
       if (!nonceOk) return refuse("invalid_nonce");
       if (!record.keys.some((k) => k.thumbprint === input.thumbprint)) return refuse("key_not_registered");
       const proven = { ...record, identityKey: input.thumbprint };
-      const next: AgentRecord = { ...proven, identityLevel: identityLevelOf(proven) };
-      if (!host.commit(next, { shard: [agentRow(next, input.now)], at: input.now, events: identityEvents(record, next) })) return refuse("write_failed");
+      const { record: next, committed } = await this.commitIdentity(record, { ...proven, identityLevel: identityLevelOf(proven) }, { at: input.now });
+      if (!committed) return refuse("write_failed");
       return ok({ identityLevel: next.identityLevel, identityKey: input.thumbprint }, await host.flush(), next.identityLevel !== record.identityLevel);
     });
+  }
+
+  /**
+   * Commits an identity change: its identity entry (when the level, the proven key or the keys moved)
+   * with the record's row and its event.
+   */
+  private async commitIdentity(before: AgentRecord, after: AgentRecord, change: { shard?: ShardWrite[]; keysChanged?: boolean; at: number; also?: () => void }): Promise<{ record: AgentRecord; committed: boolean }> {
+    const events = identityEvents(before, after, change.keysChanged);
+    const appended = events.length > 0 ? await this.host.append(after, [identityWrite(after, scoreOfRecord(after, change.at).composite, change.at)]) : null;
+    const record = appended?.record ?? after;
+    const committed = this.host.commit(record, {
+      shard: [...(change.shard ?? []), ...(appended?.shard ?? []), agentRow(record, change.at)],
+      leaves: appended?.leaves,
+      at: change.at,
+      events,
+      also: change.also,
+    });
+    return { record, committed };
   }
 
   /** Consumes an unexpired, unused challenge token: true once, then never again. */

@@ -5,30 +5,40 @@
 // (reports, profile, identity, disputes) decide what a change is and hand it to `commit`.
 
 import { readAgentRow, recordOfRow } from "../../db/agents";
-import { readHistory, readKeys } from "../../db/history";
-import { agentRow, controlStatements, shardStatements } from "../../db/shard-writes";
-import { nextFaceChange, replayHistory, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { readEntries, readKeys } from "../../db/history";
+import { agentRow, controlStatements, shardStatements, type ShardWrite } from "../../db/shard-writes";
+import { nextFaceChange, replayOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { GENESIS, type Entry } from "../../domain/entries";
 import { scoreChangedData, scoreCrossed } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
 import { shardDatabases, shardName, type Env } from "../../env";
+import { Chain, type EntryWrite } from "./chain";
 import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
+import { migrateChain } from "./legacy";
 import { KernelStorage } from "./storage";
 
 const DAY_MS = 86_400_000;
 /** A shard batch that failed is retried by the alarm after this long (and by the next change). */
 const RETRY_MS = 5_000;
+/** Leaves the log has not acknowledged are checked and sent again this long after they were sent. */
+const LOG_CHECK_MS = 60_000;
+/** At most this many leaves go in one log message (a queue message holds 128 KB). */
+const LEAVES_PER_MESSAGE = 200;
 
 /** Where tests reach in: the clock of alarms and rebuilds, and injected failures. Production has none. */
 export interface Probes {
   now(): number;
   /** True to fail at this point once: a crash right after the commit, a shard batch, a crash before publishing. */
-  fail(point: "afterCommit" | "shardBatch" | "beforePublish"): boolean;
+  fail(point: "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk"): boolean;
 }
 export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
 
 export class Kernel implements AgentHost {
   readonly store: KernelStorage;
+  readonly chain: Chain;
+  /** Leaves up to this entry number were sent to the log in this object's life. */
+  private sentLeaves = 0;
   recent = new Map<number, number[]>();
   private tail: Promise<unknown> = Promise.resolve();
   /** The cached record; undefined until read from storage. */
@@ -52,11 +62,12 @@ export class Kernel implements AgentHost {
     private readonly probes: Probes,
   ) {
     this.store = new KernelStorage(ctx.storage);
+    this.chain = new Chain(env, () => this.store.sql);
   }
 
   /** Takes the feature modules (made with this kernel as their host) and creates every table. */
   start(features: readonly Feature[]): void {
-    this.features = this.store.features = features;
+    this.features = this.store.features = [this.chain, ...features];
     void this.ctx.blockConcurrencyWhile(async () => this.store.migrate());
   }
 
@@ -69,12 +80,12 @@ export class Kernel implements AgentHost {
   async load(ref: AgentRef): Promise<AgentRecord | null> {
     if (this.record) return this.record;
     const stored = this.store.record();
-    if (stored) {
-      this.record = stored;
-      this.recent = this.store.recentReports();
-      return stored;
-    }
-    return this.rebuild(ref);
+    if (!stored) return this.rebuild(ref);
+    // A record from before the chain, or whose move into it was interrupted: the move goes on first.
+    if (stored.chainHash === undefined || stored.migrating) return migrateChain(this, { ...ref, ...stored, log: stored.log ?? ref.log });
+    this.record = stored.log === undefined ? { ...stored, log: ref.log } : stored;
+    this.recent = this.store.recentReports();
+    return stored;
   }
 
   async owned(ref: AgentRef, callerId: number): Promise<AgentRecord | Refused> {
@@ -107,6 +118,7 @@ export class Kernel implements AgentHost {
         const shown = row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! };
         this.store.saveRecord(record, shown);
         this.store.journal(shard, change.control ?? []);
+        if (change.leaves) this.chain.keep(change.leaves);
         const events = [...(change.events ?? [])];
         const notified = this.store.notified();
         if (shown && notified && scoreCrossed(notified, shown)) {
@@ -144,6 +156,10 @@ export class Kernel implements AgentHost {
    * first, then drops them. On failure they stay for the next change or the alarm. Returns the
    * bookmarks of the batches, or null when one failed.
    */
+  append(record: AgentRecord, writes: readonly EntryWrite[]) {
+    return this.chain.append(record, writes);
+  }
+
   async flush(): Promise<Bookmarks | null> {
     const record = this.stored();
     if (!record) return {};
@@ -179,11 +195,64 @@ export class Kernel implements AgentHost {
   }
 
   /**
+   * The journal's shard writes, for a caller that applies them itself in one batch with other
+   * agents' (a batch of reports): they stay in the journal until `acknowledge`, and the alarm applies
+   * them if no acknowledgement comes. Null when the journal holds control writes: then this object
+   * flushes at once, as every other change does.
+   */
+  async deferred(): Promise<{ upTo: number; shard: ShardWrite[] } | null> {
+    const pending = this.store.pending(this.applied);
+    if (pending.length === 0) return { upTo: this.applied, shard: [] };
+    if (pending.some((j) => j.control.length > 0)) {
+      await this.flush();
+      return null;
+    }
+    await this.scheduleAlarm(Date.now() + RETRY_MS);
+    return { upTo: pending[pending.length - 1].id, shard: pending.flatMap((j) => j.shard) };
+  }
+
+  /** The caller applied the journal up to `upTo`: events and leaves of those changes go out now. */
+  acknowledge(upTo: number): Promise<void> {
+    return this.serial(async () => {
+      const record = this.stored();
+      if (!record) return;
+      this.applied = Math.max(this.applied, upTo);
+      await this.publish(record);
+      await this.scheduleRefresh(record);
+    });
+  }
+
+  /**
    * Sends the outbox's events to the events queue, after the shard has the change they report. An
    * event committed but not sent (a crash, a queue that failed) goes with the next change or the
    * alarm: events go out at least once, each with its stable id.
    */
   private async publish(record: AgentRecord): Promise<void> {
+    await this.publishEvents(record);
+    await this.publishLeaves(record);
+  }
+
+  /**
+   * Sends the leaves of new entries to the agent's log (through the log queue), once per object life;
+   * they stay in the outbox until the log acknowledges them, and the alarm sends again what it has not.
+   */
+  private async publishLeaves(record: AgentRecord): Promise<void> {
+    const queue = this.env.LOG_QUEUE;
+    if (!queue) return;
+    const leaves = this.chain.pending().filter((l) => l.seq > this.sentLeaves);
+    if (leaves.length === 0) return;
+    try {
+      for (let i = 0; i < leaves.length; i += LEAVES_PER_MESSAGE) {
+        await queue.send({ log: record.log ?? 0, leaves: leaves.slice(i, i + LEAVES_PER_MESSAGE).map((leaf) => ({ sid: record.sid, leaf })) }, { contentType: "json" });
+      }
+      this.sentLeaves = leaves[leaves.length - 1].seq;
+    } catch (err) {
+      log("error", "leaves not sent; the log outbox keeps them", { sid: record.sid, leaves: leaves.length, error: String(err) });
+    }
+    await this.scheduleAlarm(Date.now() + LOG_CHECK_MS);
+  }
+
+  private async publishEvents(record: AgentRecord): Promise<void> {
     const events = this.store.outbox(this.published);
     if (events.length === 0 || !this.env.EVENTS) return;
     if (this.probes.fail("beforePublish")) {
@@ -257,11 +326,10 @@ export class Kernel implements AgentHost {
     if (idempotency) this.store.keepAnswer(operatorId, idempotency.key, idempotency.requestHash, result, now);
   }
 
-  async replay(record: AgentRecord, ownerId: number | null, now: number, skip?: number): Promise<Replayed | null> {
+  async replay(record: AgentRecord, now: number, pending: readonly { entry: Entry; who: number | null }[] = []): Promise<Replayed | null> {
     if ((await this.flush()) === null) return null;
-    const history = await readHistory(this.shard(record.shard).withSession("first-primary"), record.sid);
-    const kept = skip === undefined ? history : history.filter((h) => h.kind !== "report" || h.id !== skip);
-    return replayHistory(kept, ownerId, Date.parse(record.createdAt), now);
+    const stored = await readEntries(this.shard(record.shard).withSession("first-primary"), record.sid);
+    return replayOf([...stored.map((e) => ({ entry: e.entry, who: e.operator })), ...pending], Date.parse(record.createdAt), now);
   }
 
   /** Test and operator view: the record, and how many journal entries the shard still lacks. */
@@ -309,16 +377,19 @@ export class Kernel implements AgentHost {
     const row = await readAgentRow(shard, ref.sid);
     if (!row) return null;
     const now = Date.now();
-    const [history, keys, ...restores] = await Promise.all([
-      readHistory(shard, ref.sid),
-      readKeys(shard, ref.sid),
-      ...this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {})),
-    ]);
-    const replayed = replayHistory(history, row.operatorId, Date.parse(row.createdAt), now);
-    const record = recordOfRow(ref, row, keys, replayed.evidence);
+    const keys = await readKeys(shard, ref.sid);
+    if (row.historyVersion < 2) {
+      // Its history is still in the tables from before the chain: the move builds its working state.
+      const restores = await Promise.all(this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {})));
+      return migrateChain(this, recordOfRow(ref, row, keys, { at: now, reporters: {}, lastConfigChangeAt: null }, { seq: 0, chainHash: GENESIS, locals: {} }), restores);
+    }
+    const [stored, ...restores] = await Promise.all([readEntries(shard, ref.sid), ...this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {}))]);
+    const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(row.createdAt), now);
+    const last = stored[stored.length - 1];
+    const record = recordOfRow(ref, row, keys, replayed.evidence, { seq: last?.n ?? 0, chainHash: last?.hash ?? GENESIS, locals: replayed.locals });
     // Written back at once: the row now carries the current model's evidence. Not stored, it must not
     // be used either: a later commit would store the record without the disputes and report times.
-    const stored = this.commit(record, {
+    const committed = this.commit(record, {
       shard: [agentRow(record, now)],
       at: now,
       also: () => {
@@ -326,9 +397,25 @@ export class Kernel implements AgentHost {
         for (const restore of restores) restore();
       },
     });
-    if (!stored) throw new Error(`the rebuilt state of ${ref.sid} could not be stored`);
+    if (!committed) throw new Error(`the rebuilt state of ${ref.sid} could not be stored`);
     this.recent = replayed.recent;
     await this.scheduleRefresh(record);
     return record;
+  }
+
+  /** Takes a record a migration built (it was committed): memory follows storage. */
+  adopt(record: AgentRecord, recent: Map<number, number[]>): void {
+    this.record = record;
+    this.recent = recent;
+  }
+
+  /** The probes' clock (alarms, rebuilds). */
+  now(): number {
+    return this.probes.now();
+  }
+
+  /** Whether a test asked this point to fail. */
+  failing(point: "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk"): boolean {
+    return this.probes.fail(point);
   }
 }

@@ -1,13 +1,15 @@
 // The agent's life outside reports: registration, configuration changes, a claim by an operator,
 // an admin's status change. No tables of its own: the record is the kernel's.
 
-import { agentRow, configRow, scoreEventRow, type ShardWrite } from "../../db/shard-writes";
-import { applyConfigTo, newRecord, scoreEvent, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
+import { agentRow, configRow, type ShardWrite } from "../../db/shard-writes";
+import { applyConfigTo, localOf, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
 import type { AgentConfiguration } from "../../domain/configuration";
 import { statusEvents } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
+import type { Leaf } from "./chain";
 import type { ConfigUpdated, Registration } from "../../domain/views";
+import { claimWrite, configWrite, registrationWrite, statusWrite } from "./entry-writes";
 import { ok, refuse, type AgentHost } from "./host";
 
 export interface RegistrationInput {
@@ -35,12 +37,13 @@ export class Profile {
     const { host } = this;
     return host.serial(async () => {
       if (host.store.record()) return refuse("already_registered");
-      const record = newRecord(ref, input, input.now);
-      const writes = [agentRow(record, input.now), configRow(record, 0, [], input.now)];
-      const committed = host.commit(record, { shard: writes, at: input.now, also: () => host.store.setNotified({ composite: 500, recommendation: "review" }) });
+      const created = newRecord(ref, input, input.now);
+      const score = scoreOfRecord(created, input.now);
+      const { record, shard, leaves } = await host.append(created, [await registrationWrite(created, score, input.now, (op) => host.chain.commitment(ref.sid, op))]);
+      const writes = [agentRow(record, input.now), ...shard, configRow(record, record.seq, [], input.now)];
+      const committed = host.commit(record, { shard: writes, leaves, at: input.now, also: () => host.store.setNotified({ composite: 500, recommendation: "review" }) });
       if (!committed) return refuse("write_failed");
       const bookmarks = await host.flush();
-      const score = scoreOfRecord(record, input.now);
       return ok({ sid: record.sid, name: record.name, status: record.status, createdAt: record.createdAt, score, fingerprint: record.fingerprint }, bookmarks);
     });
   }
@@ -56,16 +59,17 @@ export class Profile {
       const result: ConfigUpdated = changed
         ? { changeDetected: true, changeType: changed.changeType, fingerprint: input.fingerprint, score: changed.score }
         : { changeDetected: false, changeType: null, fingerprint: record.fingerprint, score: scoreOfRecord(record, input.now) };
-      const next = changed?.record ?? record;
-      if (next.seq >= SEQUENCE_SPACE) return refuse("history_full");
-      const writes: ShardWrite[] = changed
-        ? [
-            configRow(next, changed.seq, changed.changes, input.now),
-            scoreEventRow(next.sid, changed.seq, scoreEvent.configChange(changed.changeType), changed.score, input.now),
-            agentRow(next, input.now),
-          ]
-        : [];
-      const committed = host.commit(next, { shard: writes, at: input.now, also: () => host.keepAnswer(input.callerId, input.idempotency, result, input.now) });
+      if (record.seq + 1 >= SEQUENCE_SPACE) return refuse("history_full");
+      let next = record;
+      const writes: ShardWrite[] = [];
+      let leaves: Leaf[] = [];
+      if (changed) {
+        const appended = await host.append({ ...changed.record, seq: record.seq }, [configWrite(changed.changes, input.fingerprint, changed.score, input.now)]);
+        next = appended.record;
+        leaves = appended.leaves;
+        writes.push(...appended.shard, configRow(next, next.seq, changed.changes, input.now), agentRow(next, input.now));
+      }
+      const committed = host.commit(next, { shard: writes, leaves, at: input.now, also: () => host.keepAnswer(input.callerId, input.idempotency, result, input.now) });
       if (!committed) return refuse("write_failed");
       const bookmarks = await host.flush();
       return ok(result, bookmarks, host.faceMoved(record, next));
@@ -80,11 +84,16 @@ export class Profile {
       if (!record) return refuse("not_found");
       if (record.operatorId !== null) return refuse("already_claimed");
       if (!record.claimTokenHash || record.claimTokenHash !== input.claimTokenHash) return refuse("invalid_claim_token");
-      const replayed = await host.replay(record, input.operatorId, input.now);
+      const claimed = localOf({ ...record, operatorId: input.operatorId, claimTokenHash: null }, input.operatorId).record;
+      const write = await claimWrite(input.operatorId, scoreOfRecord(record, input.now).composite, input.now, (op) => host.chain.commitment(ref.sid, op));
+      const appended = await host.append(claimed, [write]);
+      // The history replayed with the claimer as owner: its own earlier reports now weigh as the owner's.
+      const replayed = await host.replay(record, input.now, appended.chained.map((c) => ({ entry: c.entry, who: input.operatorId })));
       if (!replayed) return refuse("write_failed");
-      const next: AgentRecord = { ...record, operatorId: input.operatorId, claimTokenHash: null, evidence: replayed.evidence };
+      const next: AgentRecord = { ...appended.record, evidence: replayed.evidence, locals: replayed.locals };
       const committed = host.commit(next, {
-        shard: [agentRow(next, input.now)],
+        shard: [...appended.shard, agentRow(next, input.now)],
+        leaves: appended.leaves,
         control: [{ kind: "directoryOwner", sid: next.sid, operatorId: input.operatorId }],
         at: input.now,
         also: () => host.store.replaceRecent(replayed.recent),
@@ -102,8 +111,11 @@ export class Profile {
     return host.serial(async () => {
       const record = await host.load(ref);
       if (!record) return refuse("not_found");
-      const next: AgentRecord = { ...record, status };
-      if (!host.commit(next, { shard: [agentRow(next, now)], at: now, events: statusEvents(record, next) })) return refuse("write_failed");
+      if (status === record.status) return ok({ status });
+      const appended = await host.append({ ...record, status }, [statusWrite(status, scoreOfRecord(record, now).composite, now)]);
+      const next = appended.record;
+      const change = { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now, events: statusEvents(record, next) };
+      if (!host.commit(next, change)) return refuse("write_failed");
       return ok({ status }, await host.flush());
     });
   }

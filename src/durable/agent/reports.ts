@@ -2,13 +2,15 @@
 // that queued while the previous change was written share one storage transaction and one shard
 // batch), each with its receipt checked and its receipt id used once. Owns the `receipts` table.
 
-import { scoreColumns, scoreEventRow, transactionRow, type ShardWrite } from "../../db/shard-writes";
-import { applyReportTo, scoreEvent, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type Report } from "../../domain/agent";
+import { scoreColumns, type ShardWrite } from "../../db/shard-writes";
+import { applyReportTo, localOf, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type Report } from "../../domain/agent";
 import type { Idempotency } from "../../domain/idempotency";
 import { evidenceFactor, MODEL } from "../../domain/model";
 import { checkReceipt, type ReceiptCheck } from "../../domain/receipts";
 import type { Result } from "../../domain/results";
 import type { TransactionRecorded } from "../../domain/views";
+import type { EntryWrite, Leaf } from "./chain";
+import { reportWrite } from "./entry-writes";
 import { log, ok, refuse, type AgentHost, type Feature } from "./host";
 
 export interface ReportInput extends Omit<Report, "evidenceFactor"> {
@@ -22,23 +24,26 @@ interface Pending {
   resolve: (outcome: Result<TransactionRecorded>) => void;
 }
 
-/** At most this many queued reports share one commit. */
-const MAX_GROUP = 25;
+/** At most this many queued reports share one commit (a batch's reports on one agent are one group). */
+const MAX_GROUP = 100;
 /** A receipt id kept before forget_at existed is forgotten this long after its report. */
 const LEGACY_RECEIPT_KEEP_MS = 2 * 86_400_000;
 
 /** A group's reports applied in memory: what the one commit stores and what each report is answered. */
 class Group {
   record: AgentRecord;
-  readonly writes: ShardWrite[] = [];
+  /** Each applied report's entry, chained when the group is stored. */
+  readonly entries: EntryWrite[] = [];
+  leaves: Leaf[] = [];
   readonly times: { reporter: number; at: number }[] = [];
   readonly answers: { operatorId: number; idempotency: Idempotency; result: TransactionRecorded; at: number }[] = [];
   /** Receipt ids credited in this group, with when each may be forgotten. */
   readonly jtis = new Map<string, number>();
+
   /** Idempotency keys answered in this group (a repeat within the group replays it). */
   readonly keyed = new Map<string, { requestHash: string; result: TransactionRecorded }>();
-  /** Each report's answer: settled now (a replay or a refusal), or applied and answered after the batch. */
-  readonly settled: { report: Pending; answer: Result<TransactionRecorded> | { applied: TransactionRecorded } }[] = [];
+  /** Each report's answer: settled now (a replay or a refusal), or applied and answered after the batch (`entry`: its entry's index in the group). */
+  readonly settled: { report: Pending; answer: Result<TransactionRecorded> | { applied: TransactionRecorded; entry: number } }[] = [];
 
   constructor(readonly before: AgentRecord) {
     this.record = before;
@@ -80,11 +85,28 @@ export class Reports implements Feature {
     });
   }
 
+  /**
+   * A batch's reports on this agent, in order, as one group. With `defer`, the shard writes are left
+   * to the caller, which applies them with other agents' in one batch per shard and acknowledges
+   * them (`deferred` says what to apply; null when this object applied them itself).
+   */
+  reportMany(ref: AgentRef, inputs: ReportInput[], defer: boolean): Promise<{ results: Result<TransactionRecorded>[]; deferred: { upTo: number; shard: ShardWrite[] } | null }> {
+    return this.host.serial(async () => {
+      const results: Result<TransactionRecorded>[] = [];
+      await this.guarded(ref, inputs.map((input, i) => ({ input, resolve: (r) => (results[i] = r) })), !defer);
+      return { results, deferred: defer ? await this.host.deferred() : null };
+    });
+  }
+
   private async drain(ref: AgentRef): Promise<void> {
     const reports = this.queue.splice(0, MAX_GROUP);
     if (this.queue.length > 0) void this.host.serial(() => this.drain(ref));
+    await this.guarded(ref, reports, true);
+  }
+
+  private async guarded(ref: AgentRef, reports: Pending[], flush: boolean): Promise<void> {
     try {
-      await this.write(ref, reports);
+      await this.write(ref, reports, flush);
     } catch (err) {
       // Storage may or may not hold the group: a repeat with the same Idempotency-Key finds out.
       log("error", "report group interrupted", { sid: ref.sid, error: String(err) });
@@ -93,7 +115,7 @@ export class Reports implements Feature {
     }
   }
 
-  private async write(ref: AgentRef, reports: Pending[]): Promise<void> {
+  private async write(ref: AgentRef, reports: Pending[], flush: boolean): Promise<void> {
     const record = await this.host.load(ref);
     if (!record || record.status === "suspended") {
       for (const report of reports) report.resolve(refuse(record ? "suspended" : "not_found"));
@@ -105,19 +127,21 @@ export class Reports implements Feature {
       reports.map((p) => (p.input.receipt === undefined ? null : checkReceipt(p.input.receipt, { sid: record.sid, reporter: p.input.reporter, keys: record.keys, now: p.input.at }))),
     );
     const group = new Group(record);
-    reports.forEach((report, i) => this.apply(group, report, receipts[i]));
+    for (const [i, report] of reports.entries()) await this.apply(group, report, receipts[i]);
     const applied = group.times.length > 0;
-    if (applied && !this.store(group, reports[reports.length - 1].input.at)) {
+    if (applied && !(await this.store(group, reports[reports.length - 1].input.at))) {
       for (const report of reports) report.resolve(refuse("write_failed"));
       return;
     }
-    const bookmarks = applied ? await this.host.flush() : {};
+    const bookmarks = applied && flush ? await this.host.flush() : {};
     const faceChanged = applied && this.host.faceMoved(record, group.record);
-    for (const { report, answer } of group.settled) report.resolve("applied" in answer ? ok(answer.applied, bookmarks, faceChanged) : answer);
+    for (const { report, answer } of group.settled) {
+      report.resolve("applied" in answer ? ok(answer.applied, bookmarks, faceChanged) : answer);
+    }
   }
 
   /** One report of the group, in order: replayed, refused, or applied to the group's record. */
-  private apply(group: Group, report: Pending, checked: ReceiptCheck | null): void {
+  private async apply(group: Group, report: Pending, checked: ReceiptCheck | null): Promise<void> {
     const { input } = report;
     const idem = input.idempotency;
     const groupKey = idem && `${input.reporter}\n${idem.key}`;
@@ -131,18 +155,16 @@ export class Reports implements Feature {
       return;
     }
     const since = input.at - MODEL.dampingWindowMs;
-    const earlier = this.recentOf(input.reporter, group.times).filter((t) => t > since).length;
+    const { local } = localOf(group.record, input.reporter);
+    const earlier = this.recentOf(local, group.times).filter((t) => t > since).length;
     let receipt = checked;
     if (receipt?.accepted && (group.jtis.has(receipt.jti) || this.seenReceipt(receipt.jti))) receipt = { accepted: false, reason: "reused" };
     if (receipt?.accepted) group.jtis.set(receipt.jti, receipt.forgetAt);
     const applied = applyReportTo(group.record, { ...input, evidenceFactor: evidenceFactor(receipt?.accepted === true) }, earlier);
     group.record = applied.record;
     const { recorded } = applied;
-    group.writes.push(
-      transactionRow(group.record.sid, recorded, receipt?.accepted === true),
-      scoreEventRow(group.record.sid, recorded.seq, scoreEvent.transaction(recorded.outcome), applied.score, recorded.at, recorded.id),
-    );
-    group.times.push({ reporter: input.reporter, at: input.at });
+    group.entries.push(await reportWrite({ ...recorded, receipt: receipt?.accepted === true }, applied.score, (op) => this.host.chain.commitment(group.record.sid, op)));
+    group.times.push({ reporter: local, at: input.at });
     const result: TransactionRecorded = {
       transactionId: recorded.id,
       score: applied.score,
@@ -152,14 +174,20 @@ export class Reports implements Feature {
       group.answers.push({ operatorId: input.reporter, idempotency: idem, result, at: input.at });
       group.keyed.set(groupKey!, { requestHash: idem.requestHash, result });
     }
-    group.settled.push({ report, answer: { applied: result } });
+    group.settled.push({ report, answer: { applied: result, entry: group.entries.length - 1 } });
   }
 
-  /** The group's one commit: the record, its rows, report times, receipt ids and idempotency records. */
-  private store(group: Group, last: number): boolean {
+  /** The group's one commit: the record, its entries, report times, receipt ids and idempotency records. */
+  private async store(group: Group, last: number): Promise<boolean> {
     const { host } = this;
+    const appended = await host.append({ ...group.record, seq: group.before.seq, chainHash: group.before.chainHash }, group.entries);
+    group.record = appended.record;
+    group.leaves = appended.leaves;
+    // Each answer (and the idempotency record that replays it) names the report's leaf: the route's promise is made of it.
+    for (const { answer } of group.settled) if ("applied" in answer) answer.applied.leaf = appended.leaves[answer.entry];
     const committed = host.commit(group.record, {
-      shard: [...group.writes, scoreColumns(group.record, last)],
+      shard: [...appended.shard, scoreColumns(group.record, last)],
+      leaves: appended.leaves,
       at: last,
       also: () => {
         host.store.rememberReports(group.times, last);

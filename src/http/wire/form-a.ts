@@ -130,15 +130,37 @@ export const schemas = {
 export const receiptSchema = z
   .object({ accepted: z.boolean(), reason: z.enum(RECEIPT_REFUSALS).optional().openapi({ description: "Why the receipt added no weight" }) })
   .openapi("ReceiptOutcome");
+export const logPromiseSchema = z.string().openapi({
+  description:
+    "Compact JWS (alg EdDSA, typ trust-log-promise+jwt, kid from /.well-known/jwks.json): iss, sub (SID), iat, log (the log's origin), seq and entry_hash (the report's history entry), leaf (the leaf that entry appears as in the log). Keep it: `npm run verify` checks that the leaf is in the log.",
+});
+/** A batch's outcome for one report: recorded, or refused with the single route's error. */
+export type BatchOutcome = { recorded: TransactionRecorded } | { error: ApiError };
+
 export const transactionSchema = z
   .object({
     success: z.boolean(),
     transaction_id: z.number().int(),
     updated_scores: schemas.updatedScores,
     receipt: receiptSchema.optional().openapi({ description: "Only when the report carried a receipt" }),
+    log_promise: logPromiseSchema.optional(),
     message: z.string(),
   })
   .openapi("TransactionRecordedA");
+/** One report of a batch: the single route's 201 body with its status, or its error with the status it would have had. */
+export const batchResultSchema = z
+  .object({
+    success: z.boolean().optional(),
+    status: z.number().int().openapi({ description: "What POST /transactions would have answered for this report alone: 201, or its 4xx" }),
+    transaction_id: z.number().int().optional(),
+    updated_scores: schemas.updatedScores.optional(),
+    receipt: receiptSchema.optional(),
+    log_promise: logPromiseSchema.optional(),
+    message: z.string().optional(),
+    error: z.string().optional().openapi({ description: "Present when status is not 201: the single route's error text" }),
+  })
+  .openapi("BatchResultA");
+export const batchSchema = z.object({ results: z.array(batchResultSchema).openapi({ description: "One result per report, in the order sent" }) }).openapi("BatchA");
 export const configSchema = z
   .object({
     change_detected: z.boolean(),
@@ -297,7 +319,12 @@ export const formA = {
     transaction_id: t.transactionId,
     updated_scores: updatedScores(t.score),
     ...(t.receipt ? { receipt: t.receipt } : {}),
+    ...(t.promise ? { log_promise: t.promise } : {}),
     message: "Transaction recorded and scores updated",
+  }),
+
+  batch: (results: BatchOutcome[]): z.infer<typeof batchSchema> => ({
+    results: results.map((r) => ("error" in r ? { status: r.error.status, error: r.error.message } : { status: 201, ...formA.transaction(r.recorded) })),
   }),
 
   transactions: (entries: TransactionEntry[], nextCursor: string | null): z.infer<typeof transactionListSchema> => ({

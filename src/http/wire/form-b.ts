@@ -6,7 +6,7 @@ import type { ApiError } from "../../domain/errors";
 import type { Dimension, ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
 import { confidence, errorB, identityLevel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
-import { configSchema, formA, receiptSchema, schemas as a } from "./form-a";
+import { configSchema, formA, logPromiseSchema, receiptSchema, schemas as a, type BatchOutcome } from "./form-a";
 
 const unit = z.number().min(0).max(1).openapi({ description: "0.0 to 1.0 (Form A's 0-1000 divided by 1000)" });
 const dimensions = z.object({ reliability: unit, quality: unit, financial: unit, security: unit, stability: unit });
@@ -72,8 +72,22 @@ export const schemas = {
 type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
 
 const updatedScores = z.object({ composite_score: scoreValue, dimensions, confidence, recommendation });
+export const batchResultSchemaB = z
+  .object({
+    success: z.boolean().optional(),
+    status: z.number().int(),
+    transaction_id: z.number().int().optional(),
+    updated_scores: updatedScores.optional(),
+    receipt: receiptSchema.optional(),
+    log_promise: logPromiseSchema.optional(),
+    message: z.string().optional(),
+    error: errorB.shape.error.optional(),
+  })
+  .openapi("BatchResultB");
+export const batchSchemaB = z.object({ results: z.array(batchResultSchemaB) }).openapi("BatchB");
+
 export const transactionSchemaB = z
-  .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: updatedScores, receipt: receiptSchema.optional(), message: z.string() })
+  .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: updatedScores, receipt: receiptSchema.optional(), log_promise: logPromiseSchema.optional(), message: z.string() })
   .openapi("TransactionRecordedB");
 // Written out rather than extended from Form A's: an extended schema would refer to Form A's in the document.
 export const configSchemaB = z
@@ -104,6 +118,10 @@ export const formB = {
   ...formA,
 
   transaction: (t: TransactionRecorded) => unitUpdatedScores(formA.transaction(t)),
+
+  batch: (results: BatchOutcome[]): z.infer<typeof batchSchemaB> => ({
+    results: results.map((r) => ("error" in r ? { status: r.error.status, error: { code: r.error.code, message: r.error.message } } : { status: 201, ...formB.transaction(r.recorded) })),
+  }),
   config: (u: ConfigUpdated) => unitUpdatedScores(formA.config(u)),
 
   error: (e: ApiError, requestId: string): Out<"error"> => ({ error: { code: e.code, message: e.message }, request_id: requestId }),

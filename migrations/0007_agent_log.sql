@@ -1,0 +1,1 @@
+ALTER TABLE `agent_directory` ADD `log` integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,104 @@
+// The agent's chain of history entries, as the kernel appends to it: each change's entries are
+// numbered after the record's head, chained, written as the shard's entry rows, and each gives a
+// leaf for the agent's transparency log, kept in the `log_outbox` table until the log has it.
+
+import type { EntryRow, ShardWrite } from "../../db/shard-writes";
+import type { AgentRecord } from "../../domain/agent";
+import { chainEntries, hmacHex, reporterCommitment, scoreCommit, type Chained, type EntryDraft } from "../../domain/entries";
+import type { Env } from "../../env";
+import type { Feature } from "./feature";
+
+/** One leaf of a transparency log: the agent by a keyed hash of its SID, its entry, and its score committed to. */
+export interface Leaf {
+  agent: string;
+  seq: number;
+  entry_hash: string;
+  score_commit: string;
+}
+
+/** A message of the log queue: leaves for log `log`, each with its agent's SID (for acknowledgements, never published). */
+export interface LogMessage {
+  log: number;
+  leaves: { sid: string; leaf: Leaf }[];
+}
+
+/** An entry a change appends: the entry itself, the composite that followed it, and what its row keeps beside it. */
+export interface EntryWrite {
+  draft: EntryDraft;
+  composite: number;
+  row?: Pick<EntryRow, "operator" | "status" | "ref" | "salt" | "private">;
+}
+
+export interface Appended {
+  record: AgentRecord;
+  chained: Chained[];
+  shard: ShardWrite[];
+  leaves: Leaf[];
+}
+
+export class Chain implements Feature {
+  readonly schema = ["CREATE TABLE IF NOT EXISTS log_outbox (n INTEGER PRIMARY KEY, leaf TEXT NOT NULL)"];
+  /** Reporters' commitments on this agent, by operator id (an HMAC each: computed once per object life). */
+  private commitments = new Map<number, Promise<string>>();
+  private agentName: Promise<string> | undefined;
+  /** Whether the outbox may hold leaves (false once read empty, until a commit adds some). */
+  private maybePending = true;
+
+  constructor(
+    private readonly env: Env,
+    private readonly sql: () => SqlStorage,
+  ) {}
+
+  forget(): void {
+    this.maybePending = true;
+  }
+
+  /** The reporter's (or owner's) commitment on this agent. */
+  commitment(sid: string, operatorId: number): Promise<string> {
+    let c = this.commitments.get(operatorId);
+    if (!c) this.commitments.set(operatorId, (c = reporterCommitment(secret(this.env.REPORTER_KEY, "REPORTER_KEY"), sid, operatorId)));
+    return c;
+  }
+
+  /** Chains the entries after the record's head: the record moves its head; rows and leaves to store with the change. */
+  async append(record: AgentRecord, writes: readonly EntryWrite[]): Promise<Appended> {
+    const { chained, head } = await chainEntries(record.sid, { n: record.seq, hash: record.chainHash }, writes.map((w) => w.draft));
+    this.agentName ??= hmacHex(secret(this.env.LOG_KEY, "LOG_KEY"), record.sid);
+    const agent = await this.agentName;
+    const leaves = await Promise.all(
+      chained.map(async (c, i): Promise<Leaf> => ({ agent, seq: c.entry.n, entry_hash: c.hash, score_commit: await scoreCommit(writes[i].composite, c.entry.nonce) })),
+    );
+    const shard: ShardWrite[] = chained.map((c, i) => ({
+      kind: "entry",
+      row: { sid: record.sid, n: c.entry.n, kind: c.entry.kind, at: Date.parse(c.entry.at), body: c.text, hash: c.hash, ...writes[i].row },
+    }));
+    return { record: { ...record, seq: head.n, chainHash: head.hash }, chained, shard, leaves };
+  }
+
+  /** Keeps leaves until the log acknowledges them (inside the change's storage transaction). */
+  keep(leaves: readonly Leaf[]): void {
+    for (const leaf of leaves) this.sql().exec("INSERT OR REPLACE INTO log_outbox (n, leaf) VALUES (?, ?)", leaf.seq, JSON.stringify(leaf));
+    if (leaves.length > 0) this.maybePending = true;
+  }
+
+  /** The leaves the log has not acknowledged, in order. */
+  pending(): Leaf[] {
+    if (!this.maybePending) return [];
+    const leaves = this.sql()
+      .exec<{ leaf: string }>("SELECT leaf FROM log_outbox ORDER BY n")
+      .toArray()
+      .map((r) => JSON.parse(r.leaf) as Leaf);
+    this.maybePending = leaves.length > 0;
+    return leaves;
+  }
+
+  /** The log has every leaf up to `n`: they leave the outbox. */
+  acknowledged(n: number): void {
+    this.sql().exec("DELETE FROM log_outbox WHERE n <= ?", n);
+  }
+}
+
+function secret(value: string | undefined, name: string): string {
+  if (!value || value.length < 16) throw new Error(`${name} is not set: history entries cannot be written`);
+  return value;
+}

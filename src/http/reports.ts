@@ -1,0 +1,58 @@
+import type { Context } from "hono";
+import { signPromise } from "../domain/attestations";
+import type { AgentRef } from "../domain/agent";
+import { MODEL, SIGNAL_DIMENSIONS, type Outcome, type SignalDimension } from "../domain/model";
+import type { TransactionRecorded } from "../domain/views";
+import type { ReportInput } from "../durable/agent";
+import { logOrigin } from "../env";
+import { authOf } from "./auth";
+import type { AppEnv } from "./context";
+import { signingKeys } from "./signing-keys";
+
+/** A report as `POST /transactions` takes it (validated), and as each report of a batch is. */
+export interface ReportBody {
+  sid: string;
+  transactionType: string;
+  outcome: Outcome;
+  reliabilitySignal?: number | null;
+  qualitySignal?: number | null;
+  financialSignal?: number | null;
+  securitySignal?: number | null;
+  metadata?: Record<string, unknown> | null;
+  receipt?: string;
+}
+
+/** What the agent's object is told of a report: who reports (and its weight's facts now), when, what. */
+export function reportInput(c: Context<AppEnv>, body: ReportBody, at: number): ReportInput {
+  const auth = authOf(c);
+  const signals: Partial<Record<SignalDimension, number>> = {};
+  for (const d of SIGNAL_DIMENSIONS) {
+    const value = body[`${d}Signal`];
+    if (value !== null && value !== undefined) signals[d] = value;
+  }
+  return {
+    reporter: auth.operatorId,
+    verified: auth.verified,
+    at,
+    transactionType: body.transactionType,
+    outcome: body.outcome,
+    signals,
+    metadata: body.metadata ?? null,
+    // The factor goes with the report, so a replay of the history gives it the same weight.
+    penalty: auth.penaltyUntil !== null && at < Date.parse(auth.penaltyUntil) ? MODEL.penalty.factor : 1,
+    receipt: body.receipt,
+  };
+}
+
+/** The recorded report with its log promise: the service's signed word that its entry will be in the agent's log. */
+export async function withPromise(c: Context<AppEnv>, ref: AgentRef, recorded: TransactionRecorded): Promise<TransactionRecorded> {
+  const { leaf } = recorded;
+  if (!leaf) return recorded;
+  const url = new URL(c.req.url);
+  const [key] = await signingKeys(c);
+  const promise = await signPromise(
+    { iss: url.origin, sub: ref.sid, iat: Math.floor(c.get("deps").now() / 1000), log: logOrigin(c.env, ref.log, url.host), seq: leaf.seq, entry_hash: leaf.entry_hash, leaf },
+    key,
+  );
+  return { ...recorded, promise };
+}

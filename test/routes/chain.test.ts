@@ -1,0 +1,157 @@
+// The agent's history as a chain of entries: every change one entry, chained, naming no reporter and
+// no free text; each report's 201 carries a signed promise of its leaf; old histories move into it.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
+import { describe, expect, it } from "vitest";
+import { readEntries } from "../../src/db/history";
+import { replayOf } from "../../src/domain/agent";
+import { checkChain, GENESIS, saltedHash, scoreCommit, type Entry } from "../../src/domain/entries";
+import type { Agent } from "../agent-under-test";
+import { ADMIN, agentConfig, bearer, call, createOperator, emptyAgentObject, registerAgent, shardOf } from "../helpers";
+
+const entriesOf = async (sid: string) => readEntries(await shardOf(sid), sid);
+const live = (sid: string) => runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
+
+async function reportOn(key: string, sid: string, extra: Record<string, unknown> = {}) {
+  const res = await call("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success", ...extra } });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { transaction_id: number; log_promise: string };
+}
+
+describe("the chain of an agent's entries", () => {
+  it("holds every change, in order, each linked to the one before, and replays to the live evidence", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    await reportOn(reporter.key, sid, { qualitySignal: 900 });
+    await reportOn(owner.key, sid, { outcome: "partial" });
+    expect((await call(`/agents/${sid}/config`, { headers: bearer(owner.key), body: { ...agentConfig, modelName: "other" } })).status).toBe(200);
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+    const stored = await entriesOf(sid);
+    expect(stored.map((e) => e.kind)).toEqual(["registration", "report", "report", "config", "status"]);
+    expect(stored.map((e) => e.n)).toEqual([1, 2, 3, 4, 5]);
+    expect(stored[0].entry.prev).toBe(GENESIS);
+    expect(await checkChain(stored.map((e) => e.text))).toBeNull();
+    const state = await live(sid);
+    expect(state.record!.chainHash).toBe(stored[4].hash);
+    const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(state.record!.createdAt), Date.now());
+    expect(replayed.evidence).toEqual(state.record!.evidence);
+  });
+
+  it("names reporters only by a commitment no other agent shares, and free text only by salted hashes", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const [a, b] = [await registerAgent(owner.key), await registerAgent(owner.key)];
+    await reportOn(reporter.key, a.sid, { transactionType: "wire-transfer-to-acme", metadata: { invoice: "INV-7731" } });
+    await reportOn(reporter.key, b.sid);
+    const [ea, eb] = [await entriesOf(a.sid), await entriesOf(b.sid)];
+    const [ra, rb] = [ea[1], eb[1]];
+    if (ra.entry.kind !== "report" || rb.entry.kind !== "report") throw new Error("not reports");
+    expect(ra.entry.reporter).toMatch(/^[0-9a-f]{64}$/);
+    expect(ra.entry.reporter).not.toBe(rb.entry.reporter);
+    for (const text of [ra.text, ea[0].text]) {
+      expect(text).not.toContain("wire-transfer");
+      expect(text).not.toContain("INV-7731");
+      expect(text).not.toContain(`"${reporter.id}"`);
+      expect(text).not.toContain("Agent");
+    }
+    expect(ra.entry.type).toBe(await saltedHash(ra.salt!, "type", "wire-transfer-to-acme"));
+    expect(ra.entry.metadata).toBe(await saltedHash(ra.salt!, "metadata", JSON.stringify({ invoice: "INV-7731" })));
+  });
+
+  it("gives each report a promise signed with the service's keys, over the leaf of its entry", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const { log_promise } = await reportOn(owner.key, sid, { reliabilitySignal: 800 });
+    const jwks = (await (await call("/.well-known/jwks.json")).json()) as JSONWebKeySet;
+    const { payload, protectedHeader } = await compactVerify(log_promise, createLocalJWKSet(jwks));
+    expect(protectedHeader.typ).toBe("trust-log-promise+jwt");
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub: string; seq: number; entry_hash: string; log: string; leaf: { seq: number; entry_hash: string; score_commit: string; agent: string } };
+    const entry = (await entriesOf(sid))[1];
+    expect(claims).toMatchObject({ sub: sid, seq: entry.n, entry_hash: entry.hash, log: expect.stringMatching(/\/log\/0$/) });
+    expect(claims.leaf).toMatchObject({ seq: entry.n, entry_hash: entry.hash, agent: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const score = (entry.entry as Entry & { score: { composite: number } }).score.composite;
+    expect(claims.leaf.score_commit).toBe(await scoreCommit(score, entry.entry.nonce));
+  });
+
+  it("keeps a withdrawn report, followed by its withdrawal, and replays without it", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const { transaction_id } = await reportOn(reporter.key, sid, { outcome: "failure" });
+    expect((await call(`/transactions/${transaction_id}/dispute`, { headers: bearer(owner.key), body: { reason: "never happened" } })).status).toBe(201);
+    expect((await call(`/disputes/${transaction_id}/respond`, { headers: bearer(reporter.key), body: { stand: false } })).status).toBe(200);
+    const stored = await entriesOf(sid);
+    expect(stored.map((e) => e.kind)).toEqual(["registration", "report", "withdrawal"]);
+    expect(stored[1].status).toBe("withdrawn");
+    expect(stored[2].entry).toMatchObject({ kind: "withdrawal", of: 2 });
+    expect(await checkChain(stored.map((e) => e.text))).toBeNull();
+    const state = await live(sid);
+    expect(replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(state.record!.createdAt), Date.now()).evidence).toEqual(state.record!.evidence);
+    expect(Object.keys(state.record!.evidence.reporters)).toEqual([]);
+  });
+});
+
+describe("an agent whose history is in the tables from before the chain", () => {
+  /** An agent as version 1.1 left it: its row and its reports in the old tables. */
+  async function legacyAgent(reports: number) {
+    const owner = await createOperator();
+    const reporters = [await createOperator({ verified: true }), await createOperator({ verified: true })];
+    const { sid } = await registerAgent(owner.key);
+    const shard = await shardOf(sid);
+    const num = (await env.DB.prepare("SELECT num FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number }>())!.num;
+    const t0 = Date.parse("2026-10-01T00:00:00Z");
+    const inserts = [
+      shard.prepare("DELETE FROM entries WHERE sid = ?").bind(sid),
+      shard.prepare("UPDATE agents SET history_version = 1, seq = ?, owner_local = NULL WHERE sid = ?").bind(reports, sid),
+    ];
+    for (let i = 1; i <= reports; i++) {
+      inserts.push(
+        shard
+          .prepare(
+            `INSERT INTO transactions (id, sid, seq, reporter_operator_id, transaction_type, outcome, quality_signal, weight, base, damping, evidence_factor, penalty, evidence, status, created_at)
+             VALUES (?, ?, ?, ?, 'old', ?, ?, 1, 1, 1, 1, 1, 'none', ?, ?)`,
+          )
+          .bind(num * 2 ** 22 + i, sid, i, reporters[i % 2].id, i % 7 === 0 ? "failure" : "success", 500 + (i % 400), i === 3 ? "withdrawn" : "active", new Date(t0 + i * 3_600_000).toISOString()),
+      );
+    }
+    await shard.batch(inserts);
+    await emptyAgentObject(sid);
+    return { sid, owner, num, reports };
+  }
+
+  it("moves into the chain once: ids kept, a withdrawn report followed by its withdrawal, the same scores as a rebuild", async () => {
+    const { sid, owner, num, reports } = await legacyAgent(12);
+    const score = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { composite_score: number };
+    const stored = await entriesOf(sid);
+    expect(stored.map((e) => e.kind)).toEqual(["registration", ...Array.from({ length: 12 }, (_, i) => (i === 2 ? ["report", "withdrawal"] : ["report"])).flat()]);
+    expect(stored.filter((e) => e.kind === "report").map((e) => e.ref)).toEqual(Array.from({ length: reports }, (_, i) => num * 2 ** 22 + i + 1));
+    expect(await checkChain(stored.map((e) => e.text))).toBeNull();
+    expect(await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(0);
+    // A rebuild from the chain gives the same score.
+    await emptyAgentObject(sid);
+    const rebuilt = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { composite_score: number };
+    expect(rebuilt.composite_score).toBe(score.composite_score);
+    const listed = (await (await call(`/agents/${sid}/transactions`, { headers: bearer(owner.key) })).json()) as { transactions: { transaction_id: number; status: string }[] };
+    expect(listed.transactions.find((t) => t.transaction_id === num * 2 ** 22 + 3)!.status).toBe("withdrawn");
+  });
+
+  it("survives being interrupted halfway: it goes on from the entries already written, and writes none twice", async () => {
+    const { sid, owner } = await legacyAgent(450);
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => {
+      (o as Agent).faults.interruptMigration = 1;
+    });
+    const interrupted = await call(`/score/${sid}`, { headers: bearer(owner.key) });
+    expect(interrupted.status).toBeGreaterThanOrEqual(500);
+    expect((await entriesOf(sid)).length).toBe(200);
+    // And its object's storage lost too: the move starts from what the shard holds.
+    await emptyAgentObject(sid);
+    const done = await call(`/score/${sid}`, { headers: bearer(owner.key) });
+    expect(done.status).toBe(200);
+    const stored = await entriesOf(sid);
+    expect(stored).toHaveLength(1 + 450 + 1);
+    expect(stored.map((e) => e.n)).toEqual(Array.from({ length: 452 }, (_, i) => i + 1));
+    expect(await checkChain(stored.map((e) => e.text))).toBeNull();
+  });
+});
