@@ -468,6 +468,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transactions/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report up to 100 transactions at once: one result per report, in order
+         * @description Each report is the body of `POST /transactions` plus its `idempotency_key` (required: a batch retried after a failure changes nothing), and gets what that route would have answered for it alone (its status, and its body or error). A bad report never fails its neighbours; a malformed batch (not an array, empty, over 100) is one 400 and writes nothing. The tier limit counts every report: when fewer remain than the batch carries, 429 and nothing is written. Body up to 1 MiB.
+         *
+         *     Needs an API key with the `transactions:write` scope.
+         */
+        post: operations["reportTransactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{sid}/transactions": {
         parameters: {
             query?: never;
@@ -1441,6 +1463,49 @@ export interface components {
             /** @enum {string} */
             color: "green" | "yellow" | "red" | "lightgrey";
         };
+        BatchA: {
+            /** @description One result per report, in the order sent */
+            results: components["schemas"]["BatchResultA"][];
+        };
+        BatchResultA: {
+            success?: boolean;
+            /** @description What POST /transactions would have answered for this report alone: 201, or its 4xx */
+            status: number;
+            transaction_id?: number;
+            updated_scores?: {
+                composite_score: number;
+                dimensions: {
+                    reliability: number;
+                    quality: number;
+                    financial: number;
+                    security: number;
+                    stability: number;
+                };
+                /** @enum {string} */
+                confidence: "low" | "medium" | "high";
+                /** @enum {string} */
+                recommendation: "clear" | "review" | "caution";
+            };
+            receipt?: components["schemas"]["ReceiptOutcome"];
+            /** @description Compact JWS (alg EdDSA, typ trust-log-promise+jwt, kid from /.well-known/jwks.json): iss, sub (SID), iat, log (the log's origin), seq and entry_hash (the report's history entry), leaf (the leaf that entry appears as in the log). Keep it: `npm run verify` checks that the leaf is in the log. */
+            log_promise?: string;
+            message?: string;
+            /** @description Present when status is not 201: the single route's error text */
+            error?: string;
+        };
+        ReceiptOutcome: {
+            accepted: boolean;
+            /**
+             * @description Why the receipt added no weight
+             * @enum {string}
+             */
+            reason?: "malformed" | "wrong_type" | "unknown_key" | "bad_signature" | "wrong_subject" | "wrong_audience" | "missing_jti" | "too_old" | "issued_in_the_future" | "reused";
+        };
+        TransactionBatchRequest: {
+            transactions: (components["schemas"]["TransactionRequest"] & {
+                idempotency_key: string;
+            })[];
+        };
         TransactionList: {
             transactions: {
                 transaction_id: number;
@@ -1480,17 +1545,10 @@ export interface components {
                 /** @enum {string} */
                 recommendation: "clear" | "review" | "caution";
             };
-            receipt?: components["schemas"]["ReceiptOutcome"];
+            receipt?: components["schemas"]["ReceiptOutcome"] & unknown;
+            /** @description Compact JWS (alg EdDSA, typ trust-log-promise+jwt, kid from /.well-known/jwks.json): iss, sub (SID), iat, log (the log's origin), seq and entry_hash (the report's history entry), leaf (the leaf that entry appears as in the log). Keep it: `npm run verify` checks that the leaf is in the log. */
+            log_promise?: string;
             message: string;
-        };
-        /** @description Only when the report carried a receipt */
-        ReceiptOutcome: {
-            accepted: boolean;
-            /**
-             * @description Why the receipt added no weight
-             * @enum {string}
-             */
-            reason?: "malformed" | "wrong_type" | "unknown_key" | "bad_signature" | "wrong_subject" | "wrong_audience" | "missing_jti" | "too_old" | "issued_in_the_future" | "reused";
         };
         TransactionRequest: {
             sid: string;
@@ -1739,9 +1797,12 @@ export type ScoreA = components['schemas']['ScoreA'];
 export type PublicScoreA = components['schemas']['PublicScoreA'];
 export type ReportA = components['schemas']['ReportA'];
 export type BadgeEndpoint = components['schemas']['BadgeEndpoint'];
+export type BatchA = components['schemas']['BatchA'];
+export type BatchResultA = components['schemas']['BatchResultA'];
+export type ReceiptOutcome = components['schemas']['ReceiptOutcome'];
+export type TransactionBatchRequest = components['schemas']['TransactionBatchRequest'];
 export type TransactionList = components['schemas']['TransactionList'];
 export type TransactionRecordedA = components['schemas']['TransactionRecordedA'];
-export type ReceiptOutcome = components['schemas']['ReceiptOutcome'];
 export type TransactionRequest = components['schemas']['TransactionRequest'];
 export type AgentKeys = components['schemas']['AgentKeys'];
 export type AgentKey = components['schemas']['AgentKey'];
@@ -4617,6 +4678,162 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests. Please try again later.",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    reportTransactions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per report, in order */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "status": 201,
+                     *           "success": true,
+                     *           "transaction_id": 4294967493,
+                     *           "updated_scores": {
+                     *             "composite_score": 808,
+                     *             "dimensions": {
+                     *               "reliability": 799,
+                     *               "quality": 822,
+                     *               "financial": 500,
+                     *               "security": 500,
+                     *               "stability": 801
+                     *             },
+                     *             "confidence": "medium",
+                     *             "recommendation": "clear"
+                     *           },
+                     *           "receipt": {
+                     *             "accepted": true
+                     *           },
+                     *           "message": "Transaction recorded and scores updated"
+                     *         },
+                     *         {
+                     *           "status": 400,
+                     *           "error": "Invalid outcome. Expected one of: success, partial, failure, timeout, error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchA"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "transactions must be an array of 1 to 100 reports",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Missing or invalid Authorization header. Use: Bearer sk_svc_...",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Not the owner, or the key lacks a scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden: this API key lacks the transactions:write scope",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body too large",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
