@@ -16,6 +16,7 @@ import { registerAdmin } from "./routes/admin";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
 import { registerBadges } from "./routes/badges";
+import { registerPublicPage } from "./routes/public-page";
 import { badgeFromCache } from "./http/badge-cache";
 import { registerHealth } from "./routes/health";
 import { registerKeys } from "./routes/keys";
@@ -32,6 +33,8 @@ import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
 import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
+import { registerMcp } from "./routes/mcp";
+import { registerA2A } from "./routes/a2a";
 
 /**
  * Builds the Worker's app. `deps` replaces the clock and the outbound calls (DNS-over-HTTPS and the
@@ -75,6 +78,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerAgents(app);
   registerScores(app);
   registerBadges(app);
+  registerPublicPage(app);
   registerBatch(app);
   registerTransactions(app);
   registerVerification(app);
@@ -86,6 +90,8 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerDisputes(app);
   registerKeys(app);
   registerWaitlist(app);
+  registerMcp(app);
+  registerA2A(app);
 
   registerDocuments(app);
   app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: DOCUMENT_PATHS.A, openapi_b: DOCUMENT_PATHS.B }));

@@ -3,7 +3,7 @@
 // version at the bottom), and there is no import cycle anywhere in src/. Type-only imports count.
 import { describe, expect, it } from "vitest";
 
-const sources = import.meta.glob("../src/**/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const sources = import.meta.glob(["../src/**/*.ts", "../src/**/*.tsx"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 
 // Lower number = lower floor. A file may import from its own floor or a lower one.
 const FLOORS: [RegExp, number, string][] = [
@@ -35,7 +35,7 @@ function resolve(from: string, specifier: string): string | null {
     else if (segment !== ".") parts.push(segment);
   }
   const base = parts.join("/");
-  for (const candidate of [`${base}.ts`, `${base}/index.ts`]) if (files.includes(candidate)) return candidate;
+  for (const candidate of [`${base}.ts`, `${base}.tsx`, `${base}/index.ts`]) if (files.includes(candidate)) return candidate;
   return base.endsWith(".json") ? null : `${base} (unresolved)`;
 }
 
@@ -56,6 +56,8 @@ describe("architecture", () => {
   it("finds the source files and their imports", () => {
     expect(files.length).toBeGreaterThan(20);
     expect(graph.get("src/app.ts")).toContain("src/routes/agents.ts");
+    // JSX modules (the public page) are sources too.
+    expect(graph.get("src/routes/public-page.ts")).toContain("src/http/wire/page/agent-page.tsx");
   });
 
   it("resolves every relative import", () => {
@@ -88,6 +90,15 @@ describe("architecture", () => {
     };
     for (const file of files) if (!state.has(file)) visit(file);
     expect(cycles).toEqual([]);
+  });
+
+  it("spells out the five dimension names only in the model (DIMENSIONS), the tables' column definitions and tables the compiler checks whole", () => {
+    const names = ["reliability", "quality", "financial", "security", "stability"];
+    const spelled = files.filter((file) => names.every((name) => new RegExp(`\\b${name}\\b`).test(sources[`../${file}`])));
+    // A `Record<Dimension, …>` table fails to compile when a dimension is missing or unknown.
+    const checked = spelled.filter((file) => !/Record<Dimension,/.test(sources[`../${file}`]));
+    expect(checked.sort()).toEqual(["src/db/legacy-schema.ts", "src/db/shard-schema.ts"]);
+    expect(spelled).toContain("src/domain/model.ts");
   });
 
   it("keeps the agent object's feature modules apart: they reach the kernel through its host interface only", () => {

@@ -1,4 +1,4 @@
-import { createExecutionContext, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../src/app";
 import type { Env } from "../src/env";
@@ -67,6 +67,8 @@ export interface TestAppOptions {
   fetchOutbound?: Deps["fetchOutbound"];
   /** Bindings that replace the test environment's (e.g. an e-mail binding, another admin token). */
   env?: Record<string, unknown>;
+  /** Each answer waits for the work its request left in waitUntil (edge cache writes and purges). */
+  awaitBackground?: boolean;
 }
 
 /**
@@ -85,9 +87,22 @@ export function testApp(options: TestAppOptions = {}) {
       headers["content-type"] ??= "application/json";
     }
     const req = new Request(`http://trust.test${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
-    return Promise.resolve(app.fetch(req, bindings, createExecutionContext()));
+    const ctx = createExecutionContext();
+    unsettled.push(ctx);
+    const answered = Promise.resolve(app.fetch(req, bindings, ctx));
+    return options.awaitBackground ? answered.then(async (res) => (await waitOnExecutionContext(ctx), res)) : answered;
   };
   return { app, clock, request, env: bindings };
+}
+
+const unsettled: ExecutionContext[] = [];
+
+/**
+ * Waits for the work every request so far left in `waitUntil` (edge-cache writes, badge purges):
+ * the runtime's own wait, never a sleep.
+ */
+export async function settled(): Promise<void> {
+  await Promise.all(unsettled.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
 }
 
 /** The shard database an agent lives on (from the control database's directory). */

@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * The agent's reduced public score, for display
-         * @description Made for web pages: any origin may read it, and a browser or CDN may keep it a minute.
+         * @description Made for web pages: any origin may read it, and a browser or CDN may keep it a minute. A conditional read (If-None-Match) answered 304 does not count in the 5 per hour, only in a revalidation limit of 60 per minute per client address.
          *
          *     Public: no credential; 5 requests per hour per client address.
          */
@@ -461,6 +461,50 @@ export interface paths {
          */
         get: operations["getBadgeJson"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{sid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's public page, for people: send Accept: text/html (as a browser does)
+         * @description Server-rendered HTML with no script and nothing from another origin: the badge, the composite score and recommendation, the confidence, the identity level and the operator's name (what `GET /score/{sid}/public` shows), and how to verify them: the current attestation, the JWKS URL and the command that checks them. When the owner opted in (`PUT /agents/{sid}/public-profile`), also the reasons in plain words, the five dimensions, the score history as a chart and open disputes (never who reported). A suspended agent's page says so and carries no attestation. Cached at the edge for 60 seconds; uncached requests are limited to 120 per minute per IP. `API-Version` does not apply. A client that does not rank `text/html` above `application/json` gets the JSON 404 `Not found`, as before the page existed.
+         *
+         *     Public: no credential.
+         */
+        get: operations["getAgentPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{sid}/public-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose what the agent's public page shows (owner)
+         * @description `public_profile: true` adds to the agent's public page (`GET /agents/{sid}` in a browser) the reasons in plain words, the five dimensions, the score history and open disputes; `false` (every agent's start) shows only what the public score shows. Takes effect at once in the data centre that made the change, elsewhere within a minute.
+         *
+         *     Needs an API key with the `agents:write` scope.
+         */
+        put: operations["setPublicProfile"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1081,7 +1125,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke one of the operator's keys at once (not its last lasting key)
+         * Revoke one of the operator's keys at once (not its last lasting key, nor a key with a scope the calling key lacks)
          * @description Needs an API key with the `keys:write` scope.
          */
         delete: operations["revokeKey"];
@@ -1106,6 +1150,72 @@ export interface paths {
          *     Public: no credential; 5 requests per minute per client address.
          */
         post: operations["joinWaitlist"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol server (Streamable HTTP, stateless): tools check_agent, get_score, get_report, report_transaction, verify_attestation
+         * @description JSON-RPC 2.0 messages as MCP's Streamable HTTP transport sends them (`Accept: application/json, text/event-stream`), answered as JSON; no session (no `Mcp-Session-Id`), so GET and DELETE are 405. Each tool calls the REST route it mirrors in-process with this request's `Authorization`, `CF-Connecting-IP` and `API-Version`: the route's limit, key and scope checks, validation texts and idempotency apply unchanged, and its refusal becomes a tool result with `isError: true` and `structuredContent: {status, error, request_id}`. `tools/list` describes each tool with its JSON Schema. See docs/mcp.md.
+         *
+         *     Public; an API key is optional, and what needs one is checked, scope and limit, as on the route it mirrors.
+         */
+        post: operations["mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{sid}/a2a-extension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's A2A Agent Card extension, ready to paste into its card's capabilities.extensions
+         * @description Public. Carries the agent's SID, its latest attestation (the one GET /score/{sid}/attestation serves), the JWKS URL and the attestation's status-list entry. Cached at most 60 seconds; uncached requests count with badges and attestations (120 per minute per IP). A suspended agent gets none (409).
+         *
+         *     Public: no credential.
+         */
+        get: operations["getA2AExtension"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a/extensions/trust-attestation/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The definition of the A2A extension whose URI this is: its params and how a relying party verifies them
+         * @description Public, the same for every agent; cacheable for a day.
+         *
+         *     Public: no credential.
+         */
+        get: operations["getA2AExtensionDefinition"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1276,9 +1386,10 @@ export interface components {
             modelName: string;
             systemPromptHash?: string | null;
             tools?: string[] | null;
+            /** @description The agent's memory configuration, any JSON object; null or missing: no memory */
             memoryConfig?: {
                 [key: string]: unknown;
-            };
+            } | null;
             description?: string | null;
         };
         ConfigUpdatedB: {
@@ -1316,9 +1427,10 @@ export interface components {
             modelName: string;
             systemPromptHash?: string | null;
             tools?: string[] | null;
+            /** @description The agent's memory configuration, any JSON object; null or missing: no memory */
             memoryConfig?: {
                 [key: string]: unknown;
-            };
+            } | null;
         };
         ScoreB: {
             /** @example SID-0x3f9a0c1d2e4b5a69 */
@@ -1440,6 +1552,20 @@ export interface components {
             /** @enum {string} */
             color: "green" | "yellow" | "red" | "lightgrey";
         };
+        PublicProfile: {
+            /** @example SID-0x3f9a0c1d2e4b5a69 */
+            sid: string;
+            /** @description true: the public page also shows the reasons in plain words, the five dimensions, the score history and open disputes */
+            public_profile: boolean;
+            /**
+             * @description The agent's public page (send Accept: text/html, as a browser does)
+             * @example https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69
+             */
+            page_url: string;
+        };
+        PublicProfileRequest: {
+            public_profile: boolean;
+        };
         BatchB: {
             results: components["schemas"]["BatchResultB"][];
         };
@@ -1547,9 +1673,10 @@ export interface components {
             qualitySignal?: number | null;
             financialSignal?: number | null;
             securitySignal?: number | null;
+            /** @description Stored with the report, never scored; null or missing: none */
             metadata?: {
                 [key: string]: unknown;
-            };
+            } | null;
             /** @description A compact JWS the agent signed with one of its registered keys (typ trust-receipt+jwt; sub the SID, aud your operator id, jti, iat within 24 h): the report weighs 1.5x. An invalid receipt never fails the report. */
             receipt?: string;
         };
@@ -1744,6 +1871,80 @@ export interface components {
             /** @description Shown only this once */
             api_key: string;
         };
+        JsonRpcResponse: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            /** @description The method's result: for tools/call, a tool result (isError true for a refusal) */
+            result?: {
+                [key: string]: unknown;
+            };
+            /** @description A protocol error */
+            error?: {
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+        };
+        /** @description One MCP message (JSON-RPC 2.0); a batch is an array of at most 10 */
+        JsonRpcRequest: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @description Absent in a notification */
+            id?: string | number;
+            /** @description initialize, notifications/initialized, tools/list, tools/call, ping */
+            method: string;
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        A2AAgentExtension: {
+            /**
+             * Format: uri
+             * @description The extension's URI: the service's origin followed by /a2a/extensions/trust-attestation/v1
+             */
+            uri: string;
+            description: string;
+            /**
+             * @description Clients that do not know the extension may ignore it
+             * @enum {boolean}
+             */
+            required: false;
+            params: {
+                /** @example SID-0x3f9a0c1d2e4b5a69 */
+                sid: string;
+                /** @description The agent's latest attestation: a compact JWS (typ trust-attestation+jwt) valid 15 minutes from its iat */
+                attestation: string;
+                /**
+                 * Format: uri
+                 * @description The service's public keys (JWKS), which verify the attestation
+                 */
+                jwks_uri: string;
+                /**
+                 * Format: uri
+                 * @description Where a fresh attestation is served, once this one has expired
+                 */
+                attestation_uri: string;
+                /** @description The attestation's `status_list` claim (a Token Status List: the agent's index `idx` in the list at `uri`), copied for a relying party that checks status offline; null when the attestation carries none */
+                status_list: {
+                    idx: number;
+                    /** Format: uri */
+                    uri: string;
+                } | null;
+            };
+        };
+        A2AExtensionDefinition: {
+            /** Format: uri */
+            uri: string;
+            name: string;
+            description: string;
+            /** @description Each member of `params` and what it holds */
+            params: {
+                [key: string]: string;
+            };
+            /** @description How a relying party checks an agent that carries the extension, in order */
+            verification: string[];
+        };
     };
     responses: never;
     parameters: never;
@@ -1787,6 +1988,8 @@ export type ScoreB = components['schemas']['ScoreB'];
 export type PublicScoreB = components['schemas']['PublicScoreB'];
 export type ReportB = components['schemas']['ReportB'];
 export type BadgeEndpoint = components['schemas']['BadgeEndpoint'];
+export type PublicProfile = components['schemas']['PublicProfile'];
+export type PublicProfileRequest = components['schemas']['PublicProfileRequest'];
 export type BatchB = components['schemas']['BatchB'];
 export type BatchResultB = components['schemas']['BatchResultB'];
 export type ReceiptOutcome = components['schemas']['ReceiptOutcome'];
@@ -1814,6 +2017,10 @@ export type Dispute = components['schemas']['Dispute'];
 export type OpenDispute = components['schemas']['OpenDispute'];
 export type RespondDispute = components['schemas']['RespondDispute'];
 export type IssuedApiKey = components['schemas']['IssuedApiKey'];
+export type JsonRpcResponse = components['schemas']['JsonRpcResponse'];
+export type JsonRpcRequest = components['schemas']['JsonRpcRequest'];
+export type A2AAgentExtension = components['schemas']['A2AAgentExtension'];
+export type A2AExtensionDefinition = components['schemas']['A2AExtensionDefinition'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
 export type HeaderCacheControl = components['headers']['Cache-Control'];
 export type HeaderXRateLimitLimit = components['headers']['X-RateLimit-Limit'];
@@ -4860,6 +5067,259 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getAgentPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    /** @description The answer depends on Accept */
+                    Vary: "Accept";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 808 · clear · L1" width="132" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">808<small> / 1000</small></span><span class="chip chip-clear">Clear</span></div><p>The evidence supports dealing with this agent.</p><dl class="facts"><dt>Confidence</dt><dd>Medium: a fair number of reports from several independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent has this SID (a page); or the client did not ask for HTML (JSON, as always) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Agent not found</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><h1>Agent not found</h1><p>No agent has this SID. Check the link: an SID is SID-0x followed by 16 hexadecimal characters.</p><p class="muted">Status 404. Request id <code>5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f</code>.</p></main></body></html> */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds (a page) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Too many requests. Please try again later.</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><h1>Too many requests. Please try again later.</h1><p>Try again in 42 seconds.</p><p class="muted">Status 429. Request id <code>5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f</code>.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    setPublicProfile: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublicProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description The agent's setting now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *       "public_profile": true,
+                     *       "page_url": "https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicProfile"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Missing required fields: public_profile"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Missing or invalid Authorization header. Use: Bearer sk_svc_..."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not the owner, or the key lacks a scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "Forbidden: this API key lacks the agents:write scope"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Agent not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body too large"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10038,6 +10498,424 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 2,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "verify_attestation",
+                 *         "arguments": {
+                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JsonRpcRequest"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response (an array for a batch) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 2,
+                     *       "result": {
+                     *         "content": [
+                     *           {
+                     *             "type": "text",
+                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":808,\"confidence\":\"medium\",\"recommendation\":\"clear\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"}}}"
+                     *           }
+                     *         ],
+                     *         "structuredContent": {
+                     *           "valid": true,
+                     *           "reason": null,
+                     *           "kid": "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U",
+                     *           "claims": {
+                     *             "iss": "https://trust.example.com",
+                     *             "sub": "SID-0x3f9a0c1d2e4b5a69",
+                     *             "iat": 1795256430,
+                     *             "exp": 1795257330,
+                     *             "status": "active",
+                     *             "composite_score": 808,
+                     *             "confidence": "medium",
+                     *             "recommendation": "clear",
+                     *             "identity_level": 1,
+                     *             "operator_name": "Acme Agents",
+                     *             "status_list": {
+                     *               "idx": 407311,
+                     *               "uri": "https://trust.example.com/status/0"
+                     *             }
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description Only notifications or responses were sent: nothing to answer */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a JSON-RPC message, an unsupported MCP-Protocol-Version, or a batch of more than 10 messages */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32700,
+                     *         "message": "Parse error: Invalid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description The Accept header does not list both application/json and text/event-stream */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Not Acceptable: Client must accept both application/json and text/event-stream"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Request body too large"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description A POST without a body (every body is read as JSON) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Unsupported Media Type: Content-Type must be application/json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+        };
+    };
+    getA2AExtension: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The extension */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "uri": "https://trust.example.com/a2a/extensions/trust-attestation/v1",
+                     *       "description": "Trust score of SID-0x3f9a0c1d2e4b5a69, signed by https://trust.example.com: verify params.attestation against params.jwks_uri",
+                     *       "required": false,
+                     *       "params": {
+                     *         "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                     *         "jwks_uri": "https://trust.example.com/.well-known/jwks.json",
+                     *         "attestation_uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
+                     *         "status_list": {
+                     *           "idx": 4711,
+                     *           "uri": "https://trust.example.com/status/0"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["A2AAgentExtension"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid SID format. Expected: SID-0x[16 hex chars]"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Agent not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Agent is suspended: no attestation is issued"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Attestations are not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getA2AExtensionDefinition: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "uri": "https://trust.example.com/a2a/extensions/trust-attestation/v1",
+                     *       "name": "Agent trust attestation",
+                     *       "description": "An A2A Agent Card extension carrying the agent's trust score, signed by this service, so that a relying party can check the agent offline. An agent gets it ready to paste into its card's capabilities.extensions from GET https://trust.example.com/agents/{sid}/a2a-extension.",
+                     *       "params": {
+                     *         "sid": "The agent's SID",
+                     *         "attestation": "The agent's latest attestation: a compact JWS (alg EdDSA, typ trust-attestation+jwt), valid 15 minutes",
+                     *         "jwks_uri": "The service's JWKS, which verifies the attestation",
+                     *         "attestation_uri": "Where a fresh attestation is served, once this one has expired",
+                     *         "status_list": "The attestation's status_list claim ({idx, uri}: the agent's entry in a Token Status List), or null"
+                     *       },
+                     *       "verification": [
+                     *         "uri starts with the origin of a trust service you rely on (here https://trust.example.com)",
+                     *         "the attestation's protected header has alg EdDSA, typ trust-attestation+jwt and the kid of a key in jwks_uri, and the signature verifies with it",
+                     *         "its iss is the origin of uri, its sub is params.sid and the agent you deal with, and exp is in the future (else fetch attestation_uri)",
+                     *         "where the agent proves a key (identity level 2), cnf.jkt is the RFC 7638 thumbprint of the key that signed its requests",
+                     *         "where status_list is given, the entry idx of the list at its uri is 0 (valid)",
+                     *         "its recommendation and composite_score meet your policy"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["A2AExtensionDefinition"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid API-Version header. Expected: A or B"
                      *       },
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }

@@ -5,10 +5,10 @@ import { eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { AgentRecord, AgentRef } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import type { AgentConfiguration } from "../domain/configuration";
-import { scoreOf, type AgentEvidence, type ScoreView } from "../domain/model";
+import { DIMENSIONS, type AgentEvidence, type Dimension } from "../domain/model";
 import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent";
 import { SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
-import type { AgentReport, AgentScore, ConfigChange, OperatorSummary, ScoreEvent, TransactionEntry, TransactionStatus } from "../domain/views";
+import { toAgentScore, type AgentReport, type ConfigChange, type OperatorSummary, type ScoreEvent, type TransactionEntry, type TransactionStatus } from "../domain/views";
 import { db, type Database } from "./client";
 import { agents, configHistory } from "./shard-schema";
 
@@ -24,26 +24,6 @@ export const configurationOf = (row: AgentRow): AgentConfiguration => ({
   tools: JSON.parse(row.tools) as string[],
   memoryConfig: row.memoryConfig === null ? null : (JSON.parse(row.memoryConfig) as Record<string, unknown>),
 });
-
-/** The agent's score at `now` from its row, with its owner's operator score (reasons). */
-export const scoreOfRow = (row: AgentRow, now: number, operatorScore = 500): ScoreView =>
-  scoreOf(JSON.parse(row.evidence) as AgentEvidence, { now, ownerId: row.historyVersion >= 2 ? row.ownerLocal : row.operatorId, identityLevel: row.identityLevel, operatorScore });
-
-export function toAgentScore(row: AgentRow, operator: OperatorSummary | null, now: number): AgentScore {
-  return {
-    sid: row.sid,
-    name: row.name,
-    description: row.description,
-    status: row.status,
-    createdAt: row.createdAt,
-    lastUpdated: row.updatedAt,
-    score: scoreOfRow(row, now, operator?.score),
-    identityLevel: row.identityLevel,
-    identityKey: row.identityKey,
-    fingerprint: row.fingerprint,
-    operator: row.operatorId !== null && operator ? { name: operator.name, score: operator.score, verified: operator.verified } : null,
-  };
-}
 
 // The hottest read (GET /score, the public score, badges) as constant SQL, mapped through the
 // drizzle table's own columns, so the table definition stays the one source of the mapping.
@@ -81,6 +61,7 @@ export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evid
     keys,
     directories: {},
     claimTokenHash: row.claimTokenHash,
+    publicProfile: row.publicProfile,
     evidence,
     outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
     ...chain,
@@ -131,15 +112,10 @@ function scoreEventOf(num: number, r: ScoreEntryRow): ScoreEvent {
   const report = entry.kind === "report" ? entry : null;
   const eventType =
     entry.kind === "report" ? scoreEvent.transaction(entry.outcome) : entry.kind === "config" ? scoreEvent.configChange(entry.changes[0]) : scoreEvent.withdrawal;
-  const { composite, reliability, quality, financial, security, stability } = entry.score;
   return {
     eventType,
-    composite,
-    reliability,
-    quality,
-    financial,
-    security,
-    stability,
+    composite: entry.score.composite,
+    dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, entry.score[d]])) as Record<Dimension, number>,
     timestamp: entry.at,
     // A withdrawal names the report it withdrew.
     transactionId: report ? transactionIdOfRow(num, r) : entry.kind === "withdrawal" ? transactionIdOf(num, entry.of) : null,

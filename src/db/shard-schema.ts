@@ -28,6 +28,8 @@ export const agents = sqliteTable("agents", {
   identityKey: text("identity_key"),
   /** The agent passed the callback challenge (identity level 1), whatever its keys do later. */
   callbackVerified: integer("callback_verified", { mode: "boolean" }).notNull().default(false),
+  /** The owner opted in to show the reasons, dimensions, history and open disputes on the public page. */
+  publicProfile: integer("public_profile", { mode: "boolean" }).notNull().default(false),
   // Pre-sharding only: the claim token now lives in the agent's object.
   claimTokenHash: text("claim_token_hash"),
   /** The scoring model's evidence (src/domain/model.ts AgentEvidence, JSON); reads score it at their own time. */

@@ -63,6 +63,7 @@ export function agentRow(record: AgentRecord, now: number): ShardWrite {
       identityLevel: record.identityLevel,
       identityKey: record.identityKey,
       callbackVerified: record.callbackVerified,
+      publicProfile: record.publicProfile ?? false,
       claimTokenHash: null,
       evidence: JSON.stringify(record.evidence),
       modelVersion: MODEL.version,

@@ -59,6 +59,11 @@ export interface AgentRecord extends AgentRef {
   directories: Record<string, number>;
   /** SHA-256 of the one-time claim token of a self-registered agent, until claimed. */
   claimTokenHash: string | null;
+  /**
+   * The owner opted in to show reasons, dimensions, history and open disputes on the agent's public
+   * page. Absent in records stored before the option existed: false.
+   */
+  publicProfile?: boolean;
   evidence: AgentEvidence;
   outcomes: Record<string, number>;
   /** The number of the agent's last history entry: a report's transaction id is num × 2^22 + its entry's number. */
@@ -127,6 +132,7 @@ export function newRecord(
     identityKey: null,
     keys: [],
     directories: {},
+    publicProfile: false,
     evidence: emptyEvidence(now),
     outcomes: {},
     seq: 0,

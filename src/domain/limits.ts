@@ -12,8 +12,12 @@ export const LIMITS = {
   apply: { limit: 5, seconds: HOUR },
   selfRegister: { limit: 5, seconds: HOUR },
   publicScore: { limit: 5, seconds: HOUR },
+  /** Conditional reads of the public score answered 304: they cost no body, so they have their own, wider bucket. */
+  publicScoreRevalidation: { limit: 60, seconds: 60 },
   waitlist: { limit: 5, seconds: 60 },
   badge: { limit: 120, seconds: 60 },
+  /** Agents' public pages (HTML), uncached: as many as badges, in a bucket of their own. */
+  publicPage: { limit: 120, seconds: 60 },
   verify: { limit: 3, seconds: HOUR },
   /** Signature proofs (identity level 2): per agent, apart from the callback attempts. */
   signatureProof: { limit: 10, seconds: HOUR },

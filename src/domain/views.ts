@@ -3,7 +3,7 @@
 import type { AgentStatus, ScoreEventType } from "./agent";
 import type { ReceiptRefusal } from "./receipts";
 import type { Dispute } from "./disputes";
-import type { ChangeType, Outcome, ScoreView } from "./model";
+import { scoreOf, type AgentEvidence, type ChangeType, type Dimension, type Outcome, type ScoreView } from "./model";
 
 export interface OperatorSummary {
   name: string;
@@ -40,11 +40,7 @@ export interface Registration {
 export interface ScoreEvent {
   eventType: ScoreEventType;
   composite: number;
-  reliability: number;
-  quality: number;
-  financial: number;
-  security: number;
-  stability: number;
+  dimensions: Record<Dimension, number>;
   timestamp: string;
   /** For transaction events: the report, whether a receipt backed it, and whether it still counts. */
   transactionId: number | null;
@@ -122,4 +118,43 @@ export interface AgentSummary {
   identityLevel: number;
   createdAt: string;
   score: ScoreView;
+}
+
+/** What an agent's stored row holds that its score is made from (the shard's agents table). */
+export interface StoredAgent {
+  sid: string;
+  name: string;
+  description: string | null;
+  status: AgentStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** The scoring model's evidence, as JSON. */
+  evidence: string;
+  operatorId: number | null;
+  identityLevel: number;
+  identityKey: string | null;
+  fingerprint: string;
+  /** 2: the evidence keys reporters by their numbers on the agent (the owner's is `ownerLocal`); 1: by operator id. */
+  historyVersion: number;
+  ownerLocal: number | null;
+}
+
+/** The agent's score at `now` from its stored row, with its owner's operator score (reasons). */
+export const scoreOfRow = (row: StoredAgent, now: number, operatorScore = 500): ScoreView =>
+  scoreOf(JSON.parse(row.evidence) as AgentEvidence, { now, ownerId: row.historyVersion >= 2 ? row.ownerLocal : row.operatorId, identityLevel: row.identityLevel, operatorScore });
+
+export function toAgentScore(row: StoredAgent, operator: OperatorSummary | null, now: number): AgentScore {
+  return {
+    sid: row.sid,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    createdAt: row.createdAt,
+    lastUpdated: row.updatedAt,
+    score: scoreOfRow(row, now, operator?.score),
+    identityLevel: row.identityLevel,
+    identityKey: row.identityKey,
+    fingerprint: row.fingerprint,
+    operator: row.operatorId !== null && operator ? { name: operator.name, score: operator.score, verified: operator.verified } : null,
+  };
 }

@@ -48,6 +48,7 @@ export class Agent extends DurableObject<Env> {
   setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> { return this.profile.setStatus(ref, status, now); }
   sync(ref: AgentRef): Promise<Result<null>> { return this.profile.sync(ref); }
   statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> { return this.profile.statusFacts(ref, now); }
+  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> { return this.profile.setPublicProfile(ref, input); }
 
   addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> { return this.identity.addChallenge(ref, input); }
   voidChallenge(ref: AgentRef, tokenHash: string): Promise<void> { return this.identity.voidChallenge(ref, tokenHash); }

@@ -3,14 +3,16 @@ import { refusalError } from "../domain/errors";
 import type { Result } from "../domain/results";
 import { purgeBadge } from "./badge-cache";
 import type { AppEnv } from "./context";
+import { purgePage } from "./public-page";
 
 /**
  * What an agent's object answered, settled for the response: a refusal becomes its error; a result
- * notes its D1 bookmark and, when the change moved what badges show, drops the agent's cached badges.
+ * notes its D1 bookmark and, when the change moved what badges show, drops the agent's cached badges
+ * and its public page (the copy of the origin the change came through).
  */
 export function settle<T>(c: Context<AppEnv>, sid: string, out: Result<T>): T {
   if (!out.ok) throw refusalError(out.refusal);
   c.get("sessions").note(out.bookmarks);
-  if (out.faceChanged) c.executionCtx.waitUntil(purgeBadge(sid));
+  if (out.faceChanged) c.executionCtx.waitUntil(Promise.all([purgeBadge(sid), purgePage(new URL(c.req.url).origin, sid)]));
   return out.result;
 }

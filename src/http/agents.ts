@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, toAgentScore, type AgentRow } from "../db/agents";
+import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, type AgentRow } from "../db/agents";
+import { toAgentScore } from "../domain/views";
 import { findAgent, findAgentByNumber } from "../db/directory";
 import { unresolvedDisputes } from "../db/disputes";
 import { getOperator } from "../db/operators";

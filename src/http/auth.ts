@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { ApiError, errors, KEY_PREFIX } from "../domain/errors";
-import { sha256Hex } from "../domain/identifiers";
 import { tierWindows } from "../domain/limits";
 import { effectiveScopes, type Scope } from "../domain/scopes";
 import type { RateDecision } from "../durable/rate-limiter";
@@ -127,13 +126,20 @@ export const requireAdmin = granting({ kind: "admin" }, async (c, next) => {
   await next();
 });
 
+const encoder = new TextEncoder();
+
 async function sameSecret(a: string, b: string): Promise<boolean> {
-  // Hashing first gives equal-length inputs, so the comparison leaks neither length nor prefix.
-  const [ha, hb] = await Promise.all([sha256Hex(a), sha256Hex(b)]);
-  let diff = 0;
-  for (let i = 0; i < ha.length; i++) diff |= ha.charCodeAt(i) ^ hb.charCodeAt(i);
-  return diff === 0;
+  // The runtime's constant-time comparison needs equal lengths: comparing SHA-256 digests gives
+  // them, so neither the secret's length nor a prefix leaks.
+  const [ha, hb] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(a)), crypto.subtle.digest("SHA-256", encoder.encode(b))]);
+  return crypto.subtle.timingSafeEqual(ha, hb);
 }
+
+/**
+ * Routes that take a key without needing one (the MCP endpoint): the request's Authorization goes on,
+ * untouched, to the keyed routes the route calls in-process, and each checks it as it always does.
+ */
+export const optionalKey = granting({ kind: "optional-key" }, (_c, next) => next());
 
 export const authOf = (c: Context<AppEnv>): AuthContext => {
   const auth = c.get("auth");

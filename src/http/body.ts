@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { errors } from "../domain/errors";
+import { bodyLimit } from "hono/body-limit";
+import { ApiError, errors } from "../domain/errors";
 import type { AppEnv } from "./context";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -7,34 +8,58 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
 
 /**
- * Reads a request body once, refusing more than 64 KiB before and after reading, and presents it as
- * JSON whatever Content-Type the client sent (every body of this API is JSON; `curl -d` sends a
- * form type), so the route validators parse it and malformed JSON is a 400, never a 415 or 500.
- * A GET or HEAD is served as if it had no body; a body that breaks off mid-read is a 400.
+ * Hono's limit: a declared Content-Length over the limit is refused before anything is read; a body
+ * without one (chunked) is read and counted by the library, which stops at the limit, so no more
+ * than it is ever held.
+ */
+const limitOf = (maxSize: number) =>
+  bodyLimit({
+    maxSize,
+    onError: () => {
+      throw errors.bodyTooLarge();
+    },
+  });
+const limit = limitOf(MAX_BODY_BYTES);
+const batchLimit = limitOf(MAX_BATCH_BODY_BYTES);
+
+/**
+ * Reads a request body once, within 64 KiB, and presents it as JSON whatever Content-Type the
+ * client sent (every body of this API is JSON; `curl -d` sends a form type), so the route
+ * validators parse it and malformed JSON is a 400, never a 415 or 500. A GET or HEAD is served as if
+ * it had no body; a body that breaks off mid-read is a 400.
  */
 export const readBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const raw = c.req.raw;
   if (raw.body === null) return next();
-  const headers = new Headers(raw.headers);
-  headers.delete("content-length");
   if (raw.method === "GET" || raw.method === "HEAD") {
     await raw.body.cancel().catch(() => {});
+    const headers = new Headers(raw.headers);
+    headers.delete("content-length");
     headers.delete("transfer-encoding");
     c.req.raw = new Request(raw.url, { method: raw.method, headers });
     return next();
   }
-  const max = c.req.path === "/transactions/batch" ? MAX_BATCH_BODY_BYTES : MAX_BODY_BYTES;
-  const length = raw.headers.get("content-length");
-  const declared = Number(length ?? "0");
-  if (declared > max) throw errors.bodyTooLarge();
-  // With a Content-Length alone the runtime delivers exactly that many bytes (it ends a shorter
-  // stream with an error): one native read. Otherwise (chunked, or both) the count is kept while
-  // reading, so no more than the limit is ever held.
-  const framed = length !== null && !raw.headers.has("transfer-encoding");
-  const bytes = framed ? await readWhole(raw, max) : await readLimited(raw.body, max);
-  headers.set("content-type", "application/json");
-  c.req.raw = new Request(raw.url, { method: raw.method, headers, body: bytes });
-  await next();
+  let reading = true;
+  const batch = c.req.path === "/transactions/batch";
+  try {
+    await (batch ? batchLimit : limit)(c, async () => {
+      // With a Content-Length alone the runtime delivers exactly that many bytes (it ends a shorter
+      // stream with an error): one native read. A chunked body the library has already read and
+      // counted is in memory.
+      const bytes = await readWhole(c.req.raw, batch ? MAX_BATCH_BODY_BYTES : MAX_BODY_BYTES);
+      reading = false;
+      const headers = new Headers(raw.headers);
+      headers.delete("content-length");
+      headers.delete("transfer-encoding");
+      headers.set("content-type", "application/json");
+      c.req.raw = new Request(raw.url, { method: raw.method, headers, body: bytes });
+      await next();
+    });
+  } catch (err) {
+    // A stream that broke off while the library read it; anything after the read is the app's own.
+    if (reading && !(err instanceof ApiError)) throw errors.unreadableBody();
+    throw err;
+  }
 };
 
 async function readWhole(request: Request, max: number): Promise<Uint8Array> {
@@ -46,32 +71,4 @@ async function readWhole(request: Request, max: number): Promise<Uint8Array> {
   }
   if (bytes.byteLength > max) throw errors.bodyTooLarge();
   return bytes;
-}
-
-async function readLimited(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch {
-      throw errors.unreadableBody();
-    }
-    if (chunk.done) break;
-    size += chunk.value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw errors.bodyTooLarge();
-    }
-    chunks.push(chunk.value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }

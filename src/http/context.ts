@@ -31,7 +31,9 @@ export interface AuthContext {
 export type Access =
   | { kind: "key"; scope: Scope | null; /** Or, without a key, the agent's own signature (the route says how). */ orAgentSignature?: boolean }
   | { kind: "admin" }
-  | { kind: "public"; limit: RateWindow };
+  | { kind: "public"; limit: RateWindow }
+  /** Public, and a key is passed on to the keyed routes the route calls, which check it. */
+  | { kind: "optional-key" };
 
 export type AccessMiddleware = MiddlewareHandler<AppEnv> & { access: Access };
 

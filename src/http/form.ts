@@ -2,16 +2,25 @@ import type { MiddlewareHandler } from "hono";
 import type { ZodType } from "zod";
 import { errors } from "../domain/errors";
 import type { AppEnv, Form } from "./context";
+import { isPageRequest, PAGE_PATH } from "./negotiation";
 import { validationHook } from "./validation";
 
-/** Badges are images for web pages: they ignore the API-Version header. */
-export const ignoresForm = (path: string) => path.startsWith("/badge/");
+/**
+ * Answers that are not API payloads ignore the API-Version header: badges (images for web pages) and
+ * the agent's public page (HTML for people).
+ */
+export const ignoresForm = (path: string) => path.startsWith("/badge/") || PAGE_PATH.test(path);
 
-/** Selects the wire form: no header or `A` is Form A, `B` is Form B, anything else is refused. */
+/**
+ * Selects the wire form: no header or `A` is Form A, `B` is Form B, anything else is refused. A
+ * client of the page's path that does not ask for HTML keeps the JSON answers it always had, which
+ * read the header.
+ */
 export const selectForm: MiddlewareHandler<AppEnv> = async (c, next) => {
   const version = c.req.header("api-version")?.trim();
   c.set("form", version === "B" ? "B" : "A");
-  if (version !== undefined && version !== "A" && version !== "B" && !ignoresForm(c.req.path)) {
+  const ignored = c.req.path.startsWith("/badge/") || isPageRequest(c.req.method, c.req.path, c.req.header("accept"));
+  if (version !== undefined && version !== "A" && version !== "B" && !ignored) {
     throw errors.badApiVersion();
   }
   await next();

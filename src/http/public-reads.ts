@@ -3,12 +3,13 @@ import { cors } from "hono/cors";
 import { etag } from "hono/etag";
 import type { AppEnv } from "./context";
 
-// Public reads (public score, badges, attestations, JWKS, status lists, the OpenAPI documents) are made for web
-// pages: any origin may read them, preflights are answered without touching the limits, and
-// conditional requests get 304. Keyed routes send no CORS headers at all (keys are never for
-// browsers) and are never cached.
+// Public reads (public score, badges, attestations, JWKS, status lists, A2A extensions, the OpenAPI
+// documents, the agents' public pages) are made for web pages: any origin may read them, preflights
+// are answered without touching the limits, and conditional requests get 304. Keyed routes send no
+// CORS headers at all (keys are never for browsers) and are never cached.
 
-const PUBLIC_READ = /^\/(?:score\/[^/]+\/(?:public|attestation)|badge\/[^/]+|status\/[^/]+|\.well-known\/jwks\.json|openapi(?:-b)?\.json)$/;
+const PUBLIC_READ =
+  /^\/(?:score\/[^/]+\/(?:public|attestation)|badge\/[^/]+|status\/[^/]+|agents\/[^/]+|\.well-known\/jwks\.json|openapi(?:-b)?\.json|agents\/[^/]+\/a2a-extension|a2a\/extensions\/[^/]+\/v1)$/;
 
 export const isPublicRead = (path: string) => PUBLIC_READ.test(path);
 
@@ -19,7 +20,8 @@ const corsForPublicReads = cors({
   exposeHeaders: ["ETag", "X-Request-Id", "Retry-After"],
   maxAge: 86_400,
 });
-const conditional = etag();
+/** ETag and 304 on If-None-Match (Hono's, its SHA-1 of the body unless the answer carries an ETag). */
+export const conditional = etag();
 
 /** CORS and ETag on public reads only; `Cache-Control: no-store` on every answer that set no policy. */
 export const publicReads: MiddlewareHandler<AppEnv> = async (c, next) => {

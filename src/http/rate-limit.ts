@@ -4,6 +4,7 @@ import type { RateDecision } from "../durable/rate-limiter";
 import { errors } from "../domain/errors";
 import { LIMITS, type RateWindow } from "../domain/limits";
 import { granting, type AccessMiddleware, type AppEnv } from "./context";
+import { conditional } from "./public-reads";
 
 /** Counts `need` requests (all or none) in a bucket, or up to `want` for a lease; every bucket is its own RateLimiter object. */
 export function consume(c: Context<AppEnv>, bucket: string, windows: RateWindow[], knownEpoch?: number, want = 1, need = 1): Promise<RateDecision> {
@@ -24,12 +25,26 @@ export function clientIp(c: Context<AppEnv>): string {
   return `${v6.parts.slice(0, 4).map((p) => p.toString(16)).join(":")}::/64`;
 }
 
-/** A public per-IP limit, one bucket per endpoint; every request counts, valid or not. */
-export function publicLimit(endpoint: keyof typeof LIMITS): AccessMiddleware {
-  return granting({ kind: "public", limit: LIMITS[endpoint] }, async (c, next) => {
-    const decision = await consume(c, `ip:${endpoint}:${clientIp(c)}`, [LIMITS[endpoint]]);
+/**
+ * A public per-IP limit, one bucket per endpoint; every request counts, valid or not. With
+ * `revalidation`, a conditional read (If-None-Match) that is answered 304 counts only in that
+ * bucket (its own, wider one): like GitHub's, a revalidation that costs the client nothing does not
+ * use up a page's quota. One that gets a body (a stale or made-up tag) counts in both.
+ */
+export function publicLimit(endpoint: keyof typeof LIMITS, revalidation?: keyof typeof LIMITS): AccessMiddleware {
+  const count = async (c: Context<AppEnv>, bucket: keyof typeof LIMITS) => {
+    const decision = await consume(c, `ip:${bucket}:${clientIp(c)}`, [LIMITS[bucket]]);
     if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
-    await next();
+  };
+  return granting({ kind: "public", limit: LIMITS[endpoint] }, async (c, next) => {
+    if (!revalidation || c.req.method !== "GET" || c.req.header("if-none-match") === undefined) {
+      await count(c, endpoint);
+      return next();
+    }
+    await count(c, revalidation);
+    // The ETag middleware, run here rather than only around the app, so the limit knows the outcome.
+    await conditional(c, next);
+    if (c.res.status !== 304) await count(c, endpoint);
   });
 }
 

@@ -7,13 +7,8 @@ import { consumeDeadEvents, consumeEvents } from "./events";
 /** The queues this Worker consumes (wrangler.toml): names as configured there. */
 export const QUEUES = { events: "trust-events", deadEvents: "trust-events-dlq", deliveries: "trust-deliveries", deadLetters: "trust-deliveries-dlq" } as const;
 
-/**
- * Overrides of the consumers' outbound dependencies. Tests set them (the runtime runs the consumers
- * in the tests' own isolate); production leaves them empty.
- */
-export const queueDeps: Partial<QueueDeps> = {};
-
-export function createQueueHandler(deps: Partial<QueueDeps> = queueDeps) {
+/** The queue consumers; `deps` replaces their clock and outbound calls (tests drive them with their own). */
+export function createQueueHandler(deps: Partial<QueueDeps> = {}) {
   return async (batch: MessageBatch, env: Env): Promise<void> => {
     const outbound: typeof fetch = (input, init) => fetch(input, init);
     const endpoint = dohEndpoint(env);

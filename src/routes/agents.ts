@@ -19,7 +19,7 @@ import { errors, refusalError } from "../domain/errors";
 import { sid } from "../http/wire/common";
 import { configSchema, formA, schemas as a } from "../http/wire/form-a";
 import { configSchemaB, schemas as b } from "../http/wire/form-b";
-import { idempotencyHeader, jsonObject, optionalString, requiredString, sidParam } from "./fields";
+import { idempotencyHeader, nullableJsonObject, optionalString, requiredString, sidParam } from "./fields";
 import { sample } from "./examples";
 import { bearer, byForm, createRoute, errorResponses, json, jsonBody, publicAccess } from "./openapi";
 
@@ -40,9 +40,7 @@ const configFields = {
   modelName: requiredString("modelName", 200),
   systemPromptHash: optionalString("systemPromptHash", 200),
   tools: tools("tools"),
-  memoryConfig: jsonObject("memoryConfig", 8192)
-    .nullish()
-    .transform((v) => v ?? null),
+  memoryConfig: nullableJsonObject("memoryConfig", 8192, "The agent's memory configuration, any JSON object; null or missing: no memory"),
 };
 
 export const registerA = z

@@ -4,23 +4,8 @@ import { insertApplication } from "../db/operators";
 import { errors } from "../domain/errors";
 import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
-import { optionalString } from "./fields";
+import { emailField, optionalString } from "./fields";
 import { createRoute, errorResponses, json, jsonBody, publicAccess } from "./openapi";
-
-/**
- * One @, a dot in the domain, no spaces and no control characters (NUL, escapes) anywhere. The
- * controls are spelled as ranges (they are all of Unicode's Cc) rather than \p{Cc}, so the pattern
- * needs no `u` flag and reads the same in every JSON Schema validator.
- */
-export const EMAIL_PATTERN = /^[^\s@\u0000-\u001f\u007f-\u009f]+@[^\s@\u0000-\u001f\u007f-\u009f]+\.[^\s@\u0000-\u001f\u007f-\u009f]+$/;
-export const INVALID_EMAIL = "Invalid email format";
-export const emailField = z
-  .string({ error: INVALID_EMAIL })
-  .trim()
-  .toLowerCase()
-  .max(254, INVALID_EMAIL)
-  .regex(EMAIL_PATTERN, INVALID_EMAIL)
-  .openapi({ example: "ops@example.com" });
 
 const NAME_REQUIRED = "Name is required";
 const RECEIVED = { message: "Application received. You will receive your API key by email once it is approved." };

@@ -1,14 +1,13 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { TypedResponse } from "hono";
-import { ATTESTATION_LIFETIME_S, signAttestation, type AttestationClaims } from "../domain/attestations";
+import type { Context, TypedResponse } from "hono";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
-import { agentScore, locate } from "../http/agents";
+import { agentScore } from "../http/agents";
+import { attest } from "../http/attestation";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
 import { signingKeys } from "../http/signing-keys";
-import { statusPlaceOf, statusPointer } from "../http/status-lists";
 import { sidParam } from "./fields";
 import { sample } from "./examples";
 import { createRoute, errorResponses, json, publicAccess } from "./openapi";
@@ -60,37 +59,40 @@ const jwks = createRoute({
   responses: { 200: json(jwksSchema, "JWKS", sample.jwks), ...errorResponses(400, errors.attestationsNotConfigured()) },
 });
 
+/** The agent's attestation, newly signed; 404 for an unknown agent, 409 for a suspended one. */
+async function signedAttestation(c: Context<AppEnv>, sid: string): Promise<z.infer<typeof attestationSchema>> {
+  const [keys, agent] = await Promise.all([signingKeys(c), agentScore(c, sid)]);
+  if (agent.status === "suspended") throw errors.suspendedAttestation();
+  return { attestation: await attest(c, agent, keys) };
+}
+
+/** Signs the agent's attestation and keeps the answer at the edge, as GET /score/{sid}/attestation serves it. */
+async function issueAttestation(c: Context<AppEnv>, sid: string) {
+  const origin = new URL(c.req.url).origin;
+  const body = await signedAttestation(c, sid);
+  const response = c.json(body, 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
+  return { body, response: (await storeAnswer((p) => c.executionCtx.waitUntil(p), cacheKey(origin, sid), response)) as unknown as typeof response };
+}
+
+/**
+ * The agent's latest attestation, the one GET /score/{sid}/attestation serves now: its cached answer,
+ * else a new one (kept for that route too). Counts no limit: the caller counts its own.
+ */
+export async function latestAttestation(c: Context<AppEnv>, sid: string): Promise<string> {
+  const hit = await cachedAnswer(cacheKey(new URL(c.req.url).origin, sid));
+  if (hit) return ((await hit.json()) as z.infer<typeof attestationSchema>).attestation;
+  return (await issueAttestation(c, sid)).body.attestation;
+}
+
 export function registerAttestations(app: OpenAPIHono<AppEnv>) {
   app.openapi(attestation, async (c) => {
     const { sid } = c.req.valid("param");
-    const origin = new URL(c.req.url).origin;
-    const key = cacheKey(origin, sid);
-    const hit = await cachedAnswer(key);
+    const hit = await cachedAnswer(cacheKey(new URL(c.req.url).origin, sid));
     // The cached answer is this route's own earlier JSON.
     if (hit) return hit as unknown as TypedResponse<z.infer<typeof attestationSchema>, 200, "json">;
     const decision = await consume(c, `ip:badge:${clientIp(c)}`, [LIMITS.badge]);
     if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
-    const [keys, agent] = await Promise.all([signingKeys(c), agentScore(c, sid)]);
-    if (agent.status === "suspended") throw errors.suspendedAttestation();
-    const place = await statusPlaceOf(c, await locate(c, sid));
-    const iat = Math.floor(c.get("deps").now() / 1000);
-    const claims: AttestationClaims = {
-      iss: origin,
-      sub: agent.sid,
-      iat,
-      exp: iat + ATTESTATION_LIFETIME_S,
-      status: agent.status,
-      composite_score: agent.score.composite,
-      confidence: agent.score.confidence,
-      recommendation: agent.score.recommendation,
-      identity_level: agent.identityLevel,
-      operator_name: agent.operator?.name ?? null,
-      ...(agent.identityLevel === 2 && agent.identityKey ? { cnf: { jkt: agent.identityKey } } : {}),
-      ...(place ? { status_list: statusPointer(origin, place) } : {}),
-    };
-    const body = { attestation: await signAttestation(claims, keys[0]) };
-    const response = c.json(body, 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
-    return (await storeAnswer((p) => c.executionCtx.waitUntil(p), key, response)) as unknown as typeof response;
+    return (await issueAttestation(c, sid)).response;
   });
 
   app.openapi(jwks, async (c) => {

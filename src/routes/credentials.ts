@@ -8,7 +8,7 @@ import { errors, refusalError } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
 import type { AgentScore } from "../domain/views";
 import { settle } from "../http/agent-result";
-import { toAgentScore } from "../db/agents";
+import { toAgentScore } from "../domain/views";
 import { locate, operatorFacts, readAgent, scorerOf } from "../http/agents";
 import { authOf, requireKey } from "../http/auth";
 import { granting, type AppEnv } from "../http/context";

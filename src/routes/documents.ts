@@ -31,6 +31,8 @@ const TAGS = [
   { name: "Disputes", description: "An owner disputes a report; its reporter stands by it or withdraws it; admins decide the unanswered." },
   { name: "Waitlist", description: "Early access." },
   { name: "Badges", description: "Public trust badges for web pages (they ignore API-Version)." },
+  { name: "Pages", description: "The agent's public page, for people: HTML for a browser (it ignores API-Version)." },
+  { name: "Integrations", description: "Where agents are: an MCP server whose tools mirror the routes, and an A2A Agent Card extension." },
   { name: "Admin", description: "The service operators' interface, behind the ADMIN_TOKEN secret." },
 ];
 
@@ -108,11 +110,17 @@ function accessNote(access: Access | null): string {
       return "Needs the admin token (ADMIN_TOKEN).";
     case "public":
       return `Public: no credential; ${access.limit.limit} requests per ${WINDOWS[access.limit.seconds] ?? `${access.limit.seconds} s`} per client address.`;
+    case "optional-key":
+      return "Public; an API key is optional, and what needs one is checked, scope and limit, as on the route it mirrors.";
   }
 }
 
 /** The security a route must declare for the access its middleware grants; a mismatch is a bug. */
 function checkSecurity(route: RouteConfig, access: Access | null) {
+  if (access?.kind === "optional-key") {
+    if (JSON.stringify(route.security) === JSON.stringify([{}, { bearerAuth: [] }])) return;
+    throw new Error(`${route.method.toUpperCase()} ${route.path}: an optional key is declared as security [{}, {bearerAuth: []}]`);
+  }
   const declared = route.security?.flatMap((s) => Object.keys(s)) ?? null;
   const expected = access?.kind === "key" ? ["bearerAuth"] : access?.kind === "admin" ? ["adminAuth"] : [];
   if (declared === null || declared.join() !== expected.join()) {

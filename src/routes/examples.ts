@@ -2,7 +2,6 @@
 // through the scoring model, and every payload is rendered by the wire modules, so each example is
 // a body the service can really send. test/routes/openapi.test.ts checks each against its schema.
 import type { z } from "@hono/zod-openapi";
-import { errors } from "../domain/errors";
 import { applyConfigTo, applyReportTo, contributionOf, newRecord, scoreEvent, scoreOfRecord, type AgentRecord } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import { ATTESTATION_LIFETIME_S, ATTESTATION_TYPE, type AttestationClaims } from "../domain/attestations";
@@ -10,6 +9,7 @@ import type { AgentConfiguration } from "../domain/configuration";
 import { STATUS_LIST_TYPE, statusListClaims, statusListUri } from "../domain/status-list";
 import { RESPOND_WITHIN_MS, type Dispute } from "../domain/disputes";
 import { EVENT_TYPES } from "../domain/events";
+import { errors } from "../domain/errors";
 import { operatorScore, type Outcome, type SignalDimension } from "../domain/model";
 import { SCOPES } from "../domain/scopes";
 import type { AgentReport, AgentScore, ConfigChange, Registration, ScoreEvent, TransactionRecorded } from "../domain/views";
@@ -20,6 +20,10 @@ import { batchSchema, configSchema, formA, meSchema, schemas as a, transactionLi
 import { batchSchemaB, configSchemaB, formB, schemas as b, transactionSchemaB } from "../http/wire/form-b";
 import { identity } from "../http/wire/identity";
 import { keys } from "../http/wire/keys";
+import { renderAgentPage } from "../http/wire/page/agent-page";
+import { renderErrorPage } from "../http/wire/page/document";
+import { publicFace } from "../http/wire/page/view";
+import { publicProfileView } from "../http/wire/public-page";
 import { webhookWire } from "../http/wire/webhooks";
 import { SERVICE_VERSION } from "../version";
 
@@ -78,7 +82,7 @@ function sampleHistory() {
     );
     record = applied.record;
     const { composite, dimensions } = applied.score;
-    events.push({ eventType: scoreEvent.transaction(outcome), composite, ...dimensions, timestamp: iso(at), transactionId: applied.recorded.id, evidence: "receipt", status: "active" });
+    events.push({ eventType: scoreEvent.transaction(outcome), composite, dimensions, timestamp: iso(at), transactionId: applied.recorded.id, evidence: "receipt", status: "active" });
     last = { transactionId: applied.recorded.id, score: applied.score, receipt: { accepted: true } };
   };
   for (let day = 1; day <= 43; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
@@ -86,7 +90,7 @@ function sampleHistory() {
   const swapped = { ...config, modelName: "claude-opus" };
   const changed = applyConfigTo(record, swapped, FINGERPRINTS[1], swapAt)!;
   record = changed.record;
-  events.push({ eventType: scoreEvent.configChange(changed.changeType), composite: changed.score.composite, ...changed.score.dimensions, timestamp: iso(swapAt), transactionId: null, evidence: null, status: null });
+  events.push({ eventType: scoreEvent.configChange(changed.changeType), composite: changed.score.composite, dimensions: changed.score.dimensions, timestamp: iso(swapAt), transactionId: null, evidence: null, status: null });
   configs.unshift({ fingerprint: FINGERPRINTS[1], modelProvider: swapped.modelProvider, modelName: swapped.modelName, changeType: changed.changeType, timestamp: iso(swapAt) });
   for (let day = 45; day <= 50; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
   return { record, events: events.reverse(), configs, last: last!, changed };
@@ -237,6 +241,9 @@ const operatorRow = {
   createdAt: owner.createdAt,
 };
 
+/** A page as rendered, with its style sheet and the badge's image data elided. */
+const elided = (html: string) => html.replace(/<style>[^<]*<\/style>/, "<style>…</style>").replace(/base64,[^"]+/, "base64,…");
+
 /** Every example body, by name, for the routes that describe payloads of their own. */
 /** A batch of two reports: one recorded, one refused as POST /transactions would refuse it. */
 const batchSample: BatchOutcome[] = [{ recorded: history.last }, { error: errors.invalid("Invalid outcome. Expected one of: success, partial, failure, timeout, error") }];
@@ -308,6 +315,10 @@ export const sample = {
   watch: webhookWire.watch({ sid: agent.sid, createdAt: iso(NOW - 5 * DAY) }),
   badgeSvg: badgeSvg(BADGE_LABEL, face.message, face.color),
   badgeEndpoint: { schemaVersion: 1, label: BADGE_LABEL, message: face.message, color: face.color } as const,
+  publicPage: elided(renderAgentPage({ origin: EXAMPLE_ORIGIN, face: publicFace(agent), attestation: { jws: attestation }, profile: null, asOf: iso(NOW) })),
+  unknownAgentPage: elided(renderErrorPage(errors.agentNotFound(), EXAMPLE_REQUEST_ID)),
+  rateLimitedPage: elided(renderErrorPage(errors.rateLimited(42), EXAMPLE_REQUEST_ID)),
+  publicProfile: publicProfileView(SID, true, EXAMPLE_ORIGIN),
   health: { status: "ok" as const, version: SERVICE_VERSION, checks: { db: "ok" as const, shard_0: "ok" as const, shard_1: "ok" as const } },
 };
 

@@ -21,40 +21,75 @@ export const optionalString = (field: string, max: number) =>
     .nullish()
     .transform((v) => v ?? null);
 
+/**
+ * One @, a dot in the domain, no spaces and no control characters (NUL, escapes) anywhere. The
+ * controls are spelled as ranges (they are all of Unicode's Cc) rather than \p{Cc}, so the pattern
+ * needs no `u` flag and reads the same in every JSON Schema validator.
+ */
+export const EMAIL_PATTERN = /^[^\s@\u0000-\u001f\u007f-\u009f]+@[^\s@\u0000-\u001f\u007f-\u009f]+\.[^\s@\u0000-\u001f\u007f-\u009f]+$/;
+export const INVALID_EMAIL = "Invalid email format";
+export const emailField = z
+  .string({ error: INVALID_EMAIL })
+  .trim()
+  .toLowerCase()
+  .max(254, INVALID_EMAIL)
+  .regex(EMAIL_PATTERN, INVALID_EMAIL)
+  .openapi({ example: "ops@example.com" });
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The first `__proto__` key at any depth: an object copied on the way would silently lose it. */
-function protoKeyPath(value: unknown, path: string): string | null {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = protoKeyPath(value[i], `${path}[${i}]`);
-      if (found) return found;
+/** How deep a memoryConfig or metadata may nest, its own object being the first level. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The first problem of a JSON value, walked with an explicit stack (a recursive walk overflows the
+ * stack on a small body nested thousands deep): nesting beyond `maxDepth`, or a `__proto__` key,
+ * which an object copied on the way would silently lose. Depth-first, in document order.
+ */
+function jsonProblem(root: unknown, field: string, maxDepth: number): string | null {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: field, depth: 1 }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const { value, path, depth } = next;
+    const container = Array.isArray(value) || isPlainObject(value);
+    if (!container) continue;
+    if (depth > maxDepth) return `${field} must be nested at most ${maxDepth} levels deep`;
+    const children: { value: unknown; path: string; depth: number }[] = [];
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => children.push({ value: item, path: `${path}[${i}]`, depth: depth + 1 }));
+    } else {
+      for (const key of Object.keys(value)) {
+        if (key === "__proto__") return `${field} must not contain the key "__proto__" (found at ${path}.__proto__)`;
+        children.push({ value: (value as Record<string, unknown>)[key], path: `${path}.${key}`, depth: depth + 1 });
+      }
     }
-  } else if (isPlainObject(value)) {
-    for (const key of Object.keys(value)) {
-      if (key === "__proto__") return `${path}.__proto__`;
-      const found = protoKeyPath(value[key], `${path}.${key}`);
-      if (found) return found;
-    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
   return null;
 }
 
 /**
- * Any JSON object of at most `maxBytes` bytes once serialised, kept exactly as sent. An object with
- * a `__proto__` key anywhere is refused: it cannot be stored faithfully by ordinary JS object code.
+ * Any JSON object of at most `maxBytes` bytes once serialised and MAX_JSON_DEPTH levels, kept
+ * exactly as sent. An object with a `__proto__` key anywhere is refused: it cannot be stored
+ * faithfully by ordinary JS object code.
  */
-export const jsonObject = (field: string, maxBytes: number) =>
+const jsonObject = (field: string, maxBytes: number) =>
   z
     .custom<Record<string, unknown>>(isPlainObject, { error: `${field} must be a JSON object` })
     .superRefine((v, ctx) => {
-      const path = protoKeyPath(v, field);
-      if (path) ctx.addIssue({ code: "custom", message: `${field} must not contain the key "__proto__" (found at ${path})` });
+      const problem = jsonProblem(v, field, MAX_JSON_DEPTH);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
       else if (new TextEncoder().encode(JSON.stringify(v)).byteLength > maxBytes) {
         ctx.addIssue({ code: "custom", message: `${field} must be at most ${maxBytes / 1024} KiB of JSON` });
       }
     })
     .openapi({ type: "object", additionalProperties: true });
+
+/** An optional jsonObject where null means none (no memory, no metadata): null, missing or an object. */
+export const nullableJsonObject = (field: string, maxBytes: number, description: string) =>
+  jsonObject(field, maxBytes)
+    .nullish()
+    .transform((v) => v ?? null)
+    .openapi({ type: ["object", "null"], additionalProperties: true, description });
 
 export const sidParam = z.object({
   sid: z

@@ -2,7 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getKey, insertKey, listKeys, revokeKey, rotateKey } from "../db/keys";
 import { errors } from "../domain/errors";
 import { newApiKey } from "../domain/identifiers";
-import { SCOPES } from "../domain/scopes";
+import { parseScopes, SCOPES } from "../domain/scopes";
 import { announceEpoch, authOf, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
@@ -71,7 +71,7 @@ const revoke = createRoute({
   path: "/keys/{id}",
   operationId: "revokeKey",
   tags: ["Keys"],
-  summary: "Revoke one of the operator's keys at once (not its last lasting key)",
+  summary: "Revoke one of the operator's keys at once (not its last lasting key, nor a key with a scope the calling key lacks)",
   security: bearer,
   middleware: [requireKey("keys:write")],
   request: { params: z.object({ id: decimalId("id", "The key's id (GET /keys lists them)") }) },
@@ -120,14 +120,18 @@ export function registerKeys(app: OpenAPIHono<AppEnv>) {
     const auth = authOf(c);
     const id = c.req.valid("param").id;
     const now = c.get("deps").now();
+    // As for creation: a key may act only on keys within its own scopes, so a narrow key-manager key
+    // cannot take away the operator's full key. A key's scopes never change, so reading first is safe.
+    const target = await getKey(c.get("db"), auth.operatorId, id);
+    if (!target) throw errors.keyNotFound();
+    const beyond = parseScopes(target.scopes).find((s) => !auth.scopes.includes(s));
+    if (beyond) throw errors.insufficientScope(beyond);
     const { revoked, epoch } = await revokeKey(c.get("db"), auth.operatorId, id, new Date(now).toISOString());
     if (revoked) {
       await announceEpoch(c, auth.operatorId, epoch);
       return c.json({ key: view.key(revoked, now) }, 200);
     }
-    const found = await getKey(c.get("db"), auth.operatorId, id);
-    if (!found) throw errors.keyNotFound();
-    if (found.revokedAt) throw errors.keyAlreadyRevoked();
+    if (target.revokedAt) throw errors.keyAlreadyRevoked();
     throw errors.lastKey();
   });
 }

@@ -1,5 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import { readAgentRows, scoreOfRow, type AgentRow } from "../db/agents";
+import { readAgentRows, type AgentRow } from "../db/agents";
+import { scoreOfRow } from "../domain/views";
 import { listOperatorAgents } from "../db/directory";
 import { getOperator } from "../db/operators";
 import { errors } from "../domain/errors";

@@ -29,9 +29,11 @@ const publicScore = createRoute({
   operationId: "getPublicScore",
   tags: ["Scores"],
   summary: "The agent's reduced public score, for display",
-  description: "Made for web pages: any origin may read it, and a browser or CDN may keep it a minute.",
+  description:
+    "Made for web pages: any origin may read it, and a browser or CDN may keep it a minute. A conditional read " +
+    "(If-None-Match) answered 304 does not count in the 5 per hour, only in a revalidation limit of 60 per minute per client address.",
   security: publicAccess,
-  middleware: [publicLimit("publicScore")],
+  middleware: [publicLimit("publicScore", "publicScoreRevalidation")],
   request: { params: sidParam },
   responses: {
     200: {

@@ -14,7 +14,7 @@ import { wire } from "../http/wire";
 import { formA, transactionListSchema, transactionSchema } from "../http/wire/form-a";
 import { transactionSchemaB } from "../http/wire/form-b";
 import { errors, refusalError } from "../domain/errors";
-import { idempotencyHeader, jsonObject, pageQuery, requiredString, sidParam } from "./fields";
+import { idempotencyHeader, nullableJsonObject, pageQuery, requiredString, sidParam } from "./fields";
 import { MAX_RECEIPT_LENGTH } from "../domain/receipts";
 import { bearer, byForm, createRoute, errorResponses, json, jsonBody } from "./openapi";
 
@@ -39,7 +39,7 @@ export const transactionBody = z
     qualitySignal: signal("qualitySignal"),
     financialSignal: signal("financialSignal"),
     securitySignal: signal("securitySignal"),
-    metadata: jsonObject("metadata", 8192).nullish(),
+    metadata: nullableJsonObject("metadata", 8192, "Stored with the report, never scored; null or missing: none"),
     receipt: z
       .string({ error: "receipt must be a compact JWS string" })
       .max(MAX_RECEIPT_LENGTH, `receipt must be at most ${MAX_RECEIPT_LENGTH} characters`)

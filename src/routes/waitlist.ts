@@ -2,7 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { joinWaitlist } from "../db/waitlist";
 import type { AppEnv } from "../http/context";
 import { publicLimit } from "../http/rate-limit";
-import { emailField, INVALID_EMAIL } from "./applications";
+import { emailField, INVALID_EMAIL } from "./fields";
 import { errors } from "../domain/errors";
 import { WAITLIST_ROLES } from "../domain/waitlist";
 import { createRoute, errorResponses, json, jsonBody, publicAccess } from "./openapi";

@@ -6,17 +6,14 @@ import { createApp } from "../../src/app";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../src/http/context";
 import { badgeFromCache, purgeBadge } from "../../src/http/badge-cache";
-import { bearer, call, createOperator, freshIp, registerAgent, testApp, shardOf, T_CALL } from "../helpers";
+import { bearer, call, createOperator, freshIp, registerAgent, settled, testApp, shardOf, T_CALL } from "../helpers";
 
 const CACHE_CONTROL = "public, max-age=300, s-maxage=300";
 
-/** The cache write runs in waitUntil: wait until it has landed before relying on a hit. */
+/** The cache write runs in waitUntil: let it land, then the badge must be in the cache. */
 async function cached(sid: string, format: "svg" | "json") {
-  for (let i = 0; i < 100; i++) {
-    if (await caches.default.match(`https://badge.cache/${sid}.${format}`)) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`badge ${sid}.${format} never reached the cache`);
+  await settled();
+  expect(await caches.default.match(`https://badge.cache/${sid}.${format}`), `${sid}.${format} cached`).toBeDefined();
 }
 
 /** Requests counted so far in the per-IP badge bucket (the limiter's one-minute window). */
@@ -116,8 +113,8 @@ describe("GET /badge/{sid}.svg", () => {
       const res = await call("/transactions", { headers: bearer(reporters[i % 3].key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 } });
       const { composite_score: composite, recommendation } = ((await res.json()) as { updated_scores: { composite_score: number; recommendation: string } }).updated_scores;
       const crossing = Math.abs(composite - shown) >= 25 || recommendation !== shownRecommendation;
-      // The purge runs in waitUntil; give it its moment before reading the badge again.
-      await new Promise((r) => setTimeout(r, 50));
+      // The purge runs in waitUntil: let it finish before reading the badge again.
+      await settled();
       const now = await message();
       if (crossing) {
         expect(now, `report ${i + 1}`).toBe(`${composite} · ${recommendation}`);

@@ -385,24 +385,3 @@ describe("the reporter penalty, from the very next report", () => {
     expect((await reportRow(next, id))!.penalty).toBe(0.5);
   });
 });
-
-describe("a key in its rotation grace", () => {
-  it("can neither open nor answer a dispute", async () => {
-    const { h, owner, reporter, failure } = await disputedSetup();
-    const rotate = async (key: string) => {
-      const res = await h.request("/keys/rotate", { method: "POST", headers: bearer(key) });
-      expect(res.status).toBe(201);
-      return ((await res.json()) as { key: { api_key: string } }).key.api_key;
-    };
-    const ownerFresh = await rotate(owner.key);
-    const open = await dispute(h, owner.key, failure);
-    expect(open.status).toBe(403);
-    expect(await open.json()).toEqual({ error: "Forbidden: this API key lacks the disputes:write scope", request_id: expect.any(String) });
-    expect((await dispute(h, ownerFresh, failure)).status).toBe(201);
-    const reporterFresh = await rotate(reporter.key);
-    const answer = await respond(h, reporter.key, failure, false);
-    expect(answer.status).toBe(403);
-    expect(await answer.json()).toEqual({ error: "Forbidden: this API key lacks the disputes:write scope", request_id: expect.any(String) });
-    expect((await respond(h, reporterFresh, failure, true)).status).toBe(200);
-  });
-});

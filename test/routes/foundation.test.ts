@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import apiDoc from "../../docs/api.md?raw";
 import { ADMIN, bearer, call, createOperator, freshIp, testApp } from "../helpers";
 
 describe("POST /apply", () => {
@@ -211,6 +212,12 @@ describe("OpenAPI", () => {
       expect(doc.paths).toHaveProperty([path]);
     }
     expect(await (await call("/")).json()).toMatchObject({ docs: "/docs", openapi: "/openapi.json" });
+  });
+
+  it("answers GET / exactly as docs/api.md shows it", async () => {
+    const shown = /### GET \/\n\n`200 (\{.*\})`\./.exec(apiDoc)?.[1];
+    expect(shown).toBeDefined();
+    expect(await (await call("/")).json()).toEqual(JSON.parse(shown!));
   });
 });
 

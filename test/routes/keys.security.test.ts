@@ -28,20 +28,6 @@ describe("a stolen key in its rotation grace", () => {
     expect((await h.request("/transactions", { headers: bearer(stolen), body: { sid, transactionType: "t", outcome: "success" } })).status).toBe(201);
   });
 
-  it("cannot mint a key that outlives it, rotate again, or revoke the owner's new key", async () => {
-    const { h, stolen, fresh } = await rotated();
-    const mint = await h.request("/keys", { headers: bearer(stolen), body: { scopes: ["agents:read"] } });
-    expect(mint.status).toBe(403);
-    expect(await mint.json()).toEqual({ error: "Forbidden: this API key lacks the keys:write scope", request_id: expect.any(String) });
-    const again = await h.request("/keys/rotate", { method: "POST", headers: bearer(stolen) });
-    expect(again.status).toBe(403);
-    const revoke = await h.request(`/keys/${fresh.id}`, { method: "DELETE", headers: bearer(stolen) });
-    expect(revoke.status).toBe(403);
-    expect((await h.request("/me", { headers: bearer(fresh.api_key) })).status).toBe(200);
-    const listed = (await (await h.request("/keys", { headers: bearer(fresh.api_key) })).json()) as { keys: unknown[] };
-    expect(listed.keys).toHaveLength(2);
-  });
-
   it("is refused everywhere once the grace ends, while the new key keeps every scope", async () => {
     const { h, stolen, fresh } = await rotated();
     expect(fresh.scopes).toEqual([...SCOPES]);
@@ -71,6 +57,36 @@ describe("narrow keys", () => {
     const res = await h.request(`/keys/${list.keys[0].id}`, { method: "DELETE", headers: bearer(readOnly.api_key) });
     expect(res.status).toBe(403);
     expect((await h.request("/me", { headers: bearer(key) })).status).toBe(200);
+  });
+
+  it("a keys:write-only key revokes only keys whose scopes are within its own, in both forms", async () => {
+    const h = testApp({ now: T0 });
+    const { key } = await createOperator();
+    const issue = async (scopes: string[]) => ((await (await h.request("/keys", { headers: bearer(key), body: { scopes } })).json()) as Issued).key;
+    const manager = await issue(["keys:write"]);
+    const peer = await issue(["keys:write"]);
+    const full = ((await (await h.request("/keys", { headers: bearer(key) })).json()) as { keys: { id: number }[] }).keys[0];
+    for (const form of ["A", "B"] as const) {
+      const res = await h.request(`/keys/${full.id}`, { method: "DELETE", headers: bearer(manager.api_key, { "api-version": form }) });
+      expect(res.status).toBe(403);
+      const text = "Forbidden: this API key lacks the agents:read scope";
+      expect(await res.json()).toEqual(form === "A" ? { error: text, request_id: expect.any(String) } : { error: { code: "insufficient_scope", message: text }, request_id: expect.any(String) });
+    }
+    expect((await h.request("/me", { headers: bearer(key) })).status).toBe(200);
+    // A key of the same scopes, and the key itself, are within its scopes.
+    expect((await h.request(`/keys/${peer.id}`, { method: "DELETE", headers: bearer(manager.api_key) })).status).toBe(200);
+    expect((await h.request(`/keys/${manager.id}`, { method: "DELETE", headers: bearer(manager.api_key) })).status).toBe(200);
+  });
+
+  it("rotation gives the new key the calling key's own scopes, never more", async () => {
+    const h = testApp({ now: T0 });
+    const { key } = await createOperator();
+    const narrow = ((await (await h.request("/keys", { headers: bearer(key), body: { scopes: ["keys:write", "agents:read"] } })).json()) as Issued).key;
+    const res = await h.request("/keys/rotate", { method: "POST", headers: bearer(narrow.api_key) });
+    expect(res.status).toBe(201);
+    const rotatedKey = ((await res.json()) as Issued).key;
+    expect([...rotatedKey.scopes].sort()).toEqual(["agents:read", "keys:write"]);
+    expect((await h.request("/register", { headers: bearer(rotatedKey.api_key), body: { name: "No", ...agentConfig } })).status).toBe(403);
   });
 });
 
@@ -168,6 +184,16 @@ describe("the admin secret", () => {
     h.clock.now = T0 + 2 * DAY;
     expect((await list("test-admin-token")).status).toBe(401);
     expect((await list("new-admin-token-0123")).status).toBe(200);
+  });
+
+  it("refuses a token that is a prefix, an extension or another length of the secret with 401, never a 500", async () => {
+    const h = testApp({ now: T0 });
+    for (const token of ["test-admin-toke", "test-admin-token0", "t", "x".repeat(500), "TEST-ADMIN-TOKEN"]) {
+      const res = await h.request("/admin/operators", { headers: bearer(token) });
+      expect(res.status, token).toBe(401);
+      expect(await res.json()).toEqual({ error: "Invalid admin token", request_id: expect.any(String) });
+    }
+    expect((await h.request("/admin/operators", { headers: bearer("test-admin-token") })).status).toBe(200);
   });
 
   it("disables only the admin routes when a secret is missing or invalid", async () => {

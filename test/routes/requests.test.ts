@@ -2,7 +2,7 @@
 // pages, 405s, health, pagination.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
+import { ADMIN, bearer, call, createOperator, freshIp, registerAgent, settled, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:00:30Z");
 
@@ -61,6 +61,32 @@ describe("odd requests never give a 5xx", () => {
       );
       expect(publicRead.status).toBe(404);
     }
+  });
+
+  it("reads a streamed body without Content-Length, and answers 413 past 64 KiB in both forms", async () => {
+    const streamed = (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      let offset = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (offset >= bytes.length) return controller.close();
+          controller.enqueue(bytes.slice(offset, (offset += 8192)));
+        },
+      });
+    };
+    const h = testApp({ now: T0 });
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      h.app.fetch(new Request("http://trust.test/apply", { method: "POST", body: streamed(body), headers: { "cf-connecting-ip": freshIp(), ...headers } }), h.env);
+    const email = `streamed-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const fine = await post(JSON.stringify({ name: "Streamed", email, padding: "p".repeat(60 * 1024) }));
+    expect(fine.status).toBe(201);
+    const big = JSON.stringify({ name: "Big", email: "big-stream@example.com", reason: "r".repeat(65 * 1024) });
+    const a = await post(big);
+    expect(a.status).toBe(413);
+    expect(await a.json()).toEqual({ error: "Request body too large", request_id: expect.any(String) });
+    const b = await post(big, { "api-version": "B" });
+    expect(b.status).toBe(413);
+    expect(await b.json()).toEqual({ error: { code: "payload_too_large", message: "Request body too large" }, request_id: expect.any(String) });
   });
 
   it("answers 400 for a body stream that breaks off mid-read", async () => {
@@ -155,6 +181,39 @@ describe("public reads for web pages", () => {
     expect(again.headers.get("etag")).toBe(tag);
   });
 
+  it("the public score: a revalidation answered 304 does not use up the 5 an hour; one that gets a body does", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const ip = freshIp();
+    const read = (headers: Record<string, string> = {}) => call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip, ...headers } });
+    const first = await read();
+    const tag = first.headers.get("etag")!;
+    for (let i = 0; i < 10; i++) expect((await read({ "if-none-match": tag })).status).toBe(304);
+    for (let i = 0; i < 4; i++) expect((await read()).status).toBe(200);
+    const sixth = await read();
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers.get("retry-after")).toMatch(/^\d+$/);
+    // Still free once the hour's bodies are used up, while the page has not changed.
+    expect((await read({ "if-none-match": tag })).status).toBe(304);
+    // A stale or made-up tag gets the body, so it counts like any read.
+    const other = freshIp();
+    for (let i = 0; i < 5; i++) expect((await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": other, "if-none-match": '"0000"' } })).status).toBe(200);
+    const refused = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": other, "if-none-match": '"0000"' } });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: "Too many requests. Please try again later.", request_id: expect.any(String) });
+  });
+
+  it("the public score: revalidations are bounded by their own per-IP limit, 60 a minute", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key);
+    const ip = freshIp();
+    const tag = (await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).headers.get("etag")!;
+    for (let i = 0; i < 60; i++) expect((await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip, "if-none-match": tag } })).status).toBe(304);
+    const over = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip, "if-none-match": tag, "api-version": "B" } });
+    expect(over.status).toBe(429);
+    expect(await over.json()).toEqual({ error: { code: "rate_limited", message: "Too many requests. Please try again later." }, request_id: expect.any(String) });
+  });
+
   it("badges: CORS, ETag and 304", async () => {
     const { key } = await createOperator();
     const { sid } = await registerAgent(key);
@@ -168,11 +227,8 @@ describe("public reads for web pages", () => {
     const body = await (await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": freshIp() } })).text();
     const sha1 = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(body))), (b) => b.toString(16).padStart(2, "0")).join("");
     expect(tag).toBe(`"${sha1}"`);
-    let stored: Response | undefined;
-    for (let i = 0; i < 100 && !stored; i++) {
-      stored = await caches.default.match(`https://badge.cache/${sid}.svg`);
-      if (!stored) await new Promise((r) => setTimeout(r, 10));
-    }
+    await settled();
+    const stored = await caches.default.match(`https://badge.cache/${sid}.svg`);
     expect(stored?.headers.get("etag")).toBe(tag);
   });
 

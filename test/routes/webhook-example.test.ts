@@ -3,8 +3,8 @@
 // service's delivery code; the receiver must believe it, and nothing altered.
 import { afterEach, describe, expect, it } from "vitest";
 import { verifyDelivery } from "../../examples/webhook-receiver.mjs";
-import { queueDeps } from "../../src/queues";
 import { ADMIN, bearer, call, createOperator, registerAgent, testApp } from "../helpers";
+import { holdQueues, type HeldQueues } from "../queues";
 
 interface Received {
   url: string;
@@ -12,7 +12,13 @@ interface Received {
   body: string;
 }
 
-/** Every outbound call of the queue consumers, answered 204 (the resolver calls every host public). */
+let held: HeldQueues | undefined;
+afterEach(() => {
+  held?.release();
+  held = undefined;
+});
+
+/** Every outbound call of the queue consumers, answered 204 (the resolver calls every host public); the queues held. */
 function endpoint() {
   const received: Received[] = [];
   const resolve = async () => ["93.184.216.34"];
@@ -20,22 +26,8 @@ function endpoint() {
     received.push({ url: String(input), headers: Object.fromEntries(new Headers(init?.headers)), body: String(init?.body) });
     return new Response(null, { status: 204 });
   }) as typeof fetch;
-  Object.assign(queueDeps, { resolve, fetchOutbound, now: undefined });
-  return { received, resolve };
-}
-
-afterEach(() => {
-  for (const key of Object.keys(queueDeps)) delete (queueDeps as Record<string, unknown>)[key];
-});
-
-async function until<T>(check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error("timed out waiting for a delivery");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  held = holdQueues({ resolve, fetchOutbound });
+  return { received, resolve, queues: held };
 }
 
 describe("examples/webhook-receiver.mjs", () => {
@@ -48,7 +40,9 @@ describe("examples/webhook-receiver.mjs", () => {
     const { secret } = (await created.json()) as { secret: string };
     const { sid } = await registerAgent(owner.key);
     expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
-    const delivery = await until(() => net.received.find((r) => r.url === "https://receiver.example.com/trust"));
+    await net.queues.drain();
+    const delivery = net.received.find((r) => r.url === "https://receiver.example.com/trust")!;
+    expect(delivery).toBeDefined();
 
     const event = verifyDelivery(secret, delivery.body, new Headers(delivery.headers));
     expect(event).toEqual({ type: "agent.status_changed", timestamp: expect.any(String), data: { sid, status: "suspended", previous_status: "active" } });

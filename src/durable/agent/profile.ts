@@ -1,5 +1,6 @@
 // The agent's life outside reports: registration, configuration changes, a claim by an operator,
-// an admin's status change. No tables of its own: the record is the kernel's.
+// an admin's status change, the owner's choice of what its public page shows. No tables of its own:
+// the record is the kernel's.
 
 import { agentRow, configRow, type ShardWrite } from "../../db/shard-writes";
 import { applyConfigTo, localOf, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
@@ -117,6 +118,19 @@ export class Profile {
       const change = { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now, events: statusEvents(record, next) };
       if (!host.commit(next, change)) return refuse("write_failed");
       return ok({ status }, await host.flush());
+    });
+  }
+
+  /** The owner opts its agent's public page in to (or out of) reasons, dimensions, history and open disputes. */
+  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> {
+    const { host } = this;
+    return host.serial(async () => {
+      const record = await host.owned(ref, input.callerId);
+      if (!("sid" in record)) return record;
+      if ((record.publicProfile ?? false) === input.publicProfile) return ok({ publicProfile: input.publicProfile });
+      const next: AgentRecord = { ...record, publicProfile: input.publicProfile };
+      if (!host.commit(next, { shard: [agentRow(next, input.now)], at: input.now })) return refuse("write_failed");
+      return ok({ publicProfile: input.publicProfile }, await host.flush());
     });
   }
 

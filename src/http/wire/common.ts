@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { IDENTITY_LABELS } from "../../domain/agent-keys";
 import { ERROR_CODES, KEY_PREFIX } from "../../domain/errors";
 import { SID_PATTERN } from "../../domain/identifiers";
-import { CONFIDENCES, MODEL, REASON_CODES, RECOMMENDATIONS } from "../../domain/model";
+import { CONFIDENCES, DIMENSIONS, MODEL, REASON_CODES, RECOMMENDATIONS, type Dimension } from "../../domain/model";
 
 export const sid = z.string().regex(SID_PATTERN).openapi({ example: "SID-0x3f9a0c1d2e4b5a69" });
 /** Every timestamp the service writes: ISO 8601 in UTC with milliseconds (`Date.toISOString`). */
@@ -25,6 +25,8 @@ export const identityLabel = z.enum(IDENTITY_LABELS);
 export const apiKey = z.string().regex(new RegExp(`^${KEY_PREFIX}[0-9a-f]{64}$`));
 /** A composite or a dimension on Form A's scale. */
 export const scoreValue = z.number().int().min(0).max(1000);
+/** The five dimensions, each as `value`, named from the model's one list. */
+export const dimensionsOf = <T extends z.ZodType>(value: T) => z.object(Object.fromEntries(DIMENSIONS.map((d) => [d, value])) as Record<Dimension, T>);
 /** A next page's cursor: pass it back as `cursor`; null on the last page. */
 export const nextCursor = z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" });
 

@@ -9,19 +9,13 @@ import { DISPUTE_STATUSES } from "../../domain/disputes";
 import { RECEIPT_REFUSALS } from "../../domain/receipts";
 import { CHANGE_TYPES, OUTCOMES } from "../../domain/model";
 import { TRANSACTION_STATUSES, type AgentReport, type AgentScore, type AgentSummary, type ConfigUpdated, type OperatorProfile, type Registration, type TransactionEntry, type TransactionRecorded } from "../../domain/views";
-import { confidence, errorA, identityLabel, identityLevel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { confidence, dimensionsOf, errorA, identityLabel, identityLevel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 
 const operator = z
   .object({ name: z.string(), score: scoreValue.openapi({ description: "The operator score" }), verified: z.boolean() })
   .nullable()
   .openapi({ description: "The owning operator; null until a self-registered agent is claimed" });
-const dimensions = z.object({
-  reliability: scoreValue,
-  quality: scoreValue,
-  financial: scoreValue,
-  security: scoreValue,
-  stability: scoreValue,
-});
+const dimensions = dimensionsOf(scoreValue);
 const EVIDENCE = ["receipt", "none"] as const;
 const fingerprint = z.string().openapi({ description: "SHA-256 (hex) of the canonical configuration" });
 const changeType = z.enum(CHANGE_TYPES).nullable().openapi({ description: "The most severe change found; null when nothing changed" });
@@ -283,11 +277,7 @@ export const formA = {
     operator: r.operator,
     score_history: r.scoreHistory.map((e) => ({
       composite: e.composite,
-      reliability: e.reliability,
-      quality: e.quality,
-      financial: e.financial,
-      security: e.security,
-      stability: e.stability,
+      ...e.dimensions,
       event_type: e.eventType,
       timestamp: e.timestamp,
       transaction_id: e.transactionId,

@@ -3,13 +3,13 @@
 import { z } from "@hono/zod-openapi";
 import { AGENT_STATUSES } from "../../domain/agent";
 import type { ApiError } from "../../domain/errors";
-import type { Dimension, ScoreView } from "../../domain/model";
+import { DIMENSIONS, type Dimension, type ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
-import { confidence, errorB, identityLevel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { confidence, dimensionsOf, errorB, identityLevel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 import { configSchema, formA, logPromiseSchema, receiptSchema, schemas as a, type BatchOutcome } from "./form-a";
 
 const unit = z.number().min(0).max(1).openapi({ description: "0.0 to 1.0 (Form A's 0-1000 divided by 1000)" });
-const dimensions = z.object({ reliability: unit, quality: unit, financial: unit, security: unit, stability: unit });
+const dimensions = dimensionsOf(unit);
 /** What moved the score, as Form B names it. */
 export const SCORE_REASONS = ["transaction_update", "config_change_decay", "dispute_withdrawal"] as const;
 
@@ -101,7 +101,7 @@ const unitUpdatedScores = <T extends { updated_scores: { dimensions: Record<Dime
 });
 
 const unitDimensions = (d: Record<Dimension, number>) =>
-  Object.fromEntries(Object.entries(d).map(([name, v]) => [name, v / 1000])) as Record<Dimension, number>;
+  Object.fromEntries(DIMENSIONS.map((name) => [name, d[name] / 1000])) as Record<Dimension, number>;
 
 const unitScale = (s: ScoreView) => unitDimensions(s.dimensions);
 

@@ -1,0 +1,1 @@
+ALTER TABLE `agents` ADD `public_profile` integer DEFAULT false NOT NULL;
