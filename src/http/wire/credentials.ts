@@ -1,5 +1,6 @@
 // Trust credentials and the nonces agents sign to ask for them: the same payloads in both forms.
 import { z } from "@hono/zod-openapi";
+import { DIMENSIONS } from "../../domain/model";
 import { timestamp } from "./common";
 
 const credential = z
@@ -8,7 +9,7 @@ const credential = z
       description:
         "An SD-JWT VC (`<issuer-signed JWT>~<disclosure>~…~`): header `typ: dc+sd-jwt`, `alg: EdDSA`, `kid`; claims `iss`, `sub` (the SID), `iat`, " +
         "`exp` (iat + 24 h), `vct`, `cnf.jwk` (the agent's proven key), `status.status_list {idx, uri}`, and as disclosures, each on its own: " +
-        "`composite_score`, `reliability`, `quality`, `financial`, `security`, `stability`, `recommendation`, `confidence`, `identity_level`, " +
+        `\`composite_score\`, ${DIMENSIONS.map((d) => `\`${d}\``).join(", ")}, \`recommendation\`, \`confidence\`, \`identity_level\`, ` +
         "`operator_name`, `open_disputes`, `no_caution` (only when the recommendation is not caution) and each element of `composite_at_least` " +
         "(600, 700, 800: those the composite reaches)",
     }),
