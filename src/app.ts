@@ -27,6 +27,8 @@ import { registerBatch } from "./routes/batch";
 import { registerVerification } from "./routes/verification";
 import { registerIdentity } from "./routes/identity";
 import { registerAttestations } from "./routes/attestations";
+import { registerStatusLists } from "./routes/status-lists";
+import { registerCredentials } from "./routes/credentials";
 import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
@@ -82,6 +84,8 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerVerification(app);
   registerIdentity(app);
   registerAttestations(app);
+  registerStatusLists(app);
+  registerCredentials(app);
   registerWebhooks(app);
   registerDisputes(app);
   registerKeys(app);

@@ -65,6 +65,15 @@ export function placementShards(env: Env): number[] {
 /** The binding name of shard n, as bookmarks name databases. */
 export const shardName = (n: number) => `SHARD_${n}`;
 
+/**
+ * How often a status list may be rebuilt (ms): STATUS_LIST_REBUILD_S, 1-60 seconds, default 60. Only
+ * tests that watch a list change under `wrangler dev` set it lower.
+ */
+export function statusListRebuildMs(env: Env): number {
+  const seconds = Number(env.STATUS_LIST_REBUILD_S ?? "60");
+  return Number.isInteger(seconds) && seconds >= 1 && seconds <= 60 ? seconds * 1000 : 60_000;
+}
+
 /** How many transparency logs there are (LOG_COUNT, default 1): new agents are dealt among them. */
 export function logCount(env: Env): number {
   const n = Number(env.LOG_COUNT ?? "1");

@@ -3,7 +3,7 @@
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./index");
-    durableNamespaces: "Agent" | "RateLimiter";
+    durableNamespaces: "Agent" | "RateLimiter" | "StatusList";
   }
 
   interface Env {
@@ -25,6 +25,8 @@ declare namespace Cloudflare {
     LOG_KEY?: string;
     AGENT: DurableObjectNamespace<import("./durable/agent").Agent>;
     RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
+    /** One object per status list (named `list:<n>`): the agents' 2-bit values and the list built from them. */
+    STATUS_LIST: DurableObjectNamespace<import("./durable/status-list").StatusList>;
     /** Static assets (public/: the /docs page), served before the Worker for their paths only. */
     ASSETS: Fetcher;
     ADMIN_TOKEN?: string;
@@ -48,6 +50,8 @@ declare namespace Cloudflare {
     WEBHOOK_SECRET_KEY_PREVIOUS?: string;
     /** Attestation signing keys: a JSON array of private Ed25519 JWKs; the first signs, all are published. */
     ATTESTATION_KEYS?: string;
+    /** Seconds between rebuilds of a status list at most (1-60, default 60); lower only in tests under wrangler dev. */
+    STATUS_LIST_REBUILD_S?: string;
     /** "true" only for the benchmark: every D1 call is counted (GET /admin/d1-meter). */
     D1_METER?: string;
     /** Optional `send_email` binding for keys (approval, recovery). */

@@ -129,6 +129,7 @@ export const newSalt = () => randomHex(16);
 /** The salted hash of one free-text field: its clear text is only ever confirmed by whoever holds the salt. */
 export const saltedHash = (salt: string, field: string, text: string) => sha256HexOfBytes(utf8(`${salt}:${field}:${text}`));
 
+// Typed from importKey: the Node-side programs that load this file know no global CryptoKey.
 const hmacKeys = new Map<string, ReturnType<typeof crypto.subtle.importKey>>();
 
 /** HMAC-SHA256 under a secret (base64 or any string of ≥ 32 characters), lowercase hex. */

@@ -111,6 +111,15 @@ export const errors = {
   attestationsNotConfigured: () => new ApiError("unavailable", "Attestations are not configured"),
   suspendedAttestation: () => new ApiError("conflict", "Agent is suspended: no attestation is issued"),
   badJwk: (problem: string) => new ApiError("invalid_request", problem),
+  statusListNotFound: () => new ApiError("not_found", "Status list not found"),
+  statusListsUnavailable: () => new ApiError("unavailable", "The status lists cannot be reached: no credential is issued without a status. Retry later."),
+  suspendedCredential: () => new ApiError("conflict", "Agent is suspended: no credential is issued"),
+  credentialNeedsLevel2: (level: number) =>
+    new ApiError(
+      "conflict",
+      `Credentials are issued at identity level 2 (Signature-Verified) only; this agent is at level ${level}: its owner registers a key and the agent proves it (POST /agents/{sid}/verify/signature)`,
+    ),
+  tooManyCredentials: (retryAfter: number) => new ApiError("rate_limited", "Too many credentials issued for this agent: at most 10 per hour", { "Retry-After": String(retryAfter) }),
   keyDirectoryFailed: (reason: string) => new ApiError("callback_failed", `Key directory could not be read: ${reason}`),
 } as const;
 

@@ -250,6 +250,16 @@ export class KernelStorage {
     this.memo.lastEvent = id;
   }
 
+  /**
+   * Where this storage's events stand: its epoch (drawn now when it has none yet) and the number of
+   * its last event (0: none yet). A later event of this storage has a greater number.
+   */
+  eventPosition(): { epoch: string; n: number } {
+    const epoch = this.epoch();
+    const row = this.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").toArray()[0];
+    return { epoch, n: row?.seq ?? 0 };
+  }
+
   /** This storage's epoch: 12 random hex digits, drawn once, when its first event is added. */
   private epoch(): string {
     const stored = this.fact<string>("epoch");
