@@ -1,0 +1,57 @@
+// Byte helpers of the transparency log: hex, standard base64, SHA-256 over WebCrypto. Pure, and
+// free of Node or Workers APIs, so the same code runs in the Worker, in Node and in a browser.
+
+export type Bytes = Uint8Array<ArrayBuffer>;
+
+const encoder = new TextEncoder();
+export const utf8 = (text: string): Bytes => encoder.encode(text) as Bytes;
+
+export function concat(...parts: Uint8Array[]): Bytes {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+  return diff === 0;
+}
+
+export const toHex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** The bytes of lowercase or uppercase hex, or null when it is not hex. */
+export function fromHex(hex: string): Bytes | null {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return null;
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The bytes of standard, padded base64 (RFC 4648 §4), or null when it is not exactly that. */
+export function fromBase64(text: string): Bytes | null {
+  if (!BASE64.test(text)) return null;
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  // Non-zero padding bits decode too: only the canonical encoding names these bytes.
+  return toBase64(out) === text ? out : null;
+}
+
+export async function sha256(...parts: Uint8Array[]): Promise<Bytes> {
+  const data = parts.length === 1 ? parts[0] : concat(...parts);
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", data as Bytes));
+}
