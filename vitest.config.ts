@@ -1,7 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { attestationKeysVar } from "./scripts/attestation-key.mjs";
-import { newWebhookSecretKey } from "./scripts/local-secrets.mjs";
+import { newLogKey, newLogSigningKeys, newWebhookSecretKey } from "./scripts/local-secrets.mjs";
 import { copySwaggerUi } from "./scripts/swagger-ui.mjs";
 
 export default defineConfig(async () => {
@@ -20,6 +20,8 @@ export default defineConfig(async () => {
             RETURN_KEYS_IN_RESPONSES: "true",
             ATTESTATION_KEYS: attestationKeysVar("test-key-1"),
             WEBHOOK_SECRET_KEY: newWebhookSecretKey(),
+            LOG_KEY: newLogKey(),
+            LOG_SIGNING_KEYS: newLogSigningKeys(),
           },
         },
       }),

@@ -64,3 +64,19 @@ export function placementShards(env: Env): number[] {
 
 /** The binding name of shard n, as bookmarks name databases. */
 export const shardName = (n: number) => `SHARD_${n}`;
+
+/** The host name of the logs' origins when LOG_ORIGIN is not set: `npm start`'s address. */
+export const DEFAULT_LOG_ORIGIN = "127.0.0.1:8787";
+const MAX_LOGS = 1024;
+
+/** How many logs there are: LOG_COUNT (1 to 1024), else 1. */
+export function logCount(env: Env): number {
+  const n = Number(env.LOG_COUNT ?? "1");
+  return Number.isInteger(n) && n >= 1 && n <= MAX_LOGS ? n : 1;
+}
+
+/** Log n's origin, the first line of its checkpoints and the name of its signing keys: `<LOG_ORIGIN>/log/<n>`. */
+export function logOrigin(env: Env, n: number): string {
+  const host = (env.LOG_ORIGIN ?? "").trim().replace(/^https?:\/\//, "").replace(/\/+$/, "");
+  return `${host === "" || /[\s+]/u.test(host) ? DEFAULT_LOG_ORIGIN : host}/log/${n}`;
+}

@@ -6,6 +6,7 @@ import { pruneDeliveries } from "./queues/pruning";
 
 export { Agent } from "./durable/agent";
 export { RateLimiter } from "./durable/rate-limiter";
+export { LogSequencer } from "./durable/log-sequencer";
 
 const app = createApp();
 const consume = createQueueHandler();

@@ -3,7 +3,7 @@
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./index");
-    durableNamespaces: "Agent" | "RateLimiter";
+    durableNamespaces: "Agent" | "RateLimiter" | "LogSequencer";
   }
 
   interface Env {
@@ -17,6 +17,20 @@ declare namespace Cloudflare {
     PLACEMENT_SHARDS?: string;
     AGENT: DurableObjectNamespace<import("./durable/agent").Agent>;
     RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
+    /** The transparency log's sequencers: one object per log, named `log:<n>`. */
+    LOG_SEQUENCER: DurableObjectNamespace<import("./durable/log-sequencer").LogSequencer>;
+    /** The logs' tiles, entry bundles and checkpoints, written by the sequencers, read by GET /log/... */
+    LOG_BUCKET: R2Bucket;
+    /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */
+    LOG_QUEUE?: Queue<import("./domain/log/messages").LogMessage>;
+    /** How many logs there are (logs 0 ... LOG_COUNT-1; default 1). Only ever raised. */
+    LOG_COUNT?: string;
+    /** The host name in the logs' origins, `<LOG_ORIGIN>/log/<n>`: the service's public host, set once. */
+    LOG_ORIGIN?: string;
+    /** Names agents in the log, HMAC-SHA256(LOG_KEY, sid): 32 random bytes, base64 (a Worker secret). */
+    LOG_KEY?: string;
+    /** Checkpoint signing keys: a JSON array of private Ed25519 JWKs or base64 seeds; all sign, all are published. */
+    LOG_SIGNING_KEYS?: string;
     /** Static assets (public/: the /docs page), served before the Worker for their paths only. */
     ASSETS: Fetcher;
     ADMIN_TOKEN?: string;

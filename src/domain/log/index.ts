@@ -9,3 +9,5 @@ export * from "./leaf";
 export * from "./merkle";
 export * from "./note";
 export * from "./tiles";
+export * from "./acceptance";
+export * from "./messages";
