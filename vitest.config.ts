@@ -22,6 +22,8 @@ export default defineConfig(async () => {
             WEBHOOK_SECRET_KEY: newWebhookSecretKey(),
             LOG_KEY: newLogKey(),
             LOG_SIGNING_KEYS: newLogSigningKeys(),
+            // Logs 0-7 (log 8 is unknown); the sequencer tests use objects of higher numbers directly.
+            LOG_COUNT: "8",
           },
         },
       }),

@@ -27,6 +27,7 @@ import { registerAttestations } from "./routes/attestations";
 import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
+import { registerLog } from "./routes/log";
 import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
 
 /**
@@ -77,6 +78,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerDisputes(app);
   registerKeys(app);
   registerWaitlist(app);
+  registerLog(app);
 
   registerDocuments(app);
   app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: DOCUMENT_PATHS.A, openapi_b: DOCUMENT_PATHS.B }));

@@ -3,12 +3,13 @@ import { cors } from "hono/cors";
 import { etag } from "hono/etag";
 import type { AppEnv } from "./context";
 
-// Public reads (public score, badges, attestations, JWKS, the OpenAPI documents) are made for web
+// Public reads (public score, badges, attestations, JWKS, the OpenAPI documents, the transparency
+// log's keys, checkpoints and tiles) are made for web
 // pages: any origin may read them, preflights are answered without touching the limits, and
 // conditional requests get 304. Keyed routes send no CORS headers at all (keys are never for
 // browsers) and are never cached.
 
-const PUBLIC_READ = /^\/(?:score\/[^/]+\/(?:public|attestation)|badge\/[^/]+|\.well-known\/jwks\.json|openapi(?:-b)?\.json)$/;
+const PUBLIC_READ = /^\/(?:score\/[^/]+\/(?:public|attestation)|badge\/[^/]+|\.well-known\/jwks\.json|openapi(?:-b)?\.json|log\/keys|log\/[^/]+\/(?:checkpoint|tile\/.+))$/;
 
 export const isPublicRead = (path: string) => PUBLIC_READ.test(path);
 

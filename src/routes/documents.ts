@@ -30,6 +30,7 @@ const TAGS = [
   { name: "Disputes", description: "An owner disputes a report; its reporter stands by it or withdraws it; admins decide the unanswered." },
   { name: "Waitlist", description: "Early access." },
   { name: "Badges", description: "Public trust badges for web pages (they ignore API-Version)." },
+  { name: "Transparency log", description: "The transparency log of agents' histories: checkpoints and tiles (C2SP tlog-tiles), read by any client." },
   { name: "Admin", description: "The service operators' interface, behind the ADMIN_TOKEN secret." },
 ];
 
@@ -81,7 +82,7 @@ const HEADERS: Record<string, { description: string; required?: boolean; schema:
 };
 
 /** Operations whose handlers touch no D1 session, so their answers never carry X-D1-Bookmark. */
-const WITHOUT_D1 = new Set(["/health", "/.well-known/jwks.json", "/admin/d1-meter"]);
+const WITHOUT_D1 = new Set(["/health", "/.well-known/jwks.json", "/admin/d1-meter", "/log/keys", "/log/{log}/checkpoint", "/log/{log}/tile/{level}/{index}"]);
 
 const apiVersion: Record<Form, z.ZodType> = {
   A: z

@@ -50,15 +50,18 @@ export function parseLeaf(bytes: Uint8Array): Leaf | null {
   return again.length === bytes.length && again.every((b, i) => b === bytes[i]) ? checked.leaf : null;
 }
 
+/** An HMAC key (WebCrypto's CryptoKey, named so that Node's types find it too). */
+export type LogKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
 /** The key of `LOG_KEY` (32 bytes, base64), or null when it is not one. */
-export async function logKey(secret: string | undefined): Promise<CryptoKey | null> {
+export async function logKey(secret: string | undefined): Promise<LogKey | null> {
   const raw = secret ? fromBase64(secret.trim()) : null;
   if (!raw || raw.length !== 32) return null;
   return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
 /** The agent's name in the log: lowercase hex HMAC-SHA256(log key, sid). */
-export async function agentTag(key: CryptoKey, sid: string): Promise<string> {
+export async function agentTag(key: LogKey, sid: string): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8(sid))));
 }
 
