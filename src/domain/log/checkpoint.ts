@@ -8,7 +8,7 @@ import { openNote, parseVerifierKey, signNote, type NoteSigner, type NoteVerifie
 export interface Checkpoint {
   origin: string;
   size: number;
-  root: Bytes;
+  root: Uint8Array;
 }
 
 export const checkpointText = ({ origin, size, root }: Checkpoint): string => `${origin}\n${size}\n${toBase64(root)}\n`;

@@ -69,7 +69,7 @@ export async function runBatch(deps: BatchDeps): Promise<BatchResult | null> {
     .flatMap(({ tile }) => Array.from({ length: TILE_WIDTH - 1 }, (_, w) => `${deps.prefix}${tilePath({ ...tile, width: w + 1 })}`));
   for (let i = 0; i < superseded.length; i += 1000) await deps.bucket.delete(superseded.slice(i, i + 1000));
 
-  const checkpoint = await signCheckpoint({ origin: deps.origin, size: target, root: integrated.root as Bytes }, deps.signers);
+  const checkpoint = await signCheckpoint({ origin: deps.origin, size: target, root: integrated.root }, deps.signers);
   await deps.bucket.put(`${deps.prefix}checkpoint`, checkpoint, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
   if (deps.fail("beforeCommit")) throw new InjectedFailure("before the commit");
 
