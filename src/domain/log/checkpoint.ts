@@ -1,7 +1,7 @@
 // C2SP tlog-checkpoint (https://c2sp.org/tlog-checkpoint): a signed note whose text is the log's
 // origin, the tree size in decimal and the base64 root hash, one per line.
 
-import { fromBase64, toBase64, type Bytes } from "./bytes";
+import { fromBase64, toBase64 } from "./bytes";
 import { HASH_SIZE } from "./merkle";
 import { openNote, parseVerifierKey, signNote, type NoteSigner, type NoteVerifier } from "./note";
 
