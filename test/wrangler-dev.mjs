@@ -31,8 +31,12 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the service; resolves to `{url, adminToken, stop}` once it answers. `label` names its secrets. */
-export async function startService(label) {
+/**
+ * Starts the service; resolves to `{url, adminToken, stop}` once it answers. `label` names its
+ * secrets; `script` runs another entry than wrangler.toml's main (a test entry around it), `vars`
+ * sets more variables (`["NAME:value"]`).
+ */
+export async function startService(label, { script, vars = [] } = {}) {
   const temp = mkdtempSync(join(tmpdir(), `trust-${label}-`));
   const persistTo = join(temp, "state");
   const adminToken = randomBytes(24).toString("hex");
@@ -55,7 +59,7 @@ export async function startService(label) {
   }
 
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
-  const args = ["dev", "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...secretVarArgs(label), "--log-level", "warn"];
+  const args = ["dev", ...(script ? [script] : []), "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...secretVarArgs(label), ...vars.flatMap((v) => ["--var", v]), "--log-level", "warn"];
   // Its own process group (wrangler starts workerd children), so one signal ends them all.
   const dev = spawn(wrangler, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

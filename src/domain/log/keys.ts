@@ -8,7 +8,7 @@ import { keyId, verifierKey, type NoteSigner } from "./note";
 
 export interface LogSigningKey {
   publicKey: Bytes;
-  privateKey: CryptoKey;
+  privateKey: Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 }
 
 const PKCS8_ED25519_PREFIX = Uint8Array.of(0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20);
@@ -16,7 +16,7 @@ const base64url = (text: string) => fromBase64(text.replaceAll("-", "+").replace
 
 async function fromSeed(seed: Bytes): Promise<LogSigningKey> {
   const extractable = await crypto.subtle.importKey("pkcs8", concat(PKCS8_ED25519_PREFIX, seed), { name: "Ed25519" }, true, ["sign"]);
-  const jwk = (await crypto.subtle.exportKey("jwk", extractable)) as JsonWebKey;
+  const jwk = (await crypto.subtle.exportKey("jwk", extractable)) as { x?: string };
   const privateKey = await crypto.subtle.importKey("pkcs8", concat(PKCS8_ED25519_PREFIX, seed), { name: "Ed25519" }, false, ["sign"]);
   return { publicKey: base64url(jwk.x!)!, privateKey };
 }
