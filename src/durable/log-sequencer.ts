@@ -81,7 +81,8 @@ export class LogSequencer extends DurableObject<Env> {
     this.store.transaction(() => {
       let { accepted: next, published } = this.store.counters();
       const agents = new Map<string, AgentLog>();
-      const fresh: [number, string][] = [];
+      const first = next;
+      const fresh: string[] = [];
       for (const leaf of checked) {
         const agent = agents.get(leaf.agent) ?? this.store.agent(leaf.agent) ?? NEW_AGENT;
         const decision = decide(agent, leaf.seq, leaf.entry_hash);
@@ -92,7 +93,7 @@ export class LogSequencer extends DurableObject<Env> {
         } else if (decision.kind === "ahead") {
           result.refused.push({ ...ref, reason: `seq is more than ${MAX_AHEAD} past the agent's acknowledged seq` });
         } else if (decision.kind === "new") {
-          fresh.push([next, new TextDecoder().decode(leafBytes(leaf))]);
+          fresh.push(new TextDecoder().decode(leafBytes(leaf)));
           agents.set(leaf.agent, accept(agent, leaf.seq, next++, leaf.entry_hash));
           result.accepted.push(ref);
         } else {
@@ -101,7 +102,7 @@ export class LogSequencer extends DurableObject<Env> {
         }
       }
       for (const [tag, agent] of agents) this.store.putAgent(tag, compact(agent, published));
-      if (fresh.length > 0) this.store.addLeaves(fresh, next);
+      if (fresh.length > 0) this.store.addLeaves(first, fresh);
       added = fresh.length;
     });
     if (added > 0 && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(this.probes.now() + INTEGRATE_EVERY_MS);
@@ -118,6 +119,13 @@ export class LogSequencer extends DurableObject<Env> {
       acknowledged: state?.acked ?? 0,
       sequenced: latest && checkpoint ? { ...latest, tree_size: published, checkpoint } : null,
     };
+  }
+
+  /** The log's counters, for operators and the benchmark: leaves accepted and published, batches, R2 writes, the object's storage. */
+  stats(): { accepted: number; published: number; batches: number; r2_writes: number; storage_bytes: number; rows_written_since_start: number } {
+    const { accepted, published } = this.store.counters();
+    const { batches, r2Writes } = this.store.totals();
+    return { accepted, published, batches, r2_writes: r2Writes, storage_bytes: this.ctx.storage.sql.databaseSize, rows_written_since_start: this.store.rowsWritten };
   }
 
   /** Integrates one batch; comes back at once while more wait, within a second when more arrive. */

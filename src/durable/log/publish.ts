@@ -52,7 +52,8 @@ export async function runBatch(deps: BatchDeps): Promise<BatchResult | null> {
   const firstBundle = Math.floor(published / TILE_WIDTH);
   const leaves = store.leaves(firstBundle * TILE_WIDTH, target).map(utf8);
   const fresh = leaves.slice(published - firstBundle * TILE_WIDTH);
-  const integrated = await integrate(store.edge(published), await Promise.all(fresh.map(hashLeaf)));
+  const edge = store.edge(published);
+  const integrated = await integrate(edge, await Promise.all(fresh.map(hashLeaf)));
 
   const objects: { tile: TileId; bytes: Bytes }[] = [...integrated.tiles];
   for (let n = firstBundle; n * TILE_WIDTH < target; n++) {
@@ -73,6 +74,7 @@ export async function runBatch(deps: BatchDeps): Promise<BatchResult | null> {
   await deps.bucket.put(`${deps.prefix}checkpoint`, checkpoint, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
   if (deps.fail("beforeCommit")) throw new InjectedFailure("before the commit");
 
-  store.transaction(() => store.finishBatch(integrated.edge, checkpoint, Math.floor(target / TILE_WIDTH) * TILE_WIDTH));
-  return { size: target, writes: objects.length + 1 };
+  const writes = objects.length + 1;
+  store.transaction(() => store.finishBatch(edge, integrated.edge, checkpoint, Math.floor(target / TILE_WIDTH) * TILE_WIDTH, writes));
+  return { size: target, writes };
 }

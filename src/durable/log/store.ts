@@ -1,13 +1,15 @@
 // The sequencer's own storage: only what integration needs. `leaves` holds the accepted leaves from
 // the start of the rightmost entry bundle on (the bundle is rebuilt from them until it is full and
-// published); `edge` the rightmost tile of each level; `agents` a few numbers per agent (see
+// published), one row per append (rows written are what an object's storage is billed by);
+// `edge` the rightmost tile of each level; `agents` a few numbers per agent (see
 // domain/log/acceptance.ts); the key-value store the counters and the last checkpoint.
 
 import type { AgentLog, OpenLeaf } from "../../domain/log/acceptance";
 import { packHashes, unpackHashes, type Edge } from "../../domain/log/integrate";
+import { levelCount } from "../../domain/log/tiles";
 
 const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS leaves (idx INTEGER PRIMARY KEY, leaf TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS leaves (first INTEGER PRIMARY KEY, count INTEGER NOT NULL, leaves TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS edge (level INTEGER PRIMARY KEY, hashes BLOB NOT NULL)",
   `CREATE TABLE IF NOT EXISTS agents (agent TEXT PRIMARY KEY, acked INTEGER NOT NULL, acked_hash TEXT, open TEXT NOT NULL,
      seq INTEGER, idx INTEGER) WITHOUT ROWID`,
@@ -24,7 +26,21 @@ export interface SequencerCounters {
 }
 
 export class SequencerStore {
+  /** Rows written since the object started (SQL rows and key-value puts): what storage is billed by. */
+  rowsWritten = 0;
+
   constructor(private readonly storage: DurableObjectStorage) {}
+
+  private write(query: string, ...bindings: SqlStorageValue[]): void {
+    const cursor = this.storage.sql.exec(query, ...bindings);
+    cursor.toArray();
+    this.rowsWritten += cursor.rowsWritten;
+  }
+
+  private put(key: string, value: unknown): void {
+    this.storage.kv.put(key, value);
+    this.rowsWritten++;
+  }
 
   migrate(): void {
     for (const statement of SCHEMA) this.storage.sql.exec(statement);
@@ -54,8 +70,9 @@ export class SequencerStore {
   }
 
   putAgent(tag: string, agent: AgentLog): void {
-    this.storage.sql.exec(
-      "INSERT OR REPLACE INTO agents (agent, acked, acked_hash, open, seq, idx) VALUES (?, ?, ?, ?, ?, ?)",
+    this.write(
+      `INSERT INTO agents (agent, acked, acked_hash, open, seq, idx) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (agent) DO UPDATE SET
+         acked = excluded.acked, acked_hash = excluded.acked_hash, open = excluded.open, seq = excluded.seq, idx = excluded.idx`,
       tag,
       agent.acked,
       agent.ackedHash,
@@ -65,14 +82,21 @@ export class SequencerStore {
     );
   }
 
-  /** Stores newly accepted leaves (index → canonical JSON) and the count of accepted leaves. */
-  addLeaves(leaves: [index: number, json: string][], accepted: number): void {
-    for (const [index, json] of leaves) this.storage.sql.exec("INSERT INTO leaves (idx, leaf) VALUES (?, ?)", index, json);
-    this.storage.kv.put("accepted", accepted);
+  /** Stores newly accepted leaves (their canonical JSON), the first at index `first`, and the count of accepted leaves. */
+  addLeaves(first: number, leaves: string[]): void {
+    this.write("INSERT INTO leaves (first, count, leaves) VALUES (?, ?, ?)", first, leaves.length, JSON.stringify(leaves));
+    this.put("accepted", first + leaves.length);
   }
 
+  /** The leaves of indices from ≤ i < to, in order. */
   leaves(from: number, to: number): string[] {
-    return this.storage.sql.exec<{ leaf: string }>("SELECT leaf FROM leaves WHERE idx >= ? AND idx < ? ORDER BY idx", from, to).toArray().map((r) => r.leaf);
+    const rows = this.storage.sql.exec<{ first: number; leaves: string }>("SELECT first, leaves FROM leaves WHERE first < ? AND first + count > ? ORDER BY first", to, from);
+    const out: string[] = [];
+    for (const row of rows) {
+      const chunk = JSON.parse(row.leaves) as string[];
+      out.push(...chunk.slice(Math.max(0, from - row.first), to - row.first));
+    }
+    return out;
   }
 
   edge(size: number): Edge {
@@ -85,16 +109,31 @@ export class SequencerStore {
   }
 
   startBatch(size: number): void {
-    this.storage.kv.put("batch", size);
+    this.put("batch", size);
   }
 
-  /** The batch is in R2: the tree of `edge.size` leaves is published; leaves of full bundles are dropped. */
-  finishBatch(edge: Edge, checkpoint: string, keepFrom: number): void {
-    this.storage.sql.exec("DELETE FROM edge");
-    edge.partials.forEach((hashes, level) => this.storage.sql.exec("INSERT INTO edge (level, hashes) VALUES (?, ?)", level, packHashes(hashes)));
-    this.storage.sql.exec("DELETE FROM leaves WHERE idx < ?", keepFrom);
-    this.storage.kv.put("published", edge.size);
-    this.storage.kv.put("checkpoint", checkpoint);
+  /** Batches published and R2 objects written since the log began. */
+  totals(): { batches: number; r2Writes: number } {
+    return { batches: this.storage.kv.get<number>("batches") ?? 0, r2Writes: this.storage.kv.get<number>("r2_writes") ?? 0 };
+  }
+
+  /**
+   * The batch is in R2 (`writes` objects): the tree of `edge.size` leaves (grown from `before`) is
+   * published; the leaves of full bundles are dropped. Only the edge's levels that grew are written.
+   */
+  finishBatch(before: Edge, edge: Edge, checkpoint: string, keepFrom: number, writes: number): void {
+    const totals = this.totals();
+    this.put("batches", totals.batches + 1);
+    this.put("r2_writes", totals.r2Writes + writes);
+    edge.partials.forEach((hashes, level) => {
+      if (levelCount(level, edge.size) === levelCount(level, before.size)) return;
+      this.write("INSERT INTO edge (level, hashes) VALUES (?, ?) ON CONFLICT (level) DO UPDATE SET hashes = excluded.hashes", level, packHashes(hashes).buffer);
+    });
+    this.write("DELETE FROM edge WHERE level >= ?", edge.partials.length);
+    this.write("DELETE FROM leaves WHERE first + count <= ?", keepFrom);
+    this.put("published", edge.size);
+    this.put("checkpoint", checkpoint);
     this.storage.kv.delete("batch");
+    this.rowsWritten++;
   }
 }
