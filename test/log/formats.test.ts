@@ -2,7 +2,9 @@
 // signature, test/log/vectors.ts), checkpoints, and the leaf.
 import { describe, expect, it } from "vitest";
 import {
+  agentTag,
   checkLeaf,
+  logKey,
   checkpointText,
   encodeBundle,
   encodeTileIndex,
@@ -185,6 +187,16 @@ describe("leaves", () => {
     expect(checkLeaf({ ...leaf, seq: 0 })).toEqual({ ok: false, problem: "leaf.seq must be an integer ≥ 1" });
     expect(checkLeaf({ ...leaf, agent: "A".repeat(64) })).toEqual({ ok: false, problem: "leaf.agent must be 64 lowercase hex" });
     expect(checkLeaf({ ...leaf, sid: "x" })).toEqual({ ok: false, problem: "a leaf has no field sid" });
+  });
+
+  it("name agents by HMAC-SHA256(LOG_KEY, sid), as WebCrypto computes it", async () => {
+    const secret = crypto.getRandomValues(new Uint8Array(32));
+    const webcrypto = await crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const expected = toHex(new Uint8Array(await crypto.subtle.sign("HMAC", webcrypto, utf8("SID-0x0123456789abcdef"))));
+    const key = (await logKey(toBase64(secret)))!;
+    expect(await agentTag(key, "SID-0x0123456789abcdef")).toBe(expected);
+    expect(await agentTag(key, "SID-0x0123456789abcdef")).toBe(expected); // the keyed state is reused, not consumed
+    expect(await logKey(toBase64(secret.slice(1)))).toBeNull();
   });
 
   it("commit to a score and a nonce", async () => {

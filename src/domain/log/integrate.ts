@@ -33,7 +33,7 @@ export async function integrate(edge: Edge, leafHashes: Uint8Array[]): Promise<I
       partials[level].push(carry);
       if (partials[level].length < TILE_WIDTH) break;
       tiles.push({ tile: { level, index: levelCount(level, size) / TILE_WIDTH - 1, width: TILE_WIDTH }, bytes: concat(...partials[level]) });
-      carry = await perfectRoot(partials[level]);
+      carry = perfectRoot(partials[level]);
       partials[level] = [];
     }
   }

@@ -3,17 +3,19 @@
 // hashes of complete subtrees (whatever stores them: tiles, memory) and verified with the RFC's
 // own algorithms. Sizes and indices are plain numbers: no bitwise operator (32 bits) touches them.
 
-import { concat, equalBytes, sha256, type Bytes } from "./bytes";
+import { equalBytes, sha256Now, type Bytes } from "./bytes";
 
 export const HASH_SIZE = 32;
 
 const LEAF_PREFIX = Uint8Array.of(0);
 const NODE_PREFIX = Uint8Array.of(1);
 
-export const hashLeaf = (data: Uint8Array): Promise<Bytes> => sha256(LEAF_PREFIX, data);
-export const hashChildren = (left: Uint8Array, right: Uint8Array): Promise<Bytes> => sha256(concat(NODE_PREFIX, left, right));
+export const leafHashNow = (data: Uint8Array): Bytes => sha256Now(LEAF_PREFIX, data);
+export const nodeHashNow = (left: Uint8Array, right: Uint8Array): Bytes => sha256Now(NODE_PREFIX, left, right);
+export const hashLeaf = async (data: Uint8Array): Promise<Bytes> => leafHashNow(data);
+export const hashChildren = async (left: Uint8Array, right: Uint8Array): Promise<Bytes> => nodeHashNow(left, right);
 /** The root of the empty tree: SHA-256 of nothing. */
-export const emptyRoot = (): Promise<Bytes> => sha256(new Uint8Array(0));
+export const emptyRoot = async (): Promise<Bytes> => sha256Now(new Uint8Array(0));
 
 /** The hash of the complete subtree of height `height` whose leaves start at `index * 2^height`. */
 export type NodeReader = (height: number, index: number) => Promise<Uint8Array>;
@@ -38,11 +40,11 @@ const half = (n: number) => Math.floor(n / 2);
 const odd = (n: number) => n % 2 === 1;
 
 /** The root of 2^k hashes taken as the leaves of a perfect tree (the hashes already hashed). */
-export async function perfectRoot(hashes: Uint8Array[]): Promise<Uint8Array> {
+export function perfectRoot(hashes: Uint8Array[]): Uint8Array {
   let level = hashes;
   while (level.length > 1) {
     const next: Uint8Array[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(await hashChildren(level[i], level[i + 1]));
+    for (let i = 0; i < level.length; i += 2) next.push(nodeHashNow(level[i], level[i + 1]));
     level = next;
   }
   return level[0];
