@@ -1,4 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
+import { createHash } from "node:crypto";
+import { useSha256, type Bytes } from "../domain/log/bytes";
 import { accept, compact, decide, MAX_AHEAD, NEW_AGENT, sequenced, type AgentLog } from "../domain/log/acceptance";
 import { agentTag, checkLeaf, leafBytes, logKey, type Leaf } from "../domain/log/leaf";
 import { noteSigner, parseLogSigningKeys } from "../domain/log/keys";
@@ -6,6 +8,14 @@ import type { NoteSigner } from "../domain/log/note";
 import { logOrigin, type Env } from "../env";
 import { InjectedFailure, MAX_BATCH_LEAVES, runBatch, type BatchResult, type FailurePoint } from "./log/publish";
 import { SequencerStore } from "./log/store";
+
+// workerd's native SHA-256 (node:crypto, synchronous) for the tree's hashes: about ten times faster
+// here than the portable one (the digests are the same, checked by the tests' reference vectors).
+useSha256((...parts) => {
+  const hash = createHash("sha256");
+  for (const p of parts) hash.update(p);
+  return new Uint8Array(hash.digest()) as Bytes;
+});
 
 /** How long an accepted leaf waits at most before its batch starts. */
 export const INTEGRATE_EVERY_MS = 1000;

@@ -12,7 +12,9 @@ import {
   integrate,
   EMPTY_EDGE,
   perfectRoot,
+  portableSha256,
   rootFromInclusionProof,
+  sha256Now,
   tileNodeReader,
   toHex,
   treeHash,
@@ -31,6 +33,17 @@ const memoryReader = (leafHashes: Uint8Array[]): NodeReader => async (height, in
   perfectRoot(leafHashes.slice(index * 2 ** height, (index + 1) * 2 ** height));
 
 const vectorLeafHashes = () => Promise.all(LEAVES.map((l) => hashLeaf(h(l))));
+
+describe("SHA-256", () => {
+  it("is the same from the portable implementation, the Worker's native one and WebCrypto", async () => {
+    for (let length = 0; length < 300; length += 7) {
+      const data = crypto.getRandomValues(new Uint8Array(length));
+      const webcrypto = hx(new Uint8Array(await crypto.subtle.digest("SHA-256", data)));
+      expect(hx(portableSha256(data))).toBe(webcrypto);
+      expect(hx(sha256Now(data.subarray(0, 3), data.subarray(3)))).toBe(webcrypto);
+    }
+  });
+});
 
 describe("hashes (transparency-dev/merkle rfc6962_test.go)", () => {
   it("hashes the empty tree, leaves and nodes", async () => {

@@ -1,7 +1,7 @@
 // Byte helpers of the transparency log: hex, standard base64, SHA-256. Pure, and free of Node or
 // Workers APIs, so the same code runs in the Worker, in Node and in a browser. SHA-256 is
-// @noble/hashes' (synchronous): a tree hashes twice per leaf, and a WebCrypto digest costs an
-// asynchronous round trip each time, about ten times the hash itself.
+// synchronous (a tree hashes about twice per leaf): @noble/hashes' by default, and a runtime with a
+// faster native one installs it with useSha256 (the Worker: node:crypto, src/durable/log-sequencer.ts).
 
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 
@@ -55,11 +55,24 @@ export function fromBase64(text: string): Bytes | null {
   return toBase64(out) === text ? out : null;
 }
 
-export function sha256Now(...parts: Uint8Array[]): Bytes {
+export type Sha256 = (...parts: Uint8Array[]) => Bytes;
+
+/** The portable SHA-256 (@noble/hashes), the default. */
+export const portableSha256: Sha256 = (...parts) => {
   if (parts.length === 1) return nobleSha256(parts[0]) as Bytes;
   const hash = nobleSha256.create();
   for (const p of parts) hash.update(p);
   return hash.digest() as Bytes;
+};
+
+let implementation: Sha256 = portableSha256;
+
+/** Replaces the SHA-256 implementation (same digests, faster where the runtime has a native one). */
+export function useSha256(sha256: Sha256): void {
+  implementation = sha256;
 }
+
+/** SHA-256 of the concatenated parts, now. */
+export const sha256Now: Sha256 = (...parts) => implementation(...parts);
 
 export const sha256 = async (...parts: Uint8Array[]): Promise<Bytes> => sha256Now(...parts);

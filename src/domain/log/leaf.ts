@@ -2,8 +2,6 @@
 // HMAC-SHA256(log key, sid), `entry_hash` the SHA-256 of the agent's entry (its RFC 8785 JSON),
 // `score_commit` SHA-256("<composite>:<nonce hex>"). The leaf's bytes are its RFC 8785 JSON.
 
-import { hmac } from "@noble/hashes/hmac.js";
-import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import canonicalize from "canonicalize";
 import { fromBase64, sha256, toHex, utf8, type Bytes } from "./bytes";
 import { hashLeaf } from "./merkle";
@@ -52,21 +50,19 @@ export function parseLeaf(bytes: Uint8Array): Leaf | null {
   return again.length === bytes.length && again.every((b, i) => b === bytes[i]) ? checked.leaf : null;
 }
 
-/** The log key, ready to name agents (HMAC-SHA256 keyed once; the sequencer checks every leaf with it). */
-export interface LogKey {
-  readonly keyed: ReturnType<typeof hmac.create>;
-}
+/** An HMAC key (WebCrypto's CryptoKey, named so that Node's types find it too). */
+export type LogKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 
 /** The key of `LOG_KEY` (32 bytes, base64), or null when it is not one. */
 export async function logKey(secret: string | undefined): Promise<LogKey | null> {
   const raw = secret ? fromBase64(secret.trim()) : null;
   if (!raw || raw.length !== 32) return null;
-  return { keyed: hmac.create(nobleSha256, raw) };
+  return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
 /** The agent's name in the log: lowercase hex HMAC-SHA256(log key, sid). */
 export async function agentTag(key: LogKey, sid: string): Promise<string> {
-  return toHex(key.keyed.clone().update(utf8(sid)).digest());
+  return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8(sid))));
 }
 
 /** The commitment to a score: lowercase hex SHA-256("<composite>:<nonce hex>"). */

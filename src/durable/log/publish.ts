@@ -7,9 +7,9 @@
 import { utf8, type Bytes } from "../../domain/log/bytes";
 import { signCheckpoint } from "../../domain/log/checkpoint";
 import { integrate } from "../../domain/log/integrate";
-import { hashLeaf } from "../../domain/log/merkle";
+import { leafHashNow } from "../../domain/log/merkle";
 import type { NoteSigner } from "../../domain/log/note";
-import { encodeBundle, TILE_WIDTH, tilePath, type TileId } from "../../domain/log/tiles";
+import { encodeBundle, levelCount, TILE_WIDTH, tilePath, type TileId } from "../../domain/log/tiles";
 import type { SequencerStore } from "./store";
 
 /** The most leaves one batch integrates; more wait for the next, at once. */
@@ -52,8 +52,8 @@ export async function runBatch(deps: BatchDeps): Promise<BatchResult | null> {
   const firstBundle = Math.floor(published / TILE_WIDTH);
   const leaves = store.leaves(firstBundle * TILE_WIDTH, target).map(utf8);
   const fresh = leaves.slice(published - firstBundle * TILE_WIDTH);
-  const edge = store.edge(published);
-  const integrated = await integrate(edge, await Promise.all(fresh.map(hashLeaf)));
+  const { edge, widths } = store.edge(published);
+  const integrated = await integrate(edge, fresh.map(leafHashNow));
 
   const objects: { tile: TileId; bytes: Bytes }[] = [...integrated.tiles];
   for (let n = firstBundle; n * TILE_WIDTH < target; n++) {
@@ -65,16 +65,40 @@ export async function runBatch(deps: BatchDeps): Promise<BatchResult | null> {
 
   // A full tile supersedes the partial ones written before it (C2SP allows deleting them; the reads
   // answer a partial tile from the full one). Deleting is free in R2.
-  const superseded = objects
-    .filter((o) => o.tile.width === TILE_WIDTH)
-    .flatMap(({ tile }) => Array.from({ length: TILE_WIDTH - 1 }, (_, w) => `${deps.prefix}${tilePath({ ...tile, width: w + 1 })}`));
-  for (let i = 0; i < superseded.length; i += 1000) await deps.bucket.delete(superseded.slice(i, i + 1000));
+  const { superseded, next } = partialWidths(widths, published, target);
+  const keys = superseded.map((tile) => `${deps.prefix}${tilePath(tile)}`);
+  for (let i = 0; i < keys.length; i += 1000) await deps.bucket.delete(keys.slice(i, i + 1000));
 
   const checkpoint = await signCheckpoint({ origin: deps.origin, size: target, root: integrated.root }, deps.signers);
   await deps.bucket.put(`${deps.prefix}checkpoint`, checkpoint, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
   if (deps.fail("beforeCommit")) throw new InjectedFailure("before the commit");
 
   const writes = objects.length + 1;
-  store.transaction(() => store.finishBatch(edge, integrated.edge, checkpoint, Math.floor(target / TILE_WIDTH) * TILE_WIDTH, writes));
+  store.transaction(() => store.finishBatch(edge, integrated.edge, next, checkpoint, Math.floor(target / TILE_WIDTH) * TILE_WIDTH, writes));
   return { size: target, writes };
+}
+
+/**
+ * The partial tiles (and, with level 0, bundles) a batch from `published` to `target` leaves makes
+ * obsolete, and the partial widths in R2 of each level's current tile afterwards.
+ */
+export function partialWidths(widths: number[][], published: number, target: number): { superseded: TileId[]; next: number[][] } {
+  const superseded: TileId[] = [];
+  const next: number[][] = [];
+  for (let level = 0; levelCount(level, target) > 0 || level < widths.length; level++) {
+    const startTile = Math.floor(levelCount(level, published) / TILE_WIDTH);
+    const count = levelCount(level, target);
+    const before = widths[level] ?? [];
+    const full = Math.floor(count / TILE_WIDTH) > startTile;
+    if (full) {
+      for (const width of before) {
+        superseded.push({ level, index: startTile, width });
+        if (level === 0) superseded.push({ level: "entries", index: startTile, width });
+      }
+    }
+    const width = count % TILE_WIDTH;
+    const kept = full ? [] : before;
+    next[level] = width === 0 ? [] : kept.includes(width) ? kept : [...kept, width];
+  }
+  return { superseded, next };
 }

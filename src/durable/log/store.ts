@@ -10,7 +10,8 @@ import { levelCount } from "../../domain/log/tiles";
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS leaves (first INTEGER PRIMARY KEY, count INTEGER NOT NULL, leaves TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS edge (level INTEGER PRIMARY KEY, hashes BLOB NOT NULL)",
+  // widths: the partial versions of the level's current tile already in R2, deleted once it is full.
+  "CREATE TABLE IF NOT EXISTS edge (level INTEGER PRIMARY KEY, hashes BLOB NOT NULL, widths TEXT NOT NULL)",
   `CREATE TABLE IF NOT EXISTS agents (agent TEXT PRIMARY KEY, acked INTEGER NOT NULL, acked_hash TEXT, open TEXT NOT NULL,
      seq INTEGER, idx INTEGER) WITHOUT ROWID`,
 ];
@@ -99,13 +100,19 @@ export class SequencerStore {
     return out;
   }
 
-  edge(size: number): Edge {
+  /** The tree of `size` leaves by its right edge, and the partial widths of each level's current tile in R2. */
+  edge(size: number): { edge: Edge; widths: number[][] } {
     const partials: Uint8Array[][] = [];
-    for (const row of this.storage.sql.exec<{ level: number; hashes: ArrayBuffer }>("SELECT level, hashes FROM edge ORDER BY level")) {
+    const widths: number[][] = [];
+    for (const row of this.storage.sql.exec<{ level: number; hashes: ArrayBuffer; widths: string }>("SELECT level, hashes, widths FROM edge ORDER BY level")) {
       partials[row.level] = unpackHashes(new Uint8Array(row.hashes));
+      widths[row.level] = JSON.parse(row.widths) as number[];
     }
-    for (let level = 0; level < partials.length; level++) partials[level] ??= [];
-    return { size, partials };
+    for (let level = 0; level < partials.length; level++) {
+      partials[level] ??= [];
+      widths[level] ??= [];
+    }
+    return { edge: { size, partials }, widths };
   }
 
   startBatch(size: number): void {
@@ -121,13 +128,18 @@ export class SequencerStore {
    * The batch is in R2 (`writes` objects): the tree of `edge.size` leaves (grown from `before`) is
    * published; the leaves of full bundles are dropped. Only the edge's levels that grew are written.
    */
-  finishBatch(before: Edge, edge: Edge, checkpoint: string, keepFrom: number, writes: number): void {
+  finishBatch(before: Edge, edge: Edge, widths: number[][], checkpoint: string, keepFrom: number, writes: number): void {
     const totals = this.totals();
     this.put("batches", totals.batches + 1);
     this.put("r2_writes", totals.r2Writes + writes);
     edge.partials.forEach((hashes, level) => {
       if (levelCount(level, edge.size) === levelCount(level, before.size)) return;
-      this.write("INSERT INTO edge (level, hashes) VALUES (?, ?) ON CONFLICT (level) DO UPDATE SET hashes = excluded.hashes", level, packHashes(hashes).buffer);
+      this.write(
+        "INSERT INTO edge (level, hashes, widths) VALUES (?, ?, ?) ON CONFLICT (level) DO UPDATE SET hashes = excluded.hashes, widths = excluded.widths",
+        level,
+        packHashes(hashes).buffer,
+        JSON.stringify(widths[level] ?? []),
+      );
     });
     this.write("DELETE FROM edge WHERE level >= ?", edge.partials.length);
     this.write("DELETE FROM leaves WHERE first + count <= ?", keepFrom);
