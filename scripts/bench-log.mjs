@@ -12,6 +12,7 @@
 // Prints a table and writes bench/results/log-<timestamp>.json. Talks only to 127.0.0.1.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startService } from "../test/wrangler-dev.mjs";
@@ -113,6 +114,7 @@ export async function benchLog({ leaves = 20_000, agents = 2_000, log = (...a) =
     const logsFor = (rate) => Math.ceil(rate / (ceiling * HEADROOM));
 
     const result = {
+      machine: { cpus: cpus().length, load_average_1m_at_end: +loadavg()[0].toFixed(2) },
       leaves,
       agents,
       append_seconds: (accepted - t0) / 1000,
@@ -142,6 +144,7 @@ export async function benchLog({ leaves = 20_000, agents = 2_000, log = (...a) =
 
 export function printLog(r) {
   const rows = [
+    ["machine", `${r.machine.cpus} cores, load average ${r.machine.load_average_1m_at_end} at the end`],
     ["leaves (agents)", `${r.leaves} (${r.agents})`],
     ["appended in / published in", `${r.append_seconds.toFixed(1)} s / ${r.publish_seconds.toFixed(1)} s`],
     ["ceiling of one sequencer", `${r.ceiling_leaves_per_second} leaves/s (accepted, integrated, written to R2)`],
