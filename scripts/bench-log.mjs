@@ -28,8 +28,15 @@ export const PRICES = {
   queueOperation: 0.4 / 1e6,
   queueOpsPerMessage: 3,
 };
-/** A log is sized to run at half its measured ceiling. */
+/** A log is sized to run at half its measured ceiling, and at half an object's soft limit of requests. */
 const HEADROOM = 0.5;
+const OBJECT_REQUESTS_PER_SECOND = 1000;
+const QUEUE_MESSAGES_PER_SECOND = 5000;
+/**
+ * Requests a log's object takes per leaf: an append per queue batch (up to 100 messages) and, at
+ * most, one status call from the agent's object per leaf (it asks on its alarm what was acknowledged).
+ */
+const REQUESTS_PER_LEAF = 1 / 100 + 1;
 const SECONDS_PER_MONTH = 30 * 86_400;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -104,14 +111,20 @@ export async function benchLog({ leaves = 20_000, agents = 2_000, log = (...a) =
     const perMillion = {
       r2_writes: (ceilingStats.r2_writes / leaves) * 1e6 * PRICES.r2ClassA,
       r2_storage_per_month: ((bytesPerLeaf * 1e6) / 1e9) * PRICES.r2StorageGbMonth,
-      do_requests: (1e6 / 100) * PRICES.doRequest,
+      do_requests: 1e6 * REQUESTS_PER_LEAF * PRICES.doRequest,
       do_rows_written: rowsPerLeaf * 1e6 * PRICES.doRowWritten,
       queue: 1e6 * PRICES.queueOpsPerMessage * PRICES.queueOperation,
     };
     const total = perMillion.r2_writes + perMillion.do_requests + perMillion.do_rows_written + perMillion.queue;
     // A log that never rests: one batch a second, each with the trickle's writes.
     const idleFloorPerMonth = SECONDS_PER_MONTH * trickleWritesPerBatch * PRICES.r2ClassA + SECONDS_PER_MONTH * PRICES.doRequest;
-    const logsFor = (rate) => Math.ceil(rate / (ceiling * HEADROOM));
+    const sizing = (rate) => {
+      const byThroughput = Math.ceil(rate / (ceiling * HEADROOM));
+      const byRequests = Math.ceil((rate * REQUESTS_PER_LEAF) / (OBJECT_REQUESTS_PER_SECOND * HEADROOM));
+      // One message per leaf at most (an agent's outbox flush), 5,000 messages a second per queue.
+      const queues = Math.ceil(rate / (QUEUE_MESSAGES_PER_SECOND * HEADROOM));
+      return { logs: Math.max(byThroughput, byRequests), logs_by_throughput: byThroughput, logs_by_requests: byRequests, queues };
+    };
 
     const result = {
       machine: { cpus: cpus().length, load_average_1m_at_end: +loadavg()[0].toFixed(2) },
@@ -133,8 +146,8 @@ export async function benchLog({ leaves = 20_000, agents = 2_000, log = (...a) =
       cost_per_million_leaves_usd: Object.fromEntries(Object.entries(perMillion).map(([k, v]) => [k, +v.toFixed(4)])),
       cost_per_million_leaves_total_usd: +total.toFixed(3),
       busy_log_floor_per_month_usd: +idleFloorPerMonth.toFixed(2),
-      logs_for_10k_reports_per_second: logsFor(10_000),
-      logs_for_100k_reports_per_second: logsFor(100_000),
+      sizing_10k_reports_per_second: sizing(10_000),
+      sizing_100k_reports_per_second: sizing(100_000),
     };
     return result;
   } finally {
@@ -155,7 +168,10 @@ export function printLog(r) {
     ["object rows written per leaf", `${r.object_rows_written_per_leaf}; object storage ${r.object_storage_bytes} bytes`],
     ["cost per million leaves", `$${r.cost_per_million_leaves_total_usd} (${Object.entries(r.cost_per_million_leaves_usd).map(([k, v]) => `${k} $${v}`).join(", ")})`],
     ["a log busy every second", `$${r.busy_log_floor_per_month_usd} a month at least (one small batch a second)`],
-    ["logs for 10k / 100k reports/s", `${r.logs_for_10k_reports_per_second} / ${r.logs_for_100k_reports_per_second} (at half the ceiling)`],
+    ...[["10k", r.sizing_10k_reports_per_second], ["100k", r.sizing_100k_reports_per_second]].map(([rate, z]) => [
+      `${rate} reports/s`,
+      `${z.logs} logs (${z.logs_by_throughput} by throughput, ${z.logs_by_requests} by requests), ${z.queues} trust-log queue(s)`,
+    ]),
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   console.log("\nTransparency log (one sequencer)\n" + rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join("\n"));
