@@ -72,7 +72,7 @@ const keysRoute = createRoute({
   security: publicAccess,
   responses: {
     200: json(logKeysSchema, "The logs and their verifier keys", { logs: [{ log: 0, origin: EXAMPLE_ORIGIN, verifier_keys: [EXAMPLE_VERIFIER_KEY] }] }),
-    ...errorResponses(errors.logNotConfigured()),
+    ...errorResponses(400, errors.logNotConfigured()),
   },
 });
 
