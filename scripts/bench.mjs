@@ -30,7 +30,8 @@
 // only talks to 127.0.0.1. docs/performance.md explains the numbers.
 //
 // Options: --duration <s> per measurement (8), --warmup <s> (1), --connections <n> (10),
-// --only <score,badge,txOne,txMany,batch,ceiling,breakdown,large,counts>, --no-breakdown, --profile (attach
+// --only <score,badge,txOne,txMany,batch,ceiling,breakdown,large,counts,log> (log: the transparency
+// log's capacity and cost, scripts/bench-log.mjs, only when named), --no-breakdown, --profile (attach
 // V8's sampling profiler to the service through wrangler's inspector port and print where each
 // request's CPU time goes; it slows the service, so a profiled run's ratios are not comparable).
 import autocannon from "autocannon";
@@ -381,6 +382,16 @@ async function measureSet(entries, { seconds = DURATION, profiler = null } = {})
 // --- the run ------------------------------------------------------------------------------------
 async function main() {
   mkdirSync(resultsDir, { recursive: true });
+  // The transparency log's section runs on its own (scripts/bench-log.mjs): `--only log`.
+  if (ONLY?.includes("log")) {
+    const { benchLog, printLog } = await import("./bench-log.mjs");
+    const result = await benchLog({ log });
+    printLog(result);
+    const file = join(resultsDir, `log-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`\nResults: ${file}`);
+    if (ONLY.length === 1) return;
+  }
   const svcState = mkdtempSync(join(tmpdir(), "bench-service-"));
   const baseState = mkdtempSync(join(tmpdir(), "bench-baseline-"));
   tempDirs.push(svcState, baseState);

@@ -32,6 +32,7 @@ import { registerCredentials } from "./routes/credentials";
 import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
+import { registerLog } from "./routes/log";
 import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
 import { registerMcp } from "./routes/mcp";
 import { registerA2A } from "./routes/a2a";
@@ -92,6 +93,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerWaitlist(app);
   registerMcp(app);
   registerA2A(app);
+  registerLog(app);
 
   registerDocuments(app);
   app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: DOCUMENT_PATHS.A, openapi_b: DOCUMENT_PATHS.B }));

@@ -74,11 +74,19 @@ export function statusListRebuildMs(env: Env): number {
   return Number.isInteger(seconds) && seconds >= 1 && seconds <= 60 ? seconds * 1000 : 60_000;
 }
 
-/** How many transparency logs there are (LOG_COUNT, default 1): new agents are dealt among them. */
+
+/** The host name of the logs' origins when LOG_ORIGIN is not set: `npm start`'s address. */
+export const DEFAULT_LOG_ORIGIN = "127.0.0.1:8787";
+const MAX_LOGS = 1024;
+
+/** How many logs there are: LOG_COUNT (1 to 1024), else 1. */
 export function logCount(env: Env): number {
   const n = Number(env.LOG_COUNT ?? "1");
-  return Number.isInteger(n) && n >= 1 ? n : 1;
+  return Number.isInteger(n) && n >= 1 && n <= MAX_LOGS ? n : 1;
 }
 
-/** The origin of log n, as its checkpoints name it: `<LOG_ORIGIN>/log/<n>` (LOG_ORIGIN, else the host called). */
-export const logOrigin = (env: Env, n: number, host: string) => `${env.LOG_ORIGIN || host}/log/${n}`;
+/** Log n's origin, the first line of its checkpoints and the name of its signing keys: `<LOG_ORIGIN>/log/<n>`. */
+export function logOrigin(env: Env, n: number): string {
+  const host = (env.LOG_ORIGIN ?? "").trim().replace(/^https?:\/\//, "").replace(/\/+$/, "");
+  return `${host === "" || /[\s+]/u.test(host) ? DEFAULT_LOG_ORIGIN : host}/log/${n}`;
+}

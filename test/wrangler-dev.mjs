@@ -33,9 +33,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts the service; resolves to `{url, adminToken, stop}` once it answers. `label` names its
- * secrets; `extraVars` sets more variables (e.g. STATUS_LIST_REBUILD_S).
+ * secrets; `script` runs another entry than wrangler.toml's main (a test entry around it), `vars`
+ * sets more variables (e.g. `{ STATUS_LIST_REBUILD_S: "1" }`).
  */
-export async function startService(label, extraVars = {}) {
+export async function startService(label, { script, vars = {} } = {}) {
   const temp = mkdtempSync(join(tmpdir(), `trust-${label}-`));
   const persistTo = join(temp, "state");
   const adminToken = randomBytes(24).toString("hex");
@@ -57,9 +58,9 @@ export async function startService(label, extraVars = {}) {
     throw err;
   }
 
-  const more = Object.entries(extraVars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  const vars = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...more, ...secretVarArgs(label)];
-  const { url, stop } = await runWranglerDev(temp, env, ["--persist-to", persistTo, ...vars]);
+  const more = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const varArgs = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...more, ...secretVarArgs(label)];
+  const { url, stop } = await runWranglerDev(temp, env, ["--persist-to", persistTo, ...varArgs], true, script);
   return { url, adminToken, stop };
 }
 
@@ -74,10 +75,10 @@ export async function startGateway(label, vars) {
   return runWranglerDev(temp, env, ["-c", join(root, "gateway", "wrangler.toml"), "--persist-to", join(temp, "state"), ...varArgs], false);
 }
 
-/** `wrangler dev` with `extra` arguments on free ports, until it answers `GET /` (with 2xx when `needOk`). */
-async function runWranglerDev(temp, env, extra, needOk = true) {
+/** `wrangler dev` (of `script`, else wrangler.toml's main) with `extra` arguments on free ports, until it answers `GET /` (with 2xx when `needOk`). */
+async function runWranglerDev(temp, env, extra, needOk = true, script = undefined) {
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
-  const args = ["dev", "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), ...extra, "--log-level", "warn"];
+  const args = ["dev", ...(script ? [script] : []), "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), ...extra, "--log-level", "warn"];
   // Its own process group (wrangler starts workerd children), so one signal ends them all.
   const dev = spawn(wrangler, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

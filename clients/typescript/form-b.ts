@@ -1222,6 +1222,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/log/{log}/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The log's latest checkpoint: a C2SP tlog-checkpoint signed note (origin, tree size, root hash)
+         * @description Cached 2 seconds. Verify it with a key of GET /log/keys (the key name is the log's origin).
+         *
+         *     Public: no credential.
+         */
+        get: operations["getLogCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/log/{log}/tile/{level}/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tile of the log's Merkle tree, or an entry bundle (C2SP tlog-tiles)
+         * @description `level` is 0 to 63 (tiles of 256 hashes, height 8) or `entries` (bundles of 256 leaves, each a big-endian uint16 length and the leaf's RFC 8785 JSON). `index` is written in three-digit path segments, all but the last prefixed with x (1234067: `x001/x234/067`), then `.p/<W>` for a partial tile of W (1-255). Full tiles are immutable and cached a year; partial ones a minute. A tile the current tree does not reach is 404.
+         *
+         *     Public: no credential.
+         */
+        get: operations["getLogTile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/log/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The logs, their origins and the keys their checkpoints are signed with
+         * @description Every key of a rotation signs every checkpoint; a verifier pins one. Cached 5 minutes.
+         *
+         *     Public: no credential.
+         */
+        get: operations["getLogKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1945,6 +2011,19 @@ export interface components {
             /** @description How a relying party checks an agent that carries the extension, in order */
             verification: string[];
         };
+        LogKeys: {
+            logs: {
+                /** @description The log's number n: its reads are under /log/{n}/ */
+                log: number;
+                /**
+                 * @description The log's origin: the first line of its checkpoints and the name of its keys
+                 * @example trust.example.com/log/0
+                 */
+                origin: string;
+                /** @description Every key that signs the log's checkpoints, as signed-note verifier keys (`<name>+<hex key ID>+<base64(0x01 || Ed25519 public key)>`, Go's note.NewVerifier) */
+                verifier_keys: string[];
+            }[];
+        };
     };
     responses: never;
     parameters: never;
@@ -2021,6 +2100,7 @@ export type JsonRpcResponse = components['schemas']['JsonRpcResponse'];
 export type JsonRpcRequest = components['schemas']['JsonRpcRequest'];
 export type A2AAgentExtension = components['schemas']['A2AAgentExtension'];
 export type A2AExtensionDefinition = components['schemas']['A2AExtensionDefinition'];
+export type LogKeys = components['schemas']['LogKeys'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
 export type HeaderCacheControl = components['headers']['Cache-Control'];
 export type HeaderXRateLimitLimit = components['headers']['X-RateLimit-Limit'];
@@ -10916,6 +10996,276 @@ export interface operations {
                      *       "error": {
                      *         "code": "invalid_request",
                      *         "message": "Invalid API-Version header. Expected: A or B"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getLogCheckpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The log's number, 0 to LOG_COUNT-1 */
+                log: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed checkpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example trust.example.com/log/0
+                     *     1234
+                     *     tWfAy7LoXCleat6TDluzSaS5vulInKp9a2ed1G6CpxE=
+                     *
+                     *     — trust.example.com/log/0 CwxNkJ6EYpEN6KudJGMst+QVJzpnEw1oIW8rsGplb+D22D5KYd4H8u4CZk5+SnrtX7A1VPNOslG5n1PpfYWbNbGF6Q8=
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid log number: logs are numbered 0 to 0"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Unknown log: logs are numbered 0 to 0"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getLogTile: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The log's number, 0 to LOG_COUNT-1 */
+                log: string;
+                /** @description 0 to 63, or entries */
+                level: string;
+                /** @description N in three-digit groups, then .p/<W> when partial */
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tile's hashes (32 bytes each) or the bundle's entries */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid tile path: expected tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>] (C2SP tlog-tiles; N in three-digit groups, e.g. x001/234)"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Tile not found: the log's tree has 1234 leaves"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getLogKeys: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logs and their verifier keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "logs": [
+                     *         {
+                     *           "log": 0,
+                     *           "origin": "trust.example.com/log/0",
+                     *           "verifier_keys": [
+                     *             "trust.example.com/log/0+0b0c4d90+AT2kMci2j5evZirzEFU9YX4tDi+jBb+POdduDPg3rBeP"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogKeys"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid API-Version header. Expected: A or B"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "The transparency log is not configured (LOG_SIGNING_KEYS)"
                      *       },
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }

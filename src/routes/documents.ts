@@ -33,6 +33,7 @@ const TAGS = [
   { name: "Badges", description: "Public trust badges for web pages (they ignore API-Version)." },
   { name: "Pages", description: "The agent's public page, for people: HTML for a browser (it ignores API-Version)." },
   { name: "Integrations", description: "Where agents are: an MCP server whose tools mirror the routes, and an A2A Agent Card extension." },
+  { name: "Transparency log", description: "The transparency log of agents' histories: checkpoints and tiles (C2SP tlog-tiles), read by any client." },
   { name: "Admin", description: "The service operators' interface, behind the ADMIN_TOKEN secret." },
 ];
 
@@ -84,7 +85,7 @@ const HEADERS: Record<string, { description: string; required?: boolean; schema:
 };
 
 /** Operations whose handlers touch no D1 session, so their answers never carry X-D1-Bookmark. */
-const WITHOUT_D1 = new Set(["/health", "/.well-known/jwks.json", "/admin/d1-meter"]);
+const WITHOUT_D1 = new Set(["/health", "/.well-known/jwks.json", "/admin/d1-meter", "/log/keys", "/log/{log}/checkpoint", "/log/{log}/tile/{level}/{index}"]);
 
 const apiVersion: Record<Form, z.ZodType> = {
   A: z

@@ -91,7 +91,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
   originUrl = `http://127.0.0.1:${(origin.address() as { port: number }).port}`;
   // Its own service: its own rate limits, and status lists rebuilt every second.
-  service = await startService("gateway", { STATUS_LIST_REBUILD_S: "1" });
+  service = await startService("gateway", { vars: { STATUS_LIST_REBUILD_S: "1" } });
   const base = { TRUST_SERVICE: service.url, ORIGIN: originUrl };
   [strict, closed, open] = await Promise.all([
     startGateway("strict", { ...base, REFUSE: "caution,suspended,gone", NONCES: "required", INVALID: "refuse", UNSIGNED: "pass" }),

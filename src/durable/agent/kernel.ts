@@ -364,6 +364,12 @@ export class Kernel implements AgentHost {
         // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
         await this.scheduleRefresh(record);
+        // Leaves the log has not acknowledged go again, from the first it lacks (a lost message).
+        const held = await this.chain.reconcile(record);
+        if (held !== null) {
+          this.sentLeaves = held;
+          await this.publishLeaves(record);
+        }
       }
     });
   }

@@ -8,7 +8,7 @@ import type { AgentConfiguration } from "../../domain/configuration";
 import { statusEvents } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
-import type { Leaf } from "./chain";
+import type { Leaf } from "../../domain/log/leaf";
 import type { ConfigUpdated, Registration } from "../../domain/views";
 import { claimWrite, configWrite, registrationWrite, statusWrite } from "./entry-writes";
 import { ok, refuse, type AgentHost } from "./host";
