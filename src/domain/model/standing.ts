@@ -1,0 +1,213 @@
+// Standing, vouching and agreement (R1): cross-agent facts, computed by a scheduled job from daily
+// rollups, never from raw reports. Pure: the job passes plain arrays of rows and the previous
+// snapshot, and gets the next snapshot. Vouchers are read from the previous snapshot (yesterday's
+// standing vouches today), so a run is one pass; anchors (operators the admins vouch for) are the
+// genesis: without them nobody could ever earn standing, since floor standing never vouches.
+
+import { MODEL, DAY_MS } from "./constants";
+import { outcomeValue } from "./evidence";
+import { DIMENSIONS, SIGNAL_DIMENSIONS, idOrder, mapDims, type Dimension, type Outcome, type SignalDimension } from "./vocabulary";
+
+/**
+ * One reporter's reports on one agent on one UTC day: written by the agent's object at the day's
+ * first report and updated with the day's later ones. `net` sums 2x − 1 per observation (stability
+ * from the outcome, each signal on its dimension); `receiptedNet` the same over receipted reports.
+ */
+export interface RollupRow {
+  reporter: string;
+  agent: string;
+  /** The agent's owner when the row was last written (null: unclaimed). */
+  owner: string | null;
+  day: number;
+  reports: number;
+  receipted: number;
+  /** The reporter was established on the agent (R2) at its last report of the day. */
+  established: boolean;
+  net: Record<Dimension, number>;
+  receiptedNet: Record<Dimension, number>;
+}
+
+export interface RollupReport {
+  reporter: string;
+  agent: string;
+  owner: string | null;
+  at: number;
+  outcome: Outcome;
+  signals: Partial<Record<SignalDimension, number>>;
+  receipted: boolean;
+  established: boolean;
+}
+
+/** The row after one more report of its (reporter, agent, day); `row` null for the day's first. */
+export function addToRollup(row: RollupRow | null, report: RollupReport): RollupRow {
+  const day = Math.floor(report.at / DAY_MS);
+  const next: RollupRow = row
+    ? { ...row, net: { ...row.net }, receiptedNet: { ...row.receiptedNet } }
+    : { reporter: report.reporter, agent: report.agent, owner: report.owner, day, reports: 0, receipted: 0, established: false, net: mapDims(() => 0), receiptedNet: mapDims(() => 0) };
+  next.owner = report.owner;
+  next.reports++;
+  next.established = report.established;
+  if (report.receipted) next.receipted++;
+  const add = (d: Dimension, x: number) => {
+    next.net[d] += 2 * x - 1;
+    if (report.receipted) next.receiptedNet[d] += 2 * x - 1;
+  };
+  add("stability", outcomeValue(report.outcome));
+  for (const d of SIGNAL_DIMENSIONS) {
+    const s = report.signals[d];
+    if (typeof s === "number" && Number.isFinite(s)) add(d, Math.min(1000, Math.max(0, s)) / 1000);
+  }
+  return next;
+}
+
+export interface StandingEntry {
+  /** min(1, U / 30) over every owner. */
+  standing: number;
+  /** min(1, 2E), E = (agree + 1) / (agree + disagree + 2). */
+  agreement: number;
+  agree: number;
+  disagree: number;
+  /** Owner → standing without that owner's pairs, where it is lower (the concentration rule). */
+  exclusions: Record<string, number>;
+  /** The owners its U came from, sorted. */
+  sources: string[];
+}
+
+export interface StandingSnapshot {
+  /** The UTC day of the run. */
+  day: number;
+  reporters: Record<string, StandingEntry>;
+  /** Voucher → vouchee → the day it first vouched for that reporter while it was new to standing. */
+  ledger: Record<string, Record<string, number>>;
+  /** Σ min(1, standing) over reporters active in 90 days, over their number (the bootstrap latch reads it). */
+  earnedShare: number;
+}
+
+export interface StandingOptions {
+  day: number;
+  previous: StandingSnapshot | null;
+  /** Operators holding standing 1 by the admins' word, with no sources: the genesis of vouching. */
+  anchors?: readonly string[];
+  /** Owners affiliated with a reporter besides itself ("r's owners"): their agents never count for it. */
+  affiliates?: Record<string, readonly string[]>;
+}
+
+const sumNet = (net: Record<Dimension, number>) => DIMENSIONS.reduce((s, d) => s + net[d], 0);
+const sorted = (xs: Iterable<string>) => [...xs].sort(idOrder);
+
+/** Rows grouped by a key, the groups in key order. */
+function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const t of items) {
+    const k = key(t);
+    const g = m.get(k);
+    if (g) g.push(t);
+    else m.set(k, [t]);
+  }
+  return new Map(sorted(m.keys()).map((k) => [k, m.get(k)!]));
+}
+
+/**
+ * The snapshot of `options.day` from the rows of the last 180 days (rows outside are ignored). For
+ * each reporter r, U = distinct (owner, day) pairs of its receipted, established rows on agents of
+ * owners other than r's owners, at most 10 per owner, on agents vouched for r: at least 2 reporters
+ * other than r with standing in the previous snapshot (or anchors), with receipted rows on the agent,
+ * whose standing came from none of r's owners. A reporter new to standing (below 1 in the previous
+ * snapshot) is vouched for only by vouchers that already vouch for it or have admitted fewer than 5
+ * new reporters in the last 30 days (admitting it charges them). Agreement: one vote per agent, r's
+ * sign over its receipted established rows in the 30 days up to its last, against the sign of the
+ * other reporters' nets in the 30 days from that day, weighted by their previous standing × agreement;
+ * a vote counts once those 30 days have passed.
+ */
+export function computeStanding(rows: readonly RollupRow[], options: StandingOptions): StandingSnapshot {
+  const D = options.day;
+  const C = MODEL.credibility;
+  const windowDays = C.standingWindowMs / DAY_MS;
+  const budgetDays = C.vouchBudget.windowMs / DAY_MS;
+  const delayDays = C.agreementDelayMs / DAY_MS;
+  const voteDays = C.voteWindowMs / DAY_MS;
+  const activeDays = MODEL.independentReporterWindowMs / DAY_MS;
+  const inWindow = rows.filter((r) => r.day > D - windowDays && r.day <= D && r.owner !== null && r.owner !== r.reporter);
+  const prev = options.previous?.reporters ?? {};
+  const anchors = new Set(options.anchors ?? []);
+  const standingOf = (v: string) => (anchors.has(v) ? 1 : (prev[v]?.standing ?? 0));
+  const sourcesOf = (v: string) => (anchors.has(v) ? [] : (prev[v]?.sources ?? []));
+  const weightOf = (v: string) => (anchors.has(v) ? 1 : (prev[v]?.standing ?? 0) * (prev[v]?.agreement ?? 1));
+
+  // The ledger of vouches, kept for the standing window.
+  const ledger: Record<string, Record<string, number>> = {};
+  for (const [v, vouchees] of Object.entries(options.previous?.ledger ?? {})) {
+    for (const [r, d] of Object.entries(vouchees)) if (d > D - windowDays) (ledger[v] ??= {})[r] = d;
+  }
+  const admitted = (v: string) => Object.values(ledger[v] ?? {}).filter((d) => d > D - budgetDays).length;
+
+  const byAgent = groupBy(inWindow, (r) => r.agent);
+  const vouchersOf = new Map<string, string[]>();
+  for (const [agent, agentRows] of byAgent) {
+    vouchersOf.set(agent, sorted(new Set(agentRows.filter((r) => r.receipted > 0 && standingOf(r.reporter) > 0).map((r) => r.reporter))));
+  }
+
+  const reporters: Record<string, StandingEntry> = {};
+  const lastDayOf = new Map<string, number>();
+  for (const [r, own] of groupBy(inWindow, (row) => row.reporter)) {
+    lastDayOf.set(r, own.reduce((m, row) => Math.max(m, row.day), -Infinity));
+    const owners = new Set([r, ...(options.affiliates?.[r] ?? [])]);
+    const isNew = !anchors.has(r) && standingOf(r) < 1;
+    const pairs = new Map<string, Set<number>>();
+    for (const [agent, agentRows] of groupBy(own.filter((row) => row.receipted > 0 && row.established && !owners.has(row.owner!)), (row) => row.agent)) {
+      const eligible = (vouchersOf.get(agent) ?? []).filter((v) => v !== r && !sourcesOf(v).some((o) => owners.has(o)));
+      let vouchers = eligible;
+      if (isNew) {
+        const holding = eligible.filter((v) => ledger[v]?.[r] !== undefined);
+        const free = eligible.filter((v) => ledger[v]?.[r] === undefined && admitted(v) < C.vouchBudget.reporters);
+        vouchers = [...holding, ...free].slice(0, C.vouchers);
+      }
+      if (vouchers.length < C.vouchers) continue;
+      if (isNew) for (const v of vouchers) if (ledger[v]?.[r] === undefined) (ledger[v] ??= {})[r] = D;
+      for (const row of agentRows) {
+        const days = pairs.get(row.owner!) ?? new Set<number>();
+        days.add(row.day);
+        pairs.set(row.owner!, days);
+      }
+    }
+    const perOwner = sorted(pairs.keys()).map((o) => [o, Math.min(C.perOwnerPairs, pairs.get(o)!.size)] as const);
+    const u = perOwner.reduce((s, [, n]) => s + n, 0);
+    const standing = Math.min(1, u / C.standingPairs);
+    const exclusions: Record<string, number> = {};
+    for (const [o, n] of perOwner) {
+      const without = Math.min(1, (u - n) / C.standingPairs);
+      if (without < standing) exclusions[o] = without;
+    }
+    reporters[r] = { standing, agreement: 1, agree: 0, disagree: 0, exclusions, sources: perOwner.map(([o]) => o) };
+  }
+
+  // Agreement, one vote per (reporter, agent).
+  for (const agentRows of byAgent.values()) {
+    for (const [r, own] of groupBy(agentRows.filter((row) => row.receipted > 0 && row.established), (row) => row.reporter)) {
+      const last = own.reduce((m, row) => Math.max(m, row.day), -Infinity);
+      if (last + delayDays > D) continue;
+      const vote = Math.sign(own.filter((row) => row.day > last - voteDays).reduce((s, row) => s + sumNet(row.receiptedNet), 0));
+      let consensus = 0;
+      for (const row of agentRows) {
+        if (row.reporter === r || row.day < last || row.day > last + delayDays) continue;
+        consensus += weightOf(row.reporter) * sumNet(row.net);
+      }
+      if (vote === 0 || consensus === 0) continue;
+      const e = reporters[r];
+      if (vote === Math.sign(consensus)) e.agree++;
+      else e.disagree++;
+    }
+  }
+  for (const a of anchors) reporters[a] = { ...(reporters[a] ?? { agreement: 1, agree: 0, disagree: 0 }), standing: 1, exclusions: {}, sources: [] };
+  let active = 0;
+  let earned = 0;
+  for (const [r, e] of Object.entries(reporters)) {
+    const E = (e.agree + 1) / (e.agree + e.disagree + 2);
+    e.agreement = Math.min(1, 2 * E);
+    if ((lastDayOf.get(r) ?? -Infinity) > D - activeDays) {
+      active++;
+      earned += e.standing;
+    }
+  }
+  return { day: D, reporters, ledger, earnedShare: active === 0 ? 0 : earned / active };
+}

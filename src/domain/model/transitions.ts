@@ -1,0 +1,104 @@
+// The transitions the agent's object applies, one per history entry, with the caution episode (R3)
+// brought up to date at each: a score is a pure function of the entries and the time because the
+// episode changes only at entries, by these rules.
+//
+// At an entry at time t the caution verdict is taken twice:
+// - before it, on the state forgotten to t: the caution rules, or the idle hold (the agent was in
+//   caution after its last entry and its last report is less than 365 days old: forgetting alone
+//   never lifts a caution sooner). A caution entered by time alone between entries (a reporter
+//   becoming established, a vote expiring) is thus recorded at the next entry and begins there.
+// - after it: a configuration change, an inheritance or the model switch never end a caution (the
+//   verdict before stands if it was caution); a credibility entry ends one exactly when the rules no
+//   longer hold and the idle hold did not carry it; a report ends one only when the rules no longer
+//   hold and it is a success from a reporter that counts (incumbents lift a caution at once,
+//   newcomers awaiting tenure and failing reports never do).
+
+import type { ChangeType } from "../configuration";
+import { assess } from "./assess";
+import { MODEL } from "./constants";
+import { addConfigChange, addCredibility, addInheritance, addReport, forgetTo } from "./evidence";
+import { entriesOf, type AgentState, type CredibilityInput, type Episode, type InheritanceInput, type ReportInput } from "./state";
+import { awaitsTenure } from "./weighing";
+
+/** The idle hold at `now`: in caution after the last entry, and the last report younger than 365 days. */
+export function heldAt(state: AgentState, now: number): boolean {
+  if (!state.episode.open) return false;
+  const lastActivity = state.lastReportAt ?? state.episode.since ?? state.at;
+  return now - lastActivity < MODEL.idleHoldMs;
+}
+
+/** The caution verdict at `now` of a state forgotten to `now`: the rules, or the idle hold. */
+export function cautionAt(state: AgentState, now: number): { rules: boolean; held: boolean } {
+  const rules = assess(state, entriesOf(state), now).caution;
+  return { rules, held: !rules && heldAt(state, now) };
+}
+
+function nextEpisode(e: Episode, caution: boolean, at: number): Episode {
+  if (caution) return { open: true, since: e.open && e.since !== null ? e.since : at, lastAt: at };
+  return { open: false, since: e.since, lastAt: e.lastAt };
+}
+
+type Kind = "report" | "config" | "credibility" | "inheritance" | "switch";
+
+/**
+ * The verdict before the entry (recorded in the episode), the entry applied by `apply`, and the
+ * verdict after it by the rules of this module's header.
+ */
+function step(state: AgentState, at: number, kind: Kind, apply: (s: AgentState) => AgentState, liftsHeld: (s: AgentState) => boolean): AgentState {
+  const before = forgetTo(state, at);
+  // Time never runs backwards: an entry older than the state is judged at the state's time.
+  const t = before.at;
+  const pre = cautionAt(before, t);
+  const wasCaution = pre.rules || pre.held;
+  const episode = nextEpisode(state.episode, wasCaution, t);
+  const applied = apply({ ...before, episode });
+  const rules = assess(applied, entriesOf(applied), applied.at).caution;
+  let caution: boolean;
+  if (kind === "credibility") caution = rules || pre.held;
+  else if (kind === "report") caution = rules || (wasCaution && !liftsHeld(applied));
+  else caution = rules || wasCaution;
+  return { ...applied, episode: nextEpisode(episode, caution, t) };
+}
+
+/**
+ * Applies one report. `k` = earlier reports by the same reporter on this agent in the damping window
+ * (the caller counts them on the live path; replay counts them itself). `ownerKey`: the agent's owner.
+ */
+export function applyReport(state: AgentState, input: ReportInput, ownerKey: string | null, k: number): { state: AgentState; weight: number } {
+  let weight = 0;
+  const next = step(
+    state,
+    input.at,
+    "report",
+    (s) => {
+      const r = addReport(s, input, ownerKey, k);
+      weight = r.weight;
+      return r.state;
+    },
+    (s) => {
+      const r = s.reporters[input.reporter];
+      return input.outcome === "success" && !r.owner && !awaitsTenure(s, r, input.at);
+    },
+  );
+  return { state: next, weight };
+}
+
+/** Applies a configuration change (R3: it never raises a score and never ends a caution). */
+export function applyConfigChange(state: AgentState, changes: ChangeType[], now: number): AgentState {
+  return step(state, now, "config", (s) => addConfigChange(s, changes, now), () => false);
+}
+
+/** Applies a `credibility` entry: the values in force for the reporters it names from its time on. */
+export function applyCredibility(state: AgentState, input: CredibilityInput): AgentState {
+  return step(state, input.at, "credibility", (s) => addCredibility(s, input), () => false);
+}
+
+/** Applies an `inheritance` entry (R6). */
+export function applyInheritance(state: AgentState, input: InheritanceInput): AgentState {
+  return step(state, input.at, "inheritance", (s) => addInheritance(s, input), () => false);
+}
+
+/** The model-switch entry: the evidence is version 3's already; only the episode is brought up to date. */
+export function applySwitch(state: AgentState, at: number): AgentState {
+  return step(state, at, "switch", (s) => s, () => false);
+}
