@@ -11,7 +11,7 @@ export interface Assessment {
   /** The shown evidence: weighted sums, rounded dimension scores, composite, N. */
   shown: { sums: Record<Dimension, Pair>; dimensions: Record<Dimension, number>; composite: number; evidence: number };
   /** The same over the record (no configuration decay): what caution reads. */
-  record: { dimensions: Record<Dimension, number>; composite: number; evidence: number };
+  record: { sums: Record<Dimension, Pair>; dimensions: Record<Dimension, number>; composite: number; evidence: number };
   /** R_c: Σ c over established, counted, non-owner reporters whose last report is within the window. */
   credible: number;
   /** Σ c of credible negatives on a corroboration dimension that scores below 500 (record). */
@@ -82,8 +82,20 @@ function fastPath(w: Weights, now: number): { recentFailures: boolean; fastCauti
   return { recentFailures, fastCaution };
 }
 
+// A state is never changed once made, and an assessment is a function of the state and the time: the
+// last one of each state is kept, so a score read at an entry's time reuses the entry's own.
+const lastAssessment = new WeakMap<AgentState, { now: number; assessment: Assessment }>();
+
 /** The assessment at `now` of a state already forgotten to `now`. */
 export function assess(state: AgentState, entries: readonly Entry[], now: number): Assessment {
+  const cached = lastAssessment.get(state);
+  if (cached && cached.now === now) return cached.assessment;
+  const assessment = assessUncached(state, entries, now);
+  lastAssessment.set(state, { now, assessment });
+  return assessment;
+}
+
+function assessUncached(state: AgentState, entries: readonly Entry[], now: number): Assessment {
   const w = weigh(state, entries, now);
   const shownSums = sums(w, "dims");
   const recordSums = sums(w, "record");
@@ -92,7 +104,7 @@ export function assess(state: AgentState, entries: readonly Entry[], now: number
   const dimensions = mapDims((d) => dimensionScore(shownSums[d]));
   const recordDimensions = mapDims((d) => dimensionScore(recordSums[d]));
   const shown = { sums: shownSums, dimensions, composite: compositeOf(observed(shownSums), dimensions), evidence: evidenceOf(shownSums) };
-  const record = { dimensions: recordDimensions, composite: compositeOf(recordSums, recordDimensions), evidence: evidenceOf(recordSums) };
+  const record = { sums: recordSums, dimensions: recordDimensions, composite: compositeOf(recordSums, recordDimensions), evidence: evidenceOf(recordSums) };
 
   const corroboration = MODEL.recommendation.corroboration;
   const below = corroboration.dimensions.filter((d) => recordDimensions[d] < 500);

@@ -18,6 +18,7 @@ import {
   type ReporterState,
 } from "./state";
 import { DIMENSIONS, SIGNAL_DIMENSIONS, mapDims, requireTime, type Dimension, type Outcome, type Pair } from "./vocabulary";
+import { assess } from "./assess";
 import { sums, weigh } from "./weighing";
 
 export function baseFor(input: { isOwner: boolean; verified: boolean }): number {
@@ -69,30 +70,37 @@ function withEntries(state: AgentState, at: number, entries: readonly Entry[], d
 
 const scalePair = (p: Pair, k: number): Pair => ({ a: p.a * k, b: p.b * k });
 
+/** The pairs scaled per dimension. Written out: this is the hot path. */
+function scaled(p: Record<Dimension, Pair>, kept: Record<Dimension, number>): Record<Dimension, Pair> {
+  return {
+    reliability: scalePair(p.reliability, kept.reliability),
+    quality: scalePair(p.quality, kept.quality),
+    financial: scalePair(p.financial, kept.financial),
+    security: scalePair(p.security, kept.security),
+    stability: scalePair(p.stability, kept.stability),
+  };
+}
+
 /**
  * Forgets from state.at to now: per dimension, every reporter's evidence (shown and record) scales by
  * 2^(−Δt / h), h = 90 days where the record's weighted α ≥ β at state.at, else 365 days. The factor is
  * common to all reporters, so no weighted sum changes sign. Time never runs backwards. A reporter
  * outside the R_c window whose evidence has faded below `pruneBelow` is dropped (its `c` with it).
- * Returns a state whose reporters are fresh copies the caller may change.
+ * Returns the same state when nothing is forgotten: callers copy what they change.
  */
 export function forgetTo(state: AgentState, now: number): AgentState {
   requireTime("time", now);
   const before = entriesOf(state);
   const elapsed = now - state.at;
-  if (!(elapsed > 0)) return withEntries(state, state.at, before.map(([id, r]) => [id, copyReporter(r)] as const));
-  const signs = sums(weigh(state, before, state.at), "record");
+  if (!(elapsed > 0)) return state;
+  // The assessment at state.at is usually the one the last entry made (kept): its record sums give the signs.
+  const signs = assess(state, before, state.at).record.sums;
   const h = MODEL.halfLifeMs;
   const kept = mapDims((d) => Math.pow(2, -elapsed / (signs[d].a >= signs[d].b ? h.good : h.bad)));
   const entries: Entry[] = [];
   const dropped: string[] = [];
   for (const [id, r] of before) {
-    const next: ReporterState = {
-      ...r,
-      dims: mapDims((d) => scalePair(r.dims[d], kept[d])),
-      record: mapDims((d) => scalePair(r.record[d], kept[d])),
-      failures: [...r.failures],
-    };
+    const next: ReporterState = { ...r, dims: scaled(r.dims, kept), record: scaled(r.record, kept), failures: [...r.failures] };
     const faded = now - next.lastAt > MODEL.independentReporterWindowMs && reporterEvidence(next) < MODEL.pruneBelow;
     if (faded) dropped.push(id);
     else entries.push([id, next]);
@@ -144,7 +152,7 @@ export function addReport(state: AgentState, input: ReportInput, ownerKey: strin
   const next = forgetTo(state, input.at);
   const previous = next.reporters[input.reporter];
   const day = dayOf(input.at);
-  const r: ReporterState = previous ?? {
+  const r: ReporterState = previous ? copyReporter(previous) : {
     dims: zeroDims(),
     record: zeroDims(),
     owner,
@@ -180,9 +188,9 @@ export function addReport(state: AgentState, input: ReportInput, ownerKey: strin
     }
     for (const d of DIMENSIONS) capPair(p[d], cap);
   }
-  const reporters = { ...next.reporters, [input.reporter]: r };
   const lastReportAt = next.lastReportAt === null ? input.at : Math.max(next.lastReportAt, input.at);
-  return { state: withEntries({ ...next, lastReportAt }, next.at, entriesOf({ ...next, reporters })), weight };
+  // Key order in the stored map carries no meaning: every sum runs in idOrder (entriesOf).
+  return { state: { ...next, reporters: { ...next.reporters, [input.reporter]: r }, lastReportAt }, weight };
 }
 
 function keptFraction(changes: readonly ChangeType[], d: Dimension): number {
@@ -205,7 +213,7 @@ export function addConfigChange(state: AgentState, changes: ChangeType[], now: n
   }
   const next = forgetTo(state, now);
   if (changes.length === 0) return next;
-  const entries = entriesOf(next);
+  const entries = entriesOf(next).map(([id, r]) => [id, copyReporter(r)] as const);
   const shown = sums(weigh(next, entries, next.at), "dims");
   for (const d of DIMENSIONS) {
     if (!(shown[d].a > shown[d].b)) continue;
@@ -215,7 +223,7 @@ export function addConfigChange(state: AgentState, changes: ChangeType[], now: n
       r.dims[d].b *= kept;
     }
   }
-  return { ...next, lastConfigChangeAt: now };
+  return withEntries({ ...next, lastConfigChangeAt: now }, next.at, entries);
 }
 
 /** Forgets to the entry's time and puts its values in force (R1). */
@@ -240,7 +248,7 @@ export function addInheritance(state: AgentState, input: InheritanceInput): Agen
   const credibility = { ...next.credibility };
   for (const id of Object.keys(input.reporters).sort()) {
     const h = input.reporters[id];
-    const r: ReporterState = reporters[id] ?? {
+    const r: ReporterState = reporters[id] ? copyReporter(reporters[id]) : {
       dims: zeroDims(),
       record: zeroDims(),
       owner: false,

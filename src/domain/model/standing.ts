@@ -6,7 +6,7 @@
 
 import { MODEL, DAY_MS } from "./constants";
 import { outcomeValue } from "./evidence";
-import { DIMENSIONS, SIGNAL_DIMENSIONS, idOrder, mapDims, type Dimension, type Outcome, type SignalDimension } from "./vocabulary";
+import { SIGNAL_DIMENSIONS, idOrder, mapDims, type Dimension, type Outcome, type SignalDimension } from "./vocabulary";
 
 /**
  * One reporter's reports on one agent on one UTC day: written by the agent's object at the day's
@@ -92,32 +92,28 @@ export interface StandingOptions {
   affiliates?: Record<string, readonly string[]>;
 }
 
-const sumNet = (net: Record<Dimension, number>) => DIMENSIONS.reduce((s, d) => s + net[d], 0);
+const sumNet = (net: Record<Dimension, number>) => net.reliability + net.quality + net.financial + net.security + net.stability;
+
 const sorted = (xs: Iterable<string>) => [...xs].sort(idOrder);
 
-/** Rows grouped by a key, the groups in key order. */
-function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
-  const m = new Map<string, T[]>();
-  for (const t of items) {
-    const k = key(t);
-    const g = m.get(k);
-    if (g) g.push(t);
-    else m.set(k, [t]);
-  }
-  return new Map(sorted(m.keys()).map((k) => [k, m.get(k)!]));
+function push<K, T>(m: Map<K, T[]>, k: K, t: T): void {
+  const g = m.get(k);
+  if (g) g.push(t);
+  else m.set(k, [t]);
 }
 
 /**
  * The snapshot of `options.day` from the rows of the last 180 days (rows outside are ignored). For
  * each reporter r, U = distinct (owner, day) pairs of its receipted, established rows on agents of
  * owners other than r's owners, at most 10 per owner, on agents vouched for r: at least 2 reporters
- * other than r with standing in the previous snapshot (or anchors), with receipted rows on the agent,
- * whose standing came from none of r's owners. A reporter new to standing (below 1 in the previous
- * snapshot) is vouched for only by vouchers that already vouch for it or have admitted fewer than 5
- * new reporters in the last 30 days (admitting it charges them). Agreement: one vote per agent, r's
+ * other than r, with receipted rows on the agent, holding standing in the previous snapshot (or
+ * anchors) that came from none of r's owners and does not rest on the agent's owner alone. A reporter
+ * new to standing (below 1 in the previous snapshot) is vouched for only by vouchers that already
+ * vouch for it or have admitted fewer than 5 new reporters in the last 30 days (admitting it charges
+ * them; vouchers already holding it are preferred, then key order). Agreement: one vote per agent, r's
  * sign over its receipted established rows in the 30 days up to its last, against the sign of the
- * other reporters' nets in the 30 days from that day, weighted by their previous standing × agreement;
- * a vote counts once those 30 days have passed.
+ * other reporters' nets over the 30 days from that day, weighted by their previous standing ×
+ * agreement; a vote counts once those 30 days have passed and some other reporter reported then.
  */
 export function computeStanding(rows: readonly RollupRow[], options: StandingOptions): StandingSnapshot {
   const D = options.day;
@@ -127,44 +123,69 @@ export function computeStanding(rows: readonly RollupRow[], options: StandingOpt
   const delayDays = C.agreementDelayMs / DAY_MS;
   const voteDays = C.voteWindowMs / DAY_MS;
   const activeDays = MODEL.independentReporterWindowMs / DAY_MS;
-  const inWindow = rows.filter((r) => r.day > D - windowDays && r.day <= D && r.owner !== null && r.owner !== r.reporter);
   const prev = options.previous?.reporters ?? {};
   const anchors = new Set(options.anchors ?? []);
   const standingOf = (v: string) => (anchors.has(v) ? 1 : (prev[v]?.standing ?? 0));
+  const standingWithout = (v: string, owner: string) => (anchors.has(v) ? 1 : (prev[v]?.exclusions[owner] ?? prev[v]?.standing ?? 0));
   const sourcesOf = (v: string) => (anchors.has(v) ? [] : (prev[v]?.sources ?? []));
   const weightOf = (v: string) => (anchors.has(v) ? 1 : (prev[v]?.standing ?? 0) * (prev[v]?.agreement ?? 1));
 
-  // The ledger of vouches, kept for the standing window.
-  const ledger: Record<string, Record<string, number>> = {};
-  for (const [v, vouchees] of Object.entries(options.previous?.ledger ?? {})) {
-    for (const [r, d] of Object.entries(vouchees)) if (d > D - windowDays) (ledger[v] ??= {})[r] = d;
+  const byAgent = new Map<string, RollupRow[]>();
+  const byReporter = new Map<string, RollupRow[]>();
+  for (const row of rows) {
+    if (!(row.day > D - windowDays && row.day <= D) || row.owner === null || row.owner === row.reporter) continue;
+    push(byAgent, row.agent, row);
+    push(byReporter, row.reporter, row);
   }
-  const admitted = (v: string) => Object.values(ledger[v] ?? {}).filter((d) => d > D - budgetDays).length;
 
-  const byAgent = groupBy(inWindow, (r) => r.agent);
+  // The ledger of vouches, kept for the standing window, and what each voucher admitted in 30 days.
+  const ledger: Record<string, Record<string, number>> = {};
+  const admitted = new Map<string, number>();
+  for (const v of Object.keys(options.previous?.ledger ?? {}).sort(idOrder)) {
+    const vouchees = options.previous!.ledger[v];
+    for (const r of Object.keys(vouchees).sort(idOrder)) {
+      const d = vouchees[r];
+      if (!(d > D - windowDays)) continue;
+      (ledger[v] ??= {})[r] = d;
+      if (d > D - budgetDays) admitted.set(v, (admitted.get(v) ?? 0) + 1);
+    }
+  }
+
   const vouchersOf = new Map<string, string[]>();
   for (const [agent, agentRows] of byAgent) {
-    vouchersOf.set(agent, sorted(new Set(agentRows.filter((r) => r.receipted > 0 && standingOf(r.reporter) > 0).map((r) => r.reporter))));
+    const owner = agentRows[0].owner!;
+    const vouchers = new Set<string>();
+    for (const row of agentRows) if (row.receipted > 0 && standingOf(row.reporter) > 0 && standingWithout(row.reporter, owner) > 0) vouchers.add(row.reporter);
+    vouchersOf.set(agent, sorted(vouchers));
   }
 
   const reporters: Record<string, StandingEntry> = {};
   const lastDayOf = new Map<string, number>();
-  for (const [r, own] of groupBy(inWindow, (row) => row.reporter)) {
+  for (const r of sorted(byReporter.keys())) {
+    const own = byReporter.get(r)!;
     lastDayOf.set(r, own.reduce((m, row) => Math.max(m, row.day), -Infinity));
     const owners = new Set([r, ...(options.affiliates?.[r] ?? [])]);
     const isNew = !anchors.has(r) && standingOf(r) < 1;
+    const candidates = new Map<string, RollupRow[]>();
+    for (const row of own) if (row.receipted > 0 && row.established && !owners.has(row.owner!)) push(candidates, row.agent, row);
     const pairs = new Map<string, Set<number>>();
-    for (const [agent, agentRows] of groupBy(own.filter((row) => row.receipted > 0 && row.established && !owners.has(row.owner!)), (row) => row.agent)) {
+    for (const agent of sorted(candidates.keys())) {
       const eligible = (vouchersOf.get(agent) ?? []).filter((v) => v !== r && !sourcesOf(v).some((o) => owners.has(o)));
       let vouchers = eligible;
       if (isNew) {
         const holding = eligible.filter((v) => ledger[v]?.[r] !== undefined);
-        const free = eligible.filter((v) => ledger[v]?.[r] === undefined && admitted(v) < C.vouchBudget.reporters);
+        const free = eligible.filter((v) => ledger[v]?.[r] === undefined && (admitted.get(v) ?? 0) < C.vouchBudget.reporters);
         vouchers = [...holding, ...free].slice(0, C.vouchers);
       }
       if (vouchers.length < C.vouchers) continue;
-      if (isNew) for (const v of vouchers) if (ledger[v]?.[r] === undefined) (ledger[v] ??= {})[r] = D;
-      for (const row of agentRows) {
+      if (isNew) {
+        for (const v of vouchers) {
+          if (ledger[v]?.[r] !== undefined) continue;
+          (ledger[v] ??= {})[r] = D;
+          admitted.set(v, (admitted.get(v) ?? 0) + 1);
+        }
+      }
+      for (const row of candidates.get(agent)!) {
         const days = pairs.get(row.owner!) ?? new Set<number>();
         days.add(row.day);
         pairs.set(row.owner!, days);
@@ -181,27 +202,51 @@ export function computeStanding(rows: readonly RollupRow[], options: StandingOpt
     reporters[r] = { standing, agreement: 1, agree: 0, disagree: 0, exclusions, sources: perOwner.map(([o]) => o) };
   }
 
-  // Agreement, one vote per (reporter, agent).
-  for (const agentRows of byAgent.values()) {
-    for (const [r, own] of groupBy(agentRows.filter((row) => row.receipted > 0 && row.established), (row) => row.reporter)) {
-      const last = own.reduce((m, row) => Math.max(m, row.day), -Infinity);
-      if (last + delayDays > D) continue;
-      const vote = Math.sign(own.filter((row) => row.day > last - voteDays).reduce((s, row) => s + sumNet(row.receiptedNet), 0));
-      let consensus = 0;
-      for (const row of agentRows) {
-        if (row.reporter === r || row.day < last || row.day > last + delayDays) continue;
-        consensus += weightOf(row.reporter) * sumNet(row.net);
+  // Agreement: one vote per (reporter, agent), against the other reporters' weighted nets.
+  for (const agent of sorted(byAgent.keys())) {
+    const agentRows = byAgent.get(agent)!;
+    const total = new Map<number, number>();
+    const count = new Map<number, number>();
+    const mine = new Map<string, RollupRow[]>();
+    for (const row of agentRows) {
+      total.set(row.day, (total.get(row.day) ?? 0) + weightOf(row.reporter) * sumNet(row.net));
+      count.set(row.day, (count.get(row.day) ?? 0) + 1);
+      push(mine, row.reporter, row);
+    }
+    for (const r of sorted(mine.keys())) {
+      const own = mine.get(r)!;
+      let last = -Infinity;
+      for (const row of own) if (row.receipted > 0 && row.established) last = Math.max(last, row.day);
+      if (last === -Infinity || last + delayDays > D) continue;
+      let vote = 0;
+      let ownNet = 0;
+      let ownRows = 0;
+      for (const row of own) {
+        if (row.receipted > 0 && row.established && row.day > last - voteDays) vote += sumNet(row.receiptedNet);
+        if (row.day >= last && row.day <= last + delayDays) {
+          ownNet += sumNet(row.net);
+          ownRows++;
+        }
       }
-      if (vote === 0 || consensus === 0) continue;
+      let all = 0;
+      let rowsThen = 0;
+      for (let d = last; d <= last + delayDays; d++) {
+        all += total.get(d) ?? 0;
+        rowsThen += count.get(d) ?? 0;
+      }
+      if (rowsThen === ownRows || Math.sign(vote) === 0) continue;
+      const consensus = Math.sign(all - weightOf(r) * ownNet);
+      if (consensus === 0) continue;
       const e = reporters[r];
-      if (vote === Math.sign(consensus)) e.agree++;
+      if (Math.sign(vote) === consensus) e.agree++;
       else e.disagree++;
     }
   }
-  for (const a of anchors) reporters[a] = { ...(reporters[a] ?? { agreement: 1, agree: 0, disagree: 0 }), standing: 1, exclusions: {}, sources: [] };
+  for (const a of sorted(anchors)) reporters[a] = { ...(reporters[a] ?? { agreement: 1, agree: 0, disagree: 0 }), standing: 1, exclusions: {}, sources: [] };
   let active = 0;
   let earned = 0;
-  for (const [r, e] of Object.entries(reporters)) {
+  for (const r of sorted(Object.keys(reporters))) {
+    const e = reporters[r];
     const E = (e.agree + 1) / (e.agree + e.disagree + 2);
     e.agreement = Math.min(1, 2 * E);
     if ((lastDayOf.get(r) ?? -Infinity) > D - activeDays) {
