@@ -16,7 +16,7 @@ export interface Assessment {
   credible: number;
   /** Σ c of credible negatives on a corroboration dimension that scores below 500 (record). */
   negativesBelow: number;
-  /** Σ c of credible negatives on any corroboration dimension: objectors. */
+  /** Σ c of active credible negatives on any corroboration dimension: objectors. */
   objectors: number;
   /** max(minCredible, R_c / shareDivisor): what negatives must reach. */
   bar: number;
@@ -27,10 +27,10 @@ export interface Assessment {
   caution: boolean;
 }
 
-/** The corroboration dimensions on which a reporter's record is negative with enough of its own evidence. */
+/** The reporter's record is negative on the dimension (a < b) and it has seen enough there. */
 function negativeOn(r: Entry[1], d: Dimension): boolean {
   const p = r.record[d];
-  return p.a < p.b && p.a + p.b >= MODEL.recommendation.corroboration.minEvidence;
+  return p.a < p.b && r.seen[d] >= MODEL.recommendation.corroboration.minEvidence;
 }
 
 function looksBad(composite: number, dims: Record<Dimension, number>, evidence: number): boolean {
@@ -115,8 +115,11 @@ function assessUncached(state: AgentState, entries: readonly Entry[], now: numbe
     const c = w.credible[i];
     if (c === 0 || !w.established[i]) continue;
     const r = entries[i][1];
-    if (now - r.lastAt <= MODEL.independentReporterWindowMs) credible += c;
-    if (corroboration.dimensions.some((d) => negativeOn(r, d))) objectors += c;
+    const active = now - r.lastAt <= MODEL.independentReporterWindowMs;
+    if (active) credible += c;
+    // An objection is a current dispute: only active reporters object. A bad record is not: the
+    // negatives that corroborate a bad look count however long ago they reported.
+    if (active && corroboration.dimensions.some((d) => negativeOn(r, d))) objectors += c;
     if (below.some((d) => negativeOn(r, d))) negativesBelow += c;
   }
   const bar = Math.max(corroboration.minCredible, credible / corroboration.shareDivisor);

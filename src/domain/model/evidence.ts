@@ -7,6 +7,7 @@ import { MODEL } from "./constants";
 import {
   copyReporter,
   dayOf,
+  zeroSeen,
   entriesOf,
   reporterEvidence,
   zeroDims,
@@ -155,6 +156,7 @@ export function addReport(state: AgentState, input: ReportInput, ownerKey: strin
   const r: ReporterState = previous ? copyReporter(previous) : {
     dims: zeroDims(),
     record: zeroDims(),
+    seen: zeroSeen(),
     owner,
     verified: false,
     firstAt: input.at,
@@ -178,15 +180,22 @@ export function addReport(state: AgentState, input: ReportInput, ownerKey: strin
   if (x <= MODEL.fastPath.failAtOrBelow) r.failures.push(input.at);
   r.failures = r.failures.filter((t) => t > r.lastAt - MODEL.fastPath.fastCaution.windowMs);
   const cap = capOf(owner, r.days, input.penalty);
-  for (const p of [r.dims, r.record]) {
-    observe(p.stability, x, weight);
-    for (const d of SIGNAL_DIMENSIONS) {
-      const signal = input.signals[d];
-      // Validation happens at the edge; here a bad value is skipped or clamped rather than stored.
-      if (typeof signal !== "number" || !Number.isFinite(signal)) continue;
-      observe(p[d], Math.min(1000, Math.max(0, signal)) / 1000, weight);
-    }
-    for (const d of DIMENSIONS) capPair(p[d], cap);
+  const seen = (d: Dimension, v: number) => {
+    observe(r.dims[d], v, weight);
+    observe(r.record[d], v, weight);
+    r.seen[d] += weight;
+  };
+  seen("stability", x);
+  for (const d of SIGNAL_DIMENSIONS) {
+    const signal = input.signals[d];
+    // Validation happens at the edge; here a bad value is skipped or clamped rather than stored.
+    if (typeof signal !== "number" || !Number.isFinite(signal)) continue;
+    seen(d, Math.min(1000, Math.max(0, signal)) / 1000);
+  }
+  for (const d of DIMENSIONS) {
+    capPair(r.dims[d], cap);
+    capPair(r.record[d], cap);
+    r.seen[d] = Math.min(r.seen[d], cap);
   }
   const lastReportAt = next.lastReportAt === null ? input.at : Math.max(next.lastReportAt, input.at);
   // Key order in the stored map carries no meaning: every sum runs in idOrder (entriesOf).
@@ -251,6 +260,7 @@ export function addInheritance(state: AgentState, input: InheritanceInput): Agen
     const r: ReporterState = reporters[id] ? copyReporter(reporters[id]) : {
       dims: zeroDims(),
       record: zeroDims(),
+      seen: zeroSeen(),
       owner: false,
       verified: h.verified,
       firstAt: h.firstAt,
@@ -266,6 +276,7 @@ export function addInheritance(state: AgentState, input: InheritanceInput): Agen
       r.dims[d].b += h.dims[d]?.b ?? 0;
       r.record[d].a += h.record[d]?.a ?? 0;
       r.record[d].b += h.record[d]?.b ?? 0;
+      r.seen[d] += h.seen[d] ?? 0;
     }
     r.days = Math.max(r.days, h.days);
     r.lastDay = Math.max(r.lastDay, h.lastDay);
@@ -279,6 +290,7 @@ export function addInheritance(state: AgentState, input: InheritanceInput): Agen
     for (const d of DIMENSIONS) {
       capPair(r.dims[d], cap);
       capPair(r.record[d], cap);
+      r.seen[d] = Math.min(r.seen[d], cap);
     }
     reporters[id] = r;
     if (credibility[id] === undefined) credibility[id] = h.credibility;

@@ -50,8 +50,7 @@ export interface Weights {
 /**
  * The weights at `now` (the state already forgotten to `now`). The lone-dissenter rule (R2) reads the
  * record: on a dimension, a non-owner reporter whose sign is opposite to the sign of the others'
- * weighted sum, with no other non-owner reporter of its sign holding `allyEvidence` of its own record
- * there, is scaled to at most share × (the others' weighted evidence + priorEvidence). "The others"
+ * weighted sum, with no other non-owner reporter of its sign that has seen `allyEvidence` there, is scaled to at most share × (the others' weighted evidence + priorEvidence). "The others"
  * are the totals minus the reporter's own term (so a second implementation must subtract too).
  */
 export function weigh(state: AgentState, entries: readonly Entry[], now: number): Weights {
@@ -79,7 +78,7 @@ export function weigh(state: AgentState, entries: readonly Entry[], now: number)
       const p = r.record[d];
       net += credible[i] * (p.a - p.b);
       total += credible[i] * (p.a + p.b);
-      if (p.a + p.b >= L.allyEvidence) {
+      if (r.seen[d] >= L.allyEvidence) {
         if (p.a > p.b) positiveAllies++;
         else if (p.a < p.b) negativeAllies++;
       }
@@ -94,7 +93,7 @@ export function weigh(state: AgentState, entries: readonly Entry[], now: number)
       const own = credible[i] * (p.a - p.b);
       const others = net - own;
       if (Math.sign(others) !== -sign) continue;
-      const allies = (sign > 0 ? positiveAllies : negativeAllies) - (p.a + p.b >= L.allyEvidence ? 1 : 0);
+      const allies = (sign > 0 ? positiveAllies : negativeAllies) - (r.seen[d] >= L.allyEvidence ? 1 : 0);
       if (allies > 0) continue;
       const evidence = credible[i] * (p.a + p.b);
       const bound = L.share * (total - evidence + L.priorEvidence);

@@ -28,15 +28,18 @@ export function inheritanceFrom(source: AgentState, at: number): InheritanceInpu
     if (r.owner) continue;
     const dims: Partial<Record<Dimension, Pair>> = {};
     const record: Partial<Record<Dimension, Pair>> = {};
+    const seen: Partial<Record<Dimension, number>> = {};
     for (const d of DIMENSIONS) {
       if (!(r.record[d].a < r.record[d].b)) continue;
       dims[d] = { ...r.dims[d] };
       record[d] = { ...r.record[d] };
+      seen[d] = r.seen[d];
     }
     if (Object.keys(record).length === 0) continue;
     reporters[id] = {
       dims,
       record,
+      seen,
       verified: r.verified,
       firstAt: r.firstAt,
       lastAt: r.lastAt,
