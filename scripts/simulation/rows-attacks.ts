@@ -12,6 +12,8 @@ import { median } from "./random";
 
 
 export const NEW_IDS = 6000;
+/** Colluders are attackers of a caution agent: joining at its first report makes them a ring (the ring rows). */
+export const CAUTION_JOINS = JOINS.filter((j) => j !== "first report");
 const newAccounts = (k: number, offset = 0) => Array.from({ length: k }, (_, i) => NEW_IDS + offset + i);
 const agedAccounts = (run: Run, k: number, offset = 0) => run.world.aged.slice(offset, offset + k).map((r) => r.id);
 
@@ -52,7 +54,7 @@ interface ColluderOutcome {
 }
 
 /** Colluders praising a bad agent with 6 honest reporters from a join point, for `windowDays`. */
-function colluders(run: Run, model: ModelVersion, attackers: number[], victims: Victim[], join: Join, windowDays: number): ColluderOutcome {
+export function colluders(run: Run, model: ModelVersion, attackers: number[], victims: Victim[], join: Join, windowDays: number): ColluderOutcome {
   const out: ColluderOutcome = { victims: 0, clear: 0, escaped: 0, baselineEscaped: 0 };
   for (const v of victims) {
     const start = upToJoin(run, model, v, join, true, 2);
@@ -155,12 +157,12 @@ export function attackRows(run: Run): { rows: Row[]; notes: string[] } {
   const colluderRow = (key: string, label: string, ks: number[], accounts: (k: number) => number[], windowDays: number, target: boolean, cost: string) => {
     const measured = both((m) => {
       const results = [];
-      for (const k of ks) for (const join of JOINS) results.push({ k, join, o: colluders(run, m, accounts(k), colluderVictims, join, windowDays) });
+      for (const k of ks) for (const join of CAUTION_JOINS) results.push({ k, join, o: colluders(run, m, accounts(k), colluderVictims, join, windowDays) });
       return colluderCell(results, m === 3 && target);
     });
     rows.push({
       key,
-      attack: `${label} vs a caution agent with 6 honest reporters (${colluderVictims.length} bad agents; joining ${JOINS.map(joinName).join(", ")}; ${windowDays} days)`,
+      attack: `${label} vs a caution agent with 6 honest reporters (${colluderVictims.length} bad agents; joining ${CAUTION_JOINS.map(joinName).join(", ")} while it is in caution; ${windowDays} days)`,
       target: target ? "never clear; out of caution no more often than the same agents without them, + 2 points" : "priced",
       cost,
       v2: measured[2],

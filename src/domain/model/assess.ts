@@ -14,6 +14,10 @@ export interface Assessment {
   record: { sums: Record<Dimension, Pair>; dimensions: Record<Dimension, number>; composite: number; evidence: number };
   /** R_c: Σ c over established, counted, non-owner reporters whose last report is within the window. */
   credible: number;
+  /** The part of R_c whose record is negative on no corroboration dimension: what clear needs (R5). */
+  supporting: number;
+  /** Σ c over counted non-owner reporters active in the window, established or not. */
+  present: number;
   /** Σ c of credible negatives on a corroboration dimension that scores below 500 (record). */
   negativesBelow: number;
   /** Σ c of active credible negatives on any corroboration dimension: objectors. */
@@ -27,10 +31,15 @@ export interface Assessment {
   caution: boolean;
 }
 
-/** The reporter's record is negative on the dimension (a < b) and it has seen enough there. */
+/** The reporter's record is negative on the dimension (a < b) and it reported enough negative evidence there (seen b). */
 function negativeOn(r: Entry[1], d: Dimension): boolean {
   const p = r.record[d];
-  return p.a < p.b && r.seen[d] >= MODEL.recommendation.corroboration.minEvidence;
+  return p.a < p.b && r.seen[d].b >= MODEL.recommendation.corroboration.minEvidence;
+}
+
+/** The reporter's record is negative on none of the corroboration dimensions: it supports clear. */
+function supports(r: Entry[1]): boolean {
+  return MODEL.recommendation.corroboration.dimensions.every((d) => !(r.record[d].a < r.record[d].b));
 }
 
 function looksBad(composite: number, dims: Record<Dimension, number>, evidence: number): boolean {
@@ -109,14 +118,19 @@ function assessUncached(state: AgentState, entries: readonly Entry[], now: numbe
   const corroboration = MODEL.recommendation.corroboration;
   const below = corroboration.dimensions.filter((d) => recordDimensions[d] < 500);
   let credible = 0;
+  let supporting = 0;
   let negativesBelow = 0;
   let objectors = 0;
+  let present = 0;
   for (let i = 0; i < entries.length; i++) {
     const c = w.credible[i];
-    if (c === 0 || !w.established[i]) continue;
+    if (c === 0) continue;
     const r = entries[i][1];
     const active = now - r.lastAt <= MODEL.independentReporterWindowMs;
+    if (active) present += c;
+    if (!w.established[i]) continue;
     if (active) credible += c;
+    if (active && supports(r)) supporting += c;
     // An objection is a current dispute: only active reporters object. A bad record is not: the
     // negatives that corroborate a bad look count however long ago they reported.
     if (active && corroboration.dimensions.some((d) => negativeOn(r, d))) objectors += c;
@@ -127,6 +141,6 @@ function assessUncached(state: AgentState, entries: readonly Entry[], now: numbe
   const fast = fastPath(w, now);
   const caution =
     (bad && negativesBelow >= bar) || (objectors >= bar && objectors > corroboration.majority * credible) || fast.fastCaution;
-  return { shown, record, credible, negativesBelow, objectors, bar, looksBad: bad, ...fast, caution };
+  return { shown, record, credible, supporting, present, negativesBelow, objectors, bar, looksBad: bad, ...fast, caution };
 }
 

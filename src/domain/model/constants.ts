@@ -103,10 +103,15 @@ export const MODEL = {
       shareDivisor: 3,
       majority: 0.5,
     },
-    /** R5: clear needs composite, every dimension, R_c, and the owner's operator score at least these. */
+    /**
+     * R5: clear needs composite, every dimension, the supporting part of R_c (reporters negative on no
+     * corroboration dimension) and the owner's operator score at least these, and the supporting
+     * reporters' c at least `clearSupportShare` of the c of every active reporter, established or not.
+     */
     clearFromComposite: 700,
     clearMinDimension: 450,
     clearMinCredible: 3,
+    clearSupportShare: 2 / 3,
     clearMinOperatorScore: 400,
   },
   /** R3 caution episode: for afterMs after the agent was last in caution, positive newcomers need tenureMs. */

@@ -7,7 +7,6 @@ import { MODEL } from "./constants";
 import {
   copyReporter,
   dayOf,
-  zeroSeen,
   entriesOf,
   reporterEvidence,
   zeroDims,
@@ -156,7 +155,7 @@ export function addReport(state: AgentState, input: ReportInput, ownerKey: strin
   const r: ReporterState = previous ? copyReporter(previous) : {
     dims: zeroDims(),
     record: zeroDims(),
-    seen: zeroSeen(),
+    seen: zeroDims(),
     owner,
     verified: false,
     firstAt: input.at,
@@ -183,7 +182,7 @@ export function addReport(state: AgentState, input: ReportInput, ownerKey: strin
   const seen = (d: Dimension, v: number) => {
     observe(r.dims[d], v, weight);
     observe(r.record[d], v, weight);
-    r.seen[d] += weight;
+    observe(r.seen[d], v, weight);
   };
   seen("stability", x);
   for (const d of SIGNAL_DIMENSIONS) {
@@ -195,7 +194,7 @@ export function addReport(state: AgentState, input: ReportInput, ownerKey: strin
   for (const d of DIMENSIONS) {
     capPair(r.dims[d], cap);
     capPair(r.record[d], cap);
-    r.seen[d] = Math.min(r.seen[d], cap);
+    capPair(r.seen[d], cap);
   }
   const lastReportAt = next.lastReportAt === null ? input.at : Math.max(next.lastReportAt, input.at);
   // Key order in the stored map carries no meaning: every sum runs in idOrder (entriesOf).
@@ -260,7 +259,7 @@ export function addInheritance(state: AgentState, input: InheritanceInput): Agen
     const r: ReporterState = reporters[id] ? copyReporter(reporters[id]) : {
       dims: zeroDims(),
       record: zeroDims(),
-      seen: zeroSeen(),
+      seen: zeroDims(),
       owner: false,
       verified: h.verified,
       firstAt: h.firstAt,
@@ -276,7 +275,8 @@ export function addInheritance(state: AgentState, input: InheritanceInput): Agen
       r.dims[d].b += h.dims[d]?.b ?? 0;
       r.record[d].a += h.record[d]?.a ?? 0;
       r.record[d].b += h.record[d]?.b ?? 0;
-      r.seen[d] += h.seen[d] ?? 0;
+      r.seen[d].a += h.seen[d]?.a ?? 0;
+      r.seen[d].b += h.seen[d]?.b ?? 0;
     }
     r.days = Math.max(r.days, h.days);
     r.lastDay = Math.max(r.lastDay, h.lastDay);
@@ -290,7 +290,7 @@ export function addInheritance(state: AgentState, input: InheritanceInput): Agen
     for (const d of DIMENSIONS) {
       capPair(r.dims[d], cap);
       capPair(r.record[d], cap);
-      r.seen[d] = Math.min(r.seen[d], cap);
+      capPair(r.seen[d], cap);
     }
     reporters[id] = r;
     if (credibility[id] === undefined) credibility[id] = h.credibility;

@@ -69,7 +69,8 @@ export function scoreOf(state: AgentState, ctx: ScoreContext): ScoreView {
     composite >= r.clearFromComposite &&
     confidence !== "low" &&
     DIMENSIONS.every((d) => dimensions[d] >= r.clearMinDimension) &&
-    a.credible >= r.clearMinCredible &&
+    a.supporting >= r.clearMinCredible &&
+    a.supporting >= r.clearSupportShare * a.present &&
     ctx.ownerId !== null &&
     !a.recentFailures &&
     ctx.operatorScore >= r.clearMinOperatorScore &&
@@ -89,7 +90,7 @@ export function scoreOf(state: AgentState, ctx: ScoreContext): ScoreView {
   if (lastChange !== null && ctx.now - lastChange < MODEL.recentConfigChangeMs) reasons.push("RECENT_CONFIG_CHANGE");
   if (ctx.ownerId === null) reasons.push("NO_OWNER");
   if (ctx.operatorScore < MODEL.operatorRecordBelow) reasons.push("OPERATOR_RECORD");
-  if (a.credible < MODEL.fewReportersBelow) reasons.push("FEW_INDEPENDENT_REPORTERS");
+  if (a.supporting < MODEL.fewReportersBelow) reasons.push("FEW_INDEPENDENT_REPORTERS");
   if (evidence < MODEL.insufficientEvidenceBelow) reasons.push("INSUFFICIENT_EVIDENCE");
   if (ctx.identityLevel <= 0) reasons.push("IDENTITY_UNVERIFIED");
 

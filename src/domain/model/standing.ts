@@ -111,9 +111,9 @@ function push<K, T>(m: Map<K, T[]>, k: K, t: T): void {
  * new to standing (below 1 in the previous snapshot) is vouched for only by vouchers that already
  * vouch for it or have admitted fewer than 5 new reporters in the last 30 days (admitting it charges
  * them; vouchers already holding it are preferred, then key order). Agreement: one vote per agent, r's
- * sign over its receipted established rows in the 30 days up to its last, against the sign of the
- * other reporters' nets over the 30 days from that day, weighted by their previous standing ×
- * agreement; a vote counts once those 30 days have passed and some other reporter reported then.
+ * sign over its receipted established rows in the 30 days up to its vote day (its last such row at
+ * least 30 days old), against the sign of the other reporters' nets over the 30 days from that day,
+ * weighted by their previous standing × agreement; no vote when nobody else reported then.
  */
 export function computeStanding(rows: readonly RollupRow[], options: StandingOptions): StandingSnapshot {
   const D = options.day;
@@ -215,14 +215,16 @@ export function computeStanding(rows: readonly RollupRow[], options: StandingOpt
     }
     for (const r of sorted(mine.keys())) {
       const own = mine.get(r)!;
+      // The vote is cast at its last receipted established day, or 30 days ago for a reporter still
+      // reporting: it is judged by the 30 days after it, once they have passed.
       let last = -Infinity;
-      for (const row of own) if (row.receipted > 0 && row.established) last = Math.max(last, row.day);
-      if (last === -Infinity || last + delayDays > D) continue;
+      for (const row of own) if (row.receipted > 0 && row.established && row.day <= D - delayDays) last = Math.max(last, row.day);
+      if (last === -Infinity) continue;
       let vote = 0;
       let ownNet = 0;
       let ownRows = 0;
       for (const row of own) {
-        if (row.receipted > 0 && row.established && row.day > last - voteDays) vote += sumNet(row.receiptedNet);
+        if (row.receipted > 0 && row.established && row.day > last - voteDays && row.day <= last) vote += sumNet(row.receiptedNet);
         if (row.day >= last && row.day <= last + delayDays) {
           ownNet += sumNet(row.net);
           ownRows++;

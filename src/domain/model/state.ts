@@ -16,12 +16,12 @@ export interface ReporterState {
   dims: Record<Dimension, Pair>;
   record: Record<Dimension, Pair>;
   /**
-   * Its own evidence per dimension as it reported it: the weights it added there, within its cap,
-   * never forgotten and never decayed. The thresholds on a reporter's own evidence (a negative needs
-   * 2, an ally of a lone dissenter 2) read this: forgetting fades what a reporter said, not whether
-   * it said enough to count.
+   * Its own evidence per dimension as it reported it: the same pairs within the same caps, never
+   * forgotten and never decayed. The thresholds on a reporter's own evidence of its sign (a negative
+   * needs b ≥ 2, an ally of a lone dissenter 2 on its side) read this: forgetting fades what a
+   * reporter said, not whether it said enough to count.
    */
-  seen: Record<Dimension, number>;
+  seen: Record<Dimension, Pair>;
   /** The reporter owned the agent when it last reported (owner weight and cap, no `c`, never independent). */
   owner: boolean;
   /** The reporter was an admin-verified operator at its first report: its seed credibility. */
@@ -41,7 +41,7 @@ export interface ReporterState {
 export interface Episode {
   /** The agent was in caution after its last entry. */
   open: boolean;
-  /** When the current caution (or the last one) began; null: never in caution. */
+  /** When the current episode began: its first caution, cautions less than 90 days apart being one episode. */
   since: number | null;
   /** The last entry's time at which it was in caution; null: never. */
   lastAt: number | null;
@@ -92,7 +92,7 @@ export interface CredibilityInput {
 export interface InheritedReporter {
   dims: Partial<Record<Dimension, Pair>>;
   record: Partial<Record<Dimension, Pair>>;
-  seen: Partial<Record<Dimension, number>>;
+  seen: Partial<Record<Dimension, Pair>>;
   verified: boolean;
   firstAt: number;
   lastAt: number;
@@ -120,7 +120,6 @@ export type HistoryEvent =
 
 export const zeroPair = (): Pair => ({ a: 0, b: 0 });
 export const zeroDims = (): Record<Dimension, Pair> => mapDims(zeroPair);
-export const zeroSeen = (): Record<Dimension, number> => mapDims(() => 0);
 
 export function emptyState(now: number): AgentState {
   if (!Number.isFinite(now)) throw new RangeError(`invalid time: ${now}`);
@@ -145,7 +144,7 @@ export function entriesOf(state: AgentState): Entry[] {
 
 export function copyReporter(r: ReporterState): ReporterState {
   const copy = (p: Record<Dimension, Pair>) => mapDims((d) => ({ a: p[d].a, b: p[d].b }));
-  return { ...r, dims: copy(r.dims), record: copy(r.record), seen: { ...r.seen }, failures: [...r.failures] };
+  return { ...r, dims: copy(r.dims), record: copy(r.record), seen: copy(r.seen), failures: [...r.failures] };
 }
 
 export function reporterEvidence(r: ReporterState): number {

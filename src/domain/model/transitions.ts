@@ -33,9 +33,15 @@ export function cautionAt(state: AgentState, now: number): { rules: boolean; hel
   return { rules, held: !rules && heldAt(state, now) };
 }
 
+/**
+ * The episode after a verdict at `at`. An episode lasts until 90 days after the agent was last in
+ * caution: a caution that returns within them continues it (its start stays), so a newcomer cannot
+ * become an incumbent by waiting for a caution to lapse and return.
+ */
 function nextEpisode(e: Episode, caution: boolean, at: number): Episode {
-  if (caution) return { open: true, since: e.open && e.since !== null ? e.since : at, lastAt: at };
-  return { open: false, since: e.since, lastAt: e.lastAt };
+  if (!caution) return { open: false, since: e.since, lastAt: e.lastAt };
+  const continues = e.since !== null && (e.open || (e.lastAt !== null && at - e.lastAt <= MODEL.episode.afterMs));
+  return { open: true, since: continues ? e.since : at, lastAt: at };
 }
 
 type Kind = "report" | "config" | "credibility" | "inheritance" | "switch";
@@ -77,7 +83,7 @@ export function applyReport(state: AgentState, input: ReportInput, ownerKey: str
     },
     (s) => {
       const r = s.reporters[input.reporter];
-      return input.outcome === "success" && !r.owner && !awaitsTenure(s, r, input.at);
+      return input.outcome === "success" && !r.owner && !awaitsTenure(s, input.reporter, r, input.at);
     },
   );
   return { state: next, weight };

@@ -9,8 +9,7 @@ import { DIMENSIONS, mapDims, type Dimension, type Pair } from "./vocabulary";
 /** The credibility in force for a reporter: the last `credibility` entry's value, else its seed. */
 export function credibilityOf(state: AgentState, id: string, r: ReporterState): number {
   const c = state.credibility[id];
-  if (c !== undefined) return c;
-  return r.verified ? MODEL.credibility.seed.verified : MODEL.credibility.seed.unverified;
+  return c !== undefined ? c : seedOf(r);
 }
 
 export function isEstablished(r: ReporterState, now: number): boolean {
@@ -23,16 +22,21 @@ function netPositive(r: ReporterState): boolean {
   return net > 0;
 }
 
+/** A reporter's seed credibility: what it has without standing. */
+export const seedOf = (r: ReporterState) => (r.verified ? MODEL.credibility.seed.verified : MODEL.credibility.seed.unverified);
+
 /**
  * R3 tenure: within `afterMs` of the agent's last caution, a net-positive reporter that first reported
- * at or after the caution began counts only once it has `tenureMs` on the agent.
+ * at or after the episode began counts only once it has `tenureMs` on the agent, and only if it holds
+ * more than its seed credibility: newcomers without standing never lift a caution, however long they
+ * stay (at any time, k new accounts cannot do what k/4 aged ones do after 30 days).
  */
-export function awaitsTenure(state: AgentState, r: ReporterState, now: number): boolean {
+export function awaitsTenure(state: AgentState, id: string, r: ReporterState, now: number): boolean {
   const { since, lastAt, open } = state.episode;
   if (since === null || r.owner || r.firstAt < since) return false;
   const lastInCaution = open ? now : (lastAt ?? since);
-  if (now - lastInCaution > MODEL.episode.afterMs) return false;
-  return now - r.firstAt < MODEL.episode.tenureMs && netPositive(r);
+  if (now - lastInCaution > MODEL.episode.afterMs || !netPositive(r)) return false;
+  return now - r.firstAt < MODEL.episode.tenureMs || !(credibilityOf(state, id, r) > seedOf(r));
 }
 
 /** Every reporter's standing in one assessment, in entry order. */
@@ -50,7 +54,8 @@ export interface Weights {
 /**
  * The weights at `now` (the state already forgotten to `now`). The lone-dissenter rule (R2) reads the
  * record: on a dimension, a non-owner reporter whose sign is opposite to the sign of the others'
- * weighted sum, with no other non-owner reporter of its sign that has seen `allyEvidence` there, is scaled to at most share × (the others' weighted evidence + priorEvidence). "The others"
+ * weighted sum, with no other non-owner reporter of its sign that has reported `allyEvidence` of
+ * that sign there (its seen a for a positive sign, b for a negative one), is scaled to at most share × (the others' weighted evidence + priorEvidence). "The others"
  * are the totals minus the reporter's own term (so a second implementation must subtract too).
  */
 export function weigh(state: AgentState, entries: readonly Entry[], now: number): Weights {
@@ -60,7 +65,7 @@ export function weigh(state: AgentState, entries: readonly Entry[], now: number)
   const established = new Array<boolean>(n);
   for (let i = 0; i < n; i++) {
     const [id, r] = entries[i];
-    const counts = !awaitsTenure(state, r, now);
+    const counts = !awaitsTenure(state, id, r, now);
     const c = r.owner ? 1 : credibilityOf(state, id, r);
     weight[i] = counts ? c : 0;
     credible[i] = counts && !r.owner ? c : 0;
@@ -78,10 +83,8 @@ export function weigh(state: AgentState, entries: readonly Entry[], now: number)
       const p = r.record[d];
       net += credible[i] * (p.a - p.b);
       total += credible[i] * (p.a + p.b);
-      if (r.seen[d] >= L.allyEvidence) {
-        if (p.a > p.b) positiveAllies++;
-        else if (p.a < p.b) negativeAllies++;
-      }
+      if (p.a > p.b && r.seen[d].a >= L.allyEvidence) positiveAllies++;
+      else if (p.a < p.b && r.seen[d].b >= L.allyEvidence) negativeAllies++;
     }
     const f = new Array<number>(n).fill(1);
     for (let i = 0; i < n; i++) {
@@ -93,7 +96,8 @@ export function weigh(state: AgentState, entries: readonly Entry[], now: number)
       const own = credible[i] * (p.a - p.b);
       const others = net - own;
       if (Math.sign(others) !== -sign) continue;
-      const allies = (sign > 0 ? positiveAllies : negativeAllies) - (r.seen[d] >= L.allyEvidence ? 1 : 0);
+      const isAlly = sign > 0 ? r.seen[d].a >= L.allyEvidence : r.seen[d].b >= L.allyEvidence;
+      const allies = (sign > 0 ? positiveAllies : negativeAllies) - (isAlly ? 1 : 0);
       if (allies > 0) continue;
       const evidence = credible[i] * (p.a + p.b);
       const bound = L.share * (total - evidence + L.priorEvidence);

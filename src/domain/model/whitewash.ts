@@ -28,12 +28,12 @@ export function inheritanceFrom(source: AgentState, at: number): InheritanceInpu
     if (r.owner) continue;
     const dims: Partial<Record<Dimension, Pair>> = {};
     const record: Partial<Record<Dimension, Pair>> = {};
-    const seen: Partial<Record<Dimension, number>> = {};
+    const seen: Partial<Record<Dimension, Pair>> = {};
     for (const d of DIMENSIONS) {
       if (!(r.record[d].a < r.record[d].b)) continue;
       dims[d] = { ...r.dims[d] };
       record[d] = { ...r.record[d] };
-      seen[d] = r.seen[d];
+      seen[d] = { ...r.seen[d] };
     }
     if (Object.keys(record).length === 0) continue;
     reporters[id] = {
