@@ -62,7 +62,11 @@ export interface SimAgent {
   reporters: SimReporter[];
   random: Random;
   signalMean: SignalMean;
+  /** From this time on the agent is an exit scam's (0% success). */
+  turnsAt?: number;
 }
+
+const profileAt = (agent: SimAgent, at: number): Profile => (agent.turnsAt !== undefined && at >= agent.turnsAt ? "scam" : agent.profile);
 
 /** The owner of every population agent: an operator of no world dealings. */
 export const OWNER_ID = 11;
@@ -106,9 +110,9 @@ function drawOutcome(random: Random, profile: Profile): Outcome {
   return "partial";
 }
 
-function drawSignal(agent: SimAgent, r: SimReporter, outcome: Outcome): number {
+function drawSignal(agent: SimAgent, r: SimReporter, outcome: Outcome, at: number): number {
   const m = agent.signalMean;
-  const mean = m.kind === "outcome" ? m.failure + (m.success - m.failure) * MODEL.outcomeValue[outcome] : 1000 * POPULATION.profiles[agent.profile];
+  const mean = m.kind === "outcome" ? m.failure + (m.success - m.failure) * MODEL.outcomeValue[outcome] : 1000 * POPULATION.profiles[profileAt(agent, at)];
   return Math.min(1000, Math.max(0, Math.round(mean + r.bias + normal(agent.random, r.noiseSd))));
 }
 
@@ -125,10 +129,10 @@ export interface SimReport {
 /** A mistaken failure is reported as a failure, signals included. Honest reports carry no receipt. */
 function honestReport(agent: SimAgent, r: SimReporter, at: number, receipt: boolean): SimReport {
   const random = agent.random;
-  const outcome = random() < POPULATION.mistakenFailureShare ? "failure" : drawOutcome(random, agent.profile);
+  const outcome = random() < POPULATION.mistakenFailureShare ? "failure" : drawOutcome(random, profileAt(agent, at));
   const signals: Partial<Record<SignalDimension, number>> = {};
   for (const d of ["reliability", "quality", "security", "financial"] as const) {
-    if (random() < POPULATION.signalShare[d]) signals[d] = drawSignal(agent, r, outcome);
+    if (random() < POPULATION.signalShare[d]) signals[d] = drawSignal(agent, r, outcome, at);
   }
   return { reporter: r.id, at, outcome, signals, verified: r.verified, receipt };
 }

@@ -22,8 +22,8 @@ const SEED_RINGS = [2, 5, 10];
 const DUMMY_OWNERS = 4;
 const RING_DAYS = 60;
 const JOB_DAYS = 100;
-const SLANDERED = 10;
-const SLANDER_SPACING = 5;
+const SLANDERED = 15;
+const SLANDER_SPACING = 4;
 const SCAMS = 10;
 const SCAM_DAY = 30;
 const SCAM_END = 45;
@@ -57,11 +57,15 @@ export function dynamicRows(run: Run): { rows: Row[]; notes: string[] } {
     seeds: world.aged.slice(3 + 3 * i, 6 + 3 * i).map((r) => r.id),
     accounts: Array.from({ length: k }, (_, j) => 7100 + 100 * i + j),
   }));
+  // The attacker's best play: each dummy is dealt with by two of the seeds only (rotating). With all
+  // three on every dummy, the seeds would vouch for each other there, the dummies' owners would enter
+  // their sources, and they could no longer vouch for accounts dealing with those owners.
   rings.forEach((ring, i) => {
     for (let o = 0; o < DUMMY_OWNERS; o++) {
       const owner = 7000 + 10 * i + o;
       const agent = `dummy-${owner}`;
-      for (const r of [...ring.seeds, ...ring.accounts]) dealRows(rows, r, agent, owner, RING_DAYS);
+      const seeds = [ring.seeds[o % 3], ring.seeds[(o + 1) % 3]];
+      for (const r of [...seeds, ...ring.accounts]) dealRows(rows, r, agent, owner, RING_DAYS);
     }
   });
 
@@ -81,11 +85,11 @@ export function dynamicRows(run: Run): { rows: Row[]; notes: string[] } {
   for (let i = 0; i < SCAMS; i++) {
     const sim = makeAgent(`${run.seed}/scam`, world.pool, "good", i, { signalMean: run.signalMean });
     const agent = new ScorerV3(OWNER_ID, T0, world.source, 0, { rollups: scamSink, agent: `scam-${i}` });
+    sim.turnsAt = T0 + SCAM_DAY * DAY;
     const stream = honestStream(sim, T0, true);
     let firstAfter = 0;
     for (let r = stream.next().value as SimReport; r.at < T0 + SCAM_END * DAY; r = stream.next().value as SimReport) {
-      if (r.at >= T0 + SCAM_DAY * DAY) {
-        sim.profile = "scam";
+      if (r.at >= sim.turnsAt) {
         // The first two to report the failures stop there: early reporters, the consensus not yet theirs.
         if (firstAfter < 2 && !early.has(String(r.reporter))) {
           early.add(String(r.reporter));
@@ -111,7 +115,7 @@ export function dynamicRows(run: Run): { rows: Row[]; notes: string[] } {
   const end = at(RING_DAYS);
   const ringVictims = Array.from({ length: 3 }, (_, i) => victim(run, "seeded", "bad", i, 30));
   for (const ring of rings) {
-    const best = Math.max(...ring.accounts.map((id) => standingOf(end, id)));
+    const best = Math.max(...snapshots.flatMap((s) => ring.accounts.map((id) => standingOf(s, id))));
     const holders = ring.accounts.filter((id) => standingOf(end, id) > 0).length;
     gained += holders;
     const firstDay = snapshots.findIndex((s) => ring.accounts.some((id) => standingOf(s, id) > 0));
@@ -123,7 +127,7 @@ export function dynamicRows(run: Run): { rows: Row[]; notes: string[] } {
       if (drive(agent, v ? streamFrom(v, 0, stop, attack) : attack, stop).everClear) clear++;
       runs++;
     }
-    seedParts.push(`k=${ring.k}: ${holders} of ${ring.k} gain standing (highest ${best.toFixed(2)}${firstDay >= 0 ? `, from day ${firstDay}` : ""})`);
+    seedParts.push(`k=${ring.k}: ${holders} of ${ring.k} hold standing at day ${RING_DAYS} (highest ever ${best.toFixed(2)}${firstDay >= 0 ? `, first on day ${firstDay}` : ""})`);
   }
   const seedRow: Row = {
     key: "seeds",
@@ -141,20 +145,19 @@ export function dynamicRows(run: Run): { rows: Row[]; notes: string[] } {
   // Agents slandered whose votes are in by `day` (the votes it cast elsewhere, before, left out).
   const agentsBy = (day: number) => entry(at(day)).agree + entry(at(day)).disagree - worldVotes;
   const final = entry(at(JOB_DAYS));
-  const c = (s: StandingSnapshot, id: string) => {
-    const e = s.reporters[id];
-    return e ? Math.max(0.25, e.standing) * e.agreement : 0.25;
-  };
-  const earlyC = [...early].map((id) => c(at(JOB_DAYS), id));
-  const minEarly = Math.min(...earlyC);
+  // The early reporters' agreement factor (c = max(seed, standing) × it), lowest over the run.
+  const agreementOf = (s: StandingSnapshot, id: string) => s.reporters[id]?.agreement ?? 1;
+  const minEarly = Math.min(...[...early].flatMap((id) => snapshots.map((s) => agreementOf(s, id))));
+  const withStanding = [...early].filter((id) => (world.snapshot.reporters[id]?.standing ?? 0) > 0).length;
   const slanderRow: Row = {
     key: "slanderer",
-    attack: `a serial slanderer with standing (aged, 3 agreeing votes) slanders ${SLANDERED} good agents in turn (3 days each, receipts); the first 2 reporters of each of ${SCAMS} exit scams report its failures and stop`,
+    attack: `a serial slanderer with standing (aged: 3 agreeing votes from its purchase) slanders ${SLANDERED} good agents in turn (3 days each, receipts); the first 2 reporters of each of ${SCAMS} exit scams report its first failures and stop`,
     target: "the slanderer's agreement (and c) falls below 0.5 within 10 agents; the early reporters keep c ≥ 0.9",
     cost: "30 owner-days",
     v2: null,
     v3: cell(
-      `agreement ${final.agreement.toFixed(2)} after ${final.agree} agreeing and ${final.disagree} disagreeing votes; below 0.5 ${below >= 0 ? `from day ${below} (${agentsBy(below)} agents' votes in)` : "never"}; early reporters' c at least ${minEarly.toFixed(2)} (${earlyC.length} reporters)`,
+      `agreement below 0.5 ${below >= 0 ? `once ${agentsBy(below)} agents' votes are in (day ${below})` : "never"}, ${final.agreement.toFixed(2)} after ${final.disagree} agents; ` +
+        `early reporters' agreement factor at least ${minEarly.toFixed(2)} (${early.size} reporters, ${withStanding} with standing)`,
       below >= 0 && agentsBy(below) <= SLANDERED && minEarly >= 0.9,
       { agreement: final.agreement, agentsUntilBelow: below >= 0 ? agentsBy(below) : Infinity, minEarlyC: minEarly },
     ),

@@ -22,11 +22,15 @@ function goodCell(r: ProfileRun, target: boolean): Cell {
   });
 }
 
-/** Whole idle days after `at` until the agent is first out of caution (Infinity: not within 20 years). */
+/**
+ * Whole idle days after `at` until the agent is first out of caution (Infinity: not within 20 years):
+ * day by day for a week, then a week at a time, going back day by day into the week where it is first
+ * out (a stay out of caution shorter than a week after the first is not looked for).
+ */
 function idleDaysInCaution(agent: Scorer, at: number): number {
   const out = (d: number) => agent.view(at + d * DAY).recommendation !== "caution";
-  for (let d = 1; d <= 97; d++) if (out(d)) return d;
-  for (let d = 104; d <= 20 * 365; d += 7) {
+  for (let d = 1; d <= 7; d++) if (out(d)) return d;
+  for (let d = 14; d <= 20 * 365; d += 7) {
     if (!out(d)) continue;
     let first = d;
     while (first - 1 > d - 7 && out(first - 1)) first--;
@@ -45,7 +49,7 @@ function exitScam(run: ProfileRun): { withdrawn: number[]; caution: number[]; cl
     const wasClear = agent.view(kept.at).recommendation === "clear";
     if (wasClear) clearAtSwitch++;
     // The stream reads the agent's profile at each draw: the same stream, now failing.
-    kept.sim.profile = "scam";
+    kept.sim.turnsAt = kept.at + 1;
     let firstOut = Infinity;
     let firstCaution = Infinity;
     for (let n = 1; n <= 200 && firstCaution === Infinity; n++) {

@@ -61,8 +61,6 @@ export const MODEL = {
     vouchBudget: { reporters: 5, windowMs: 30 * DAY_MS },
     /** A vote is compared with the credible consensus of the days from the vote to this much later. */
     agreementDelayMs: 30 * DAY_MS,
-    /** The vote of an agent: the reporter's sign over its receipted established days in this window before its last. */
-    voteWindowMs: 30 * DAY_MS,
   },
   /** The bootstrap latch: a standing floor for verified operators, 1 → 0 as the earned share rises from → to. */
   bootstrap: { maxMs: 180 * DAY_MS, shareFrom: 0.3, shareTo: 0.7 },

@@ -100,7 +100,7 @@ export function forgetTo(state: AgentState, now: number): AgentState {
   const entries: Entry[] = [];
   const dropped: string[] = [];
   for (const [id, r] of before) {
-    const next: ReporterState = { ...r, dims: scaled(r.dims, kept), record: scaled(r.record, kept), failures: [...r.failures] };
+    const next: ReporterState = { ...r, dims: scaled(r.dims, kept), record: scaled(r.record, kept) };
     const faded = now - next.lastAt > MODEL.independentReporterWindowMs && reporterEvidence(next) < MODEL.pruneBelow;
     if (faded) dropped.push(id);
     else entries.push([id, next]);
@@ -221,7 +221,7 @@ export function addConfigChange(state: AgentState, changes: ChangeType[], now: n
   }
   const next = forgetTo(state, now);
   if (changes.length === 0) return next;
-  const entries = entriesOf(next).map(([id, r]) => [id, copyReporter(r)] as const);
+  const entries: Entry[] = entriesOf(next).map(([id, r]) => [id, copyReporter(r)] as const);
   const shown = sums(weigh(next, entries, next.at), "dims");
   for (const d of DIMENSIONS) {
     if (!(shown[d].a > shown[d].b)) continue;

@@ -105,14 +105,15 @@ function push<K, T>(m: Map<K, T[]>, k: K, t: T): void {
 /**
  * The snapshot of `options.day` from the rows of the last 180 days (rows outside are ignored). For
  * each reporter r, U = distinct (owner, day) pairs of its receipted, established rows on agents of
- * owners other than r's owners, at most 10 per owner, on agents vouched for r: at least 2 reporters
- * other than r, with receipted rows on the agent, holding standing in the previous snapshot (or
- * anchors) that came from none of r's owners and does not rest on the agent's owner alone. A reporter
+ * owners other than r (and its affiliates), at most 10 per owner, on agents vouched for r: at least 2
+ * reporters other than r, with receipted rows on the agent, holding standing in the previous snapshot
+ * (or anchors) that does not rest on the agent's owner alone and came from none of r's owners (r, its
+ * affiliates and the owners it deals with; the agent's owner aside). A reporter
  * new to standing (below 1 in the previous snapshot) is vouched for only by vouchers that already
  * vouch for it or have admitted fewer than 5 new reporters in the last 30 days (admitting it charges
  * them; vouchers already holding it are preferred, then key order). Agreement: one vote per agent, r's
- * sign over its receipted established rows in the 30 days up to its vote day (its last such row at
- * least 30 days old), against the sign of the other reporters' nets over the 30 days from that day,
+ * sign on its vote day (its last receipted established row at least 30 days old: its view when it
+ * last spoke, so an early reporter of an exit scam votes with its first failures), against the sign of the other reporters' nets over the 30 days from that day,
  * weighted by their previous standing × agreement; no vote when nobody else reported then.
  */
 export function computeStanding(rows: readonly RollupRow[], options: StandingOptions): StandingSnapshot {
@@ -121,7 +122,6 @@ export function computeStanding(rows: readonly RollupRow[], options: StandingOpt
   const windowDays = C.standingWindowMs / DAY_MS;
   const budgetDays = C.vouchBudget.windowMs / DAY_MS;
   const delayDays = C.agreementDelayMs / DAY_MS;
-  const voteDays = C.voteWindowMs / DAY_MS;
   const activeDays = MODEL.independentReporterWindowMs / DAY_MS;
   const prev = options.previous?.reporters ?? {};
   const anchors = new Set(options.anchors ?? []);
@@ -155,6 +155,7 @@ export function computeStanding(rows: readonly RollupRow[], options: StandingOpt
   for (const [agent, agentRows] of byAgent) {
     const owner = agentRows[0].owner!;
     const vouchers = new Set<string>();
+    // A voucher's standing must not rest on the agent's owner alone.
     for (const row of agentRows) if (row.receipted > 0 && standingOf(row.reporter) > 0 && standingWithout(row.reporter, owner) > 0) vouchers.add(row.reporter);
     vouchersOf.set(agent, sorted(vouchers));
   }
@@ -164,13 +165,19 @@ export function computeStanding(rows: readonly RollupRow[], options: StandingOpt
   for (const r of sorted(byReporter.keys())) {
     const own = byReporter.get(r)!;
     lastDayOf.set(r, own.reduce((m, row) => Math.max(m, row.day), -Infinity));
-    const owners = new Set([r, ...(options.affiliates?.[r] ?? [])]);
+    const self = new Set([r, ...(options.affiliates?.[r] ?? [])]);
     const isNew = !anchors.has(r) && standingOf(r) < 1;
     const candidates = new Map<string, RollupRow[]>();
-    for (const row of own) if (row.receipted > 0 && row.established && !owners.has(row.owner!)) push(candidates, row.agent, row);
+    for (const row of own) if (row.receipted > 0 && row.established && !self.has(row.owner!)) push(candidates, row.agent, row);
+    // r's owners: itself, its affiliates and the owners it deals with. A voucher's standing must come
+    // from none of them (the vouched agent's own owner aside, whom every voucher deals with), so a
+    // ring, whose members deal with the same owners, cannot vouch for itself.
+    const owners = new Set(self);
+    for (const rows of candidates.values()) owners.add(rows[0].owner!);
     const pairs = new Map<string, Set<number>>();
     for (const agent of sorted(candidates.keys())) {
-      const eligible = (vouchersOf.get(agent) ?? []).filter((v) => v !== r && !sourcesOf(v).some((o) => owners.has(o)));
+      const owner = candidates.get(agent)![0].owner!;
+      const eligible = (vouchersOf.get(agent) ?? []).filter((v) => !self.has(v) && !sourcesOf(v).some((o) => o !== owner && owners.has(o)));
       let vouchers = eligible;
       if (isNew) {
         const holding = eligible.filter((v) => ledger[v]?.[r] !== undefined);
@@ -224,7 +231,7 @@ export function computeStanding(rows: readonly RollupRow[], options: StandingOpt
       let ownNet = 0;
       let ownRows = 0;
       for (const row of own) {
-        if (row.receipted > 0 && row.established && row.day > last - voteDays && row.day <= last) vote += sumNet(row.receiptedNet);
+        if (row.receipted > 0 && row.established && row.day === last) vote += sumNet(row.receiptedNet);
         if (row.day >= last && row.day <= last + delayDays) {
           ownNet += sumNet(row.net);
           ownRows++;

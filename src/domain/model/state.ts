@@ -107,6 +107,8 @@ export interface InheritedReporter {
 export interface InheritanceInput {
   at: number;
   reporters: Record<string, InheritedReporter>;
+  /** The source was in caution (or suspended) then: the new agent is in caution from this entry. */
+  caution: boolean;
 }
 
 /** The entries of an agent's history that the model folds, in the order they were applied. */
@@ -138,8 +140,17 @@ export function emptyState(now: number): AgentState {
 /** One reporter with its key; lists of them are always in idOrder. */
 export type Entry = readonly [id: string, reporter: ReporterState];
 
+// A state is never changed once made: its entries are computed once.
+const entriesCache = new WeakMap<AgentState, Entry[]>();
+
+/** The reporters in idOrder (the list is shared: never change it). */
 export function entriesOf(state: AgentState): Entry[] {
-  return orderedKeys(state.reporters).map((id) => [id, state.reporters[id]] as const);
+  let entries = entriesCache.get(state);
+  if (!entries) {
+    entries = orderedKeys(state.reporters).map((id) => [id, state.reporters[id]] as const);
+    entriesCache.set(state, entries);
+  }
+  return entries;
 }
 
 export function copyReporter(r: ReporterState): ReporterState {

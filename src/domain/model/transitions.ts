@@ -8,7 +8,8 @@
 //   never lifts a caution sooner). A caution entered by time alone between entries (a reporter
 //   becoming established, a vote expiring) is thus recorded at the next entry and begins there.
 // - after it: a configuration change, an inheritance or the model switch never end a caution (the
-//   verdict before stands if it was caution); a credibility entry ends one exactly when the rules no
+//   verdict before stands if it was caution), and an inheritance from a cautioned agent starts one;
+//   a credibility entry ends one exactly when the rules no
 //   longer hold and the idle hold did not carry it; a report ends one only when the rules no longer
 //   hold and it is a success from a reporter that counts (incumbents lift a caution at once,
 //   newcomers awaiting tenure and failing reports never do).
@@ -50,7 +51,14 @@ type Kind = "report" | "config" | "credibility" | "inheritance" | "switch";
  * The verdict before the entry (recorded in the episode), the entry applied by `apply`, and the
  * verdict after it by the rules of this module's header.
  */
-function step(state: AgentState, at: number, kind: Kind, apply: (s: AgentState) => AgentState, liftsHeld: (s: AgentState) => boolean): AgentState {
+function step(
+  state: AgentState,
+  at: number,
+  kind: Kind,
+  apply: (s: AgentState) => AgentState,
+  liftsHeld: (s: AgentState) => boolean,
+  starts = false,
+): AgentState {
   const before = forgetTo(state, at);
   // Time never runs backwards: an entry older than the state is judged at the state's time.
   const t = before.at;
@@ -62,7 +70,7 @@ function step(state: AgentState, at: number, kind: Kind, apply: (s: AgentState) 
   let caution: boolean;
   if (kind === "credibility") caution = rules || pre.held;
   else if (kind === "report") caution = rules || (wasCaution && !liftsHeld(applied));
-  else caution = rules || wasCaution;
+  else caution = rules || wasCaution || starts;
   return { ...applied, episode: nextEpisode(episode, caution, t) };
 }
 
@@ -101,7 +109,7 @@ export function applyCredibility(state: AgentState, input: CredibilityInput): Ag
 
 /** Applies an `inheritance` entry (R6). */
 export function applyInheritance(state: AgentState, input: InheritanceInput): AgentState {
-  return step(state, input.at, "inheritance", (s) => addInheritance(s, input), () => false);
+  return step(state, input.at, "inheritance", (s) => addInheritance(s, input), () => false, input.caution);
 }
 
 /** The model-switch entry: the evidence is version 3's already; only the episode is brought up to date. */

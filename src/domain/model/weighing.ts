@@ -110,7 +110,8 @@ export function weigh(state: AgentState, entries: readonly Entry[], now: number)
 
 /** Per dimension, Σ weight × factor × pair over the reporters, of `dims` or of `record`, in entry order. */
 export function sums(w: Weights, which: "dims" | "record"): Record<Dimension, Pair> {
-  return mapDims((d) => {
+  const out = {} as Record<Dimension, Pair>;
+  for (const d of DIMENSIONS) {
     let a = 0;
     let b = 0;
     const f = w.factor[d];
@@ -121,8 +122,9 @@ export function sums(w: Weights, which: "dims" | "record"): Record<Dimension, Pa
       a += k * p.a;
       b += k * p.b;
     }
-    return { a, b };
-  });
+    out[d] = { a, b };
+  }
+  return out;
 }
 
 export function dimensionScore(p: Pair): number {

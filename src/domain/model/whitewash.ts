@@ -19,9 +19,10 @@ export function isWhitewashSource(state: AgentState, input: { now: number; suspe
 /**
  * The inheritance entry a new agent gets from `source` at `at`: every non-owner reporter with a
  * negative record pair (a < b) on some dimension, with those pairs (shown and record) only, its
- * days, times and the `c` in force. Null when no reporter is negative anywhere.
+ * days, times and the `c` in force, and whether the source is in caution (or suspended): then the new
+ * agent starts in caution. Null when there is nothing to pass on.
  */
-export function inheritanceFrom(source: AgentState, at: number): InheritanceInput | null {
+export function inheritanceFrom(source: AgentState, at: number, options: { suspended: boolean } = { suspended: false }): InheritanceInput | null {
   const forgotten = forgetTo(source, at);
   const reporters: Record<string, InheritedReporter> = {};
   for (const [id, r] of entriesOf(forgotten)) {
@@ -50,5 +51,6 @@ export function inheritanceFrom(source: AgentState, at: number): InheritanceInpu
       credibility: credibilityOf(forgotten, id, r),
     };
   }
-  return Object.keys(reporters).length === 0 ? null : { at, reporters };
+  const caution = options.suspended || assessAt(source, at).caution;
+  return Object.keys(reporters).length === 0 && !caution ? null : { at, reporters, caution };
 }
