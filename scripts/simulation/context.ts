@@ -33,6 +33,17 @@ export const FULL: SimulationSize = {
   world: { standing: 420, fresh: 180, aged: 24 },
 };
 
+/** `npm run simulate -- --quick`: a third of the population, the same world. */
+export const QUICK: SimulationSize = {
+  agentsPerProfile: 300,
+  agentsPerShare: 150,
+  victims: 40,
+  competitorVictims: 300,
+  operators: 20,
+  attackDays: 30,
+  world: FULL.world,
+};
+
 export const SMALL: SimulationSize = {
   agentsPerProfile: 200,
   agentsPerShare: 60,

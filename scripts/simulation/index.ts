@@ -11,9 +11,9 @@ import { operatorRows } from "./rows-operator";
 import type { SignalName, SignalResult } from "./table";
 import { buildWorld, type World } from "./world";
 
-export { FULL, SMALL, type SimulationSize } from "./context";
+export { FULL, QUICK, SMALL, type SimulationSize } from "./context";
 export { formatTable, misses, type Row, type SignalResult, type SimulationResult } from "./table";
-export { auc, median, quantile, randomFor } from "./random";
+export { auc, median, quantile, randomFor, type Random } from "./random";
 export { buildWorld } from "./world";
 
 export interface SimulationOptions {

@@ -19,7 +19,7 @@ const agedAccounts = (run: Run, k: number, offset = 0) => run.world.aged.slice(o
 
 const RATES = [
   { name: "1 a day", volume: { burst: 0, perDay: 1 } },
-  { name: "50 at once, then 8 a day", volume: { burst: 50, perDay: 8 } },
+  { name: "50 at once, then 4 a day", volume: { burst: 50, perDay: 4 } },
 ];
 const PRAISE = { burst: 20, perDay: 2 };
 const SLANDER = { burst: 20, perDay: 2 };
@@ -53,6 +53,19 @@ interface ColluderOutcome {
   baselineEscaped: number;
 }
 
+/** The same agents without colluders: out of caution at the window's end (computed once per join and window). */
+const baselines = new WeakMap<Victim, Map<string, boolean | null>>();
+function baselineEscaped(run: Run, model: ModelVersion, v: Victim, join: Join, windowDays: number): boolean | null {
+  const key = `${model}/${join}/${windowDays}/${run.signalMean.kind}`;
+  const cache = baselines.get(v) ?? new Map<string, boolean | null>();
+  baselines.set(v, cache);
+  if (!cache.has(key)) {
+    const start = upToJoin(run, model, v, join, true, 2);
+    cache.set(key, start ? drive(start.agent, streamFrom(v, start.next, start.at + windowDays * DAY), start.at + windowDays * DAY).last !== "caution" : null);
+  }
+  return cache.get(key)!;
+}
+
 /** Colluders praising a bad agent with 6 honest reporters from a join point, for `windowDays`. */
 export function colluders(run: Run, model: ModelVersion, attackers: number[], victims: Victim[], join: Join, windowDays: number): ColluderOutcome {
   const out: ColluderOutcome = { victims: 0, clear: 0, escaped: 0, baselineEscaped: 0 };
@@ -61,11 +74,10 @@ export function colluders(run: Run, model: ModelVersion, attackers: number[], vi
     if (!start) continue;
     out.victims++;
     const end = start.at + windowDays * DAY;
-    const baseline = drive(start.agent.fork(), streamFrom(v, start.next, end), end);
     const attacked = drive(start.agent, streamFrom(v, start.next, end, attackStream(attackers, "praise", PRAISE, start.at + 60_000, end)), end);
     if (attacked.everClear) out.clear++;
     if (attacked.last !== "caution") out.escaped++;
-    if (baseline.last !== "caution") out.baselineEscaped++;
+    if (baselineEscaped(run, model, v, join, windowDays)) out.baselineEscaped++;
   }
   return out;
 }
@@ -125,7 +137,7 @@ export function attackRows(run: Run): { rows: Row[]; notes: string[] } {
   });
   rows.push({
     key: "ring-new",
-    attack: `ring of k = 2..10 new accounts praising a new agent (receipts, level 2, 60 days, 1 a day or 50 at once then 8 a day; an empty agent and ${ringVictims.length} bad agents with their honest traffic)`,
+    attack: `ring of k = 2..10 new accounts praising a new agent (receipts, level 2, 60 days, 1 a day or 50 at once then 4 a day; an empty agent and ${ringVictims.length} bad agents with their honest traffic)`,
     target: "never clear",
     cost: "k verified accounts (k ≤ 10)",
     v2: ringNew[2],
@@ -195,7 +207,7 @@ export function attackRows(run: Run): { rows: Row[]; notes: string[] } {
   competitorRow("competitors-new", "two new-account competitors", newAccounts(2), bound, "2 verified accounts");
 
   // Competitors joining later, and two aged competitors (residual attacks, priced).
-  const later = competitorVictims.slice(0, size.victims);
+  const later = competitorVictims.slice(0, size.victims / 2);
   const laterRows = both((m) => {
     const parts: string[] = [];
     for (const [name, accounts] of [
