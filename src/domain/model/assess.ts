@@ -104,6 +104,11 @@ export function assess(state: AgentState, entries: readonly Entry[], now: number
   return assessment;
 }
 
+/** Keeps `assessment` as `state`'s at `now` (a state whose assessment is known to be the same as another's). */
+export function rememberAssessment(state: AgentState, now: number, assessment: Assessment): void {
+  lastAssessment.set(state, { now, assessment });
+}
+
 function assessUncached(state: AgentState, entries: readonly Entry[], now: number): Assessment {
   const w = weigh(state, entries, now);
   const shownSums = sums(w, "dims");

@@ -100,7 +100,19 @@ export function forgetTo(state: AgentState, now: number): AgentState {
   const entries: Entry[] = [];
   const dropped: string[] = [];
   for (const [id, r] of before) {
-    const next: ReporterState = { ...r, dims: scaled(r.dims, kept), record: scaled(r.record, kept) };
+    const next: ReporterState = {
+      dims: scaled(r.dims, kept),
+      record: scaled(r.record, kept),
+      seen: r.seen,
+      owner: r.owner,
+      verified: r.verified,
+      firstAt: r.firstAt,
+      lastAt: r.lastAt,
+      days: r.days,
+      lastDay: r.lastDay,
+      lastValue: r.lastValue,
+      failures: r.failures,
+    };
     const faded = now - next.lastAt > MODEL.independentReporterWindowMs && reporterEvidence(next) < MODEL.pruneBelow;
     if (faded) dropped.push(id);
     else entries.push([id, next]);

@@ -153,9 +153,28 @@ export function entriesOf(state: AgentState): Entry[] {
   return entries;
 }
 
+const copyPairs = (p: Record<Dimension, Pair>): Record<Dimension, Pair> => ({
+  reliability: { a: p.reliability.a, b: p.reliability.b },
+  quality: { a: p.quality.a, b: p.quality.b },
+  financial: { a: p.financial.a, b: p.financial.b },
+  security: { a: p.security.a, b: p.security.b },
+  stability: { a: p.stability.a, b: p.stability.b },
+});
+
 export function copyReporter(r: ReporterState): ReporterState {
-  const copy = (p: Record<Dimension, Pair>) => mapDims((d) => ({ a: p[d].a, b: p[d].b }));
-  return { ...r, dims: copy(r.dims), record: copy(r.record), seen: copy(r.seen), failures: [...r.failures] };
+  return {
+    dims: copyPairs(r.dims),
+    record: copyPairs(r.record),
+    seen: copyPairs(r.seen),
+    owner: r.owner,
+    verified: r.verified,
+    firstAt: r.firstAt,
+    lastAt: r.lastAt,
+    days: r.days,
+    lastDay: r.lastDay,
+    lastValue: r.lastValue,
+    failures: [...r.failures],
+  };
 }
 
 export function reporterEvidence(r: ReporterState): number {

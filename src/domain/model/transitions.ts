@@ -15,7 +15,7 @@
 //   newcomers awaiting tenure and failing reports never do).
 
 import type { ChangeType } from "../configuration";
-import { assess } from "./assess";
+import { assess, rememberAssessment } from "./assess";
 import { MODEL } from "./constants";
 import { addConfigChange, addCredibility, addInheritance, addReport, forgetTo } from "./evidence";
 import { entriesOf, type AgentState, type CredibilityInput, type Episode, type InheritanceInput, type ReportInput } from "./state";
@@ -66,12 +66,19 @@ function step(
   const wasCaution = pre.rules || pre.held;
   const episode = nextEpisode(state.episode, wasCaution, t);
   const applied = apply({ ...before, episode });
-  const rules = assess(applied, entriesOf(applied), applied.at).caution;
+  const assessment = assess(applied, entriesOf(applied), applied.at);
+  const rules = assessment.caution;
   let caution: boolean;
   if (kind === "credibility") caution = rules || pre.held;
   else if (kind === "report") caution = rules || (wasCaution && !liftsHeld(applied));
   else caution = rules || wasCaution || starts;
-  return { ...applied, episode: nextEpisode(episode, caution, t) };
+  const next = { ...applied, episode: nextEpisode(episode, caution, t) };
+  // The episode is all that differs, and it weighs reporters only through its start and whether it
+  // is open (the last caution only while closed): an unchanged one leaves the assessment as it was.
+  const e0 = applied.episode;
+  const e1 = next.episode;
+  if (e0.open === e1.open && e0.since === e1.since && (e1.open || e0.lastAt === e1.lastAt)) rememberAssessment(next, applied.at, assessment);
+  return next;
 }
 
 /**
