@@ -11,7 +11,7 @@ import { operatorRows } from "./rows-operator";
 import type { SignalName, SignalResult } from "./table";
 import { buildWorld, type World } from "./world";
 
-export { FULL, QUICK, SMALL, type SimulationSize } from "./context";
+export { FULL, QUICK, SMALL, TEST, type SimulationSize } from "./context";
 export { formatTable, misses, type Row, type SignalResult, type SimulationResult } from "./table";
 export { auc, median, quantile, randomFor, type Random } from "./random";
 export { buildWorld } from "./world";
@@ -22,10 +22,12 @@ export interface SimulationOptions {
   signal: SignalName;
   /** Only these row groups (tests of one group); all by default. */
   groups?: ("honest" | "attacks" | "dynamic" | "operator")[];
+  /** Version 2 beside version 3 (default true). */
+  withV2?: boolean;
 }
 
 export function runSignal(options: SimulationOptions, world: World = buildWorld(options.seed, options.size.world)): SignalResult {
-  const run: Run = { seed: options.seed, size: options.size, signalMean: SIGNAL_MODELS[options.signal], world };
+  const run: Run = { seed: options.seed, size: options.size, signalMean: SIGNAL_MODELS[options.signal], world, withV2: options.withV2 ?? true };
   const groups = options.groups ?? ["honest", "attacks", "dynamic", "operator"];
   const parts = [
     groups.includes("honest") ? honestRows(run) : null,

@@ -2,7 +2,7 @@
 // empty agent alone), at several join times, with new accounts (verified, no standing) and aged ones
 // (full standing from the world's standing job).
 
-import { scorerFor, type Run } from "./context";
+import { byModel, scorerFor, type Run } from "./context";
 import { drive } from "./drive";
 import { DAY, T0, attackStream } from "./population";
 import type { ModelVersion } from "./scorers";
@@ -119,7 +119,7 @@ export function attackRows(run: Run): { rows: Row[]; notes: string[] } {
   const { size } = run;
   const rows: Row[] = [];
   const notes: string[] = [];
-  const both = <T>(f: (m: ModelVersion) => T) => ({ 2: f(2), 3: f(3) });
+  const both = <T>(f: (m: ModelVersion) => T) => byModel(run, f);
 
   // Rings of new accounts praising a new agent, k = 2..10, two rates, 60 days.
   const ringVictims = Array.from({ length: Math.max(1, Math.round(size.victims / 20)) }, (_, i) => victim(run, "ring", "bad", i, 60));
@@ -127,7 +127,7 @@ export function attackRows(run: Run): { rows: Row[]; notes: string[] } {
     let runs = 0;
     let clear = 0;
     const hits: string[] = [];
-    for (let k = 2; k <= 10; k++) {
+    for (const k of size.ringKs) {
       const r = ring(run, m, newAccounts(k), ringVictims, 60);
       runs += r.runs;
       clear += r.clear;
@@ -137,7 +137,7 @@ export function attackRows(run: Run): { rows: Row[]; notes: string[] } {
   });
   rows.push({
     key: "ring-new",
-    attack: `ring of k = 2..10 new accounts praising a new agent (receipts, level 2, 60 days, 1 a day or 50 at once then 4 a day; an empty agent and ${ringVictims.length} bad agents with their honest traffic)`,
+    attack: `ring of k = ${size.ringKs.length === 9 ? "2..10" : size.ringKs.join(", ")} new accounts praising a new agent (receipts, level 2, 60 days, 1 a day or 50 at once then 4 a day; an empty agent and ${ringVictims.length} bad agents with their honest traffic)`,
     target: "never clear",
     cost: "k verified accounts (k ≤ 10)",
     v2: ringNew[2],

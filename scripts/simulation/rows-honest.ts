@@ -2,13 +2,12 @@
 // standing), the exit scam, provider flips, idleness and the owner's self-reports.
 
 import { CHECKPOINTS, runProfile, type ProfileRun } from "./calibration";
-import { scorerFor, type Run } from "./context";
+import { byModel, cells, scorerFor, v2Cell, type Run } from "./context";
 import { attackStream, DAY, HOUR, OWNER_ID, POPULATION, PROFILES, T0, type SimReport } from "./population";
 import { auc, median, quantile } from "./random";
 import type { ModelVersion, Scorer } from "./scorers";
 import { cell, count, days, pct, share, type Cell, type Row } from "./table";
 
-const both = <T>(f: (model: ModelVersion) => T): Record<ModelVersion, T> => ({ 2: f(2), 3: f(3) });
 
 function goodCell(r: ProfileRun, target: boolean): Cell {
   const med = median(r.firstClear);
@@ -68,7 +67,7 @@ function exitScam(run: ProfileRun): { withdrawn: number[]; caution: number[]; cl
 export function honestRows(run: Run): { rows: Row[]; notes: string[] } {
   const { size } = run;
   const notes: string[] = [];
-  const runs = both((model) => {
+  const runs = byModel(run, (model) => {
     const out = {} as Record<(typeof PROFILES)[number], ProfileRun>;
     for (const p of PROFILES) {
       out[p] = runProfile(run, model, p, { count: size.agentsPerProfile, keepCaution: p === "bad" || p === "awful", keepAt100: p === "good" ? size.agentsPerProfile : 0 });
@@ -81,17 +80,17 @@ export function honestRows(run: Run): { rows: Row[]; notes: string[] } {
     attack: "good agents (95% success), 70% of reporters with standing",
     target: "clear after a median ≤ 20 reports, clear at 100 reports ≥ 80%, ever caution ≤ 0.5%",
     cost: "",
-    v2: goodCell(runs[2].good, false),
+    v2: v2Cell(runs[2], (r) => goodCell(r.good, false)),
     v3: goodCell(runs[3].good, true),
   });
   const badCell = (r: ProfileRun, target: boolean) =>
     cell(`caution ${pct(r.cautionAt100, r.agents)}`, target ? r.cautionAt100 >= 0.85 * r.agents : null, { cautionShare: r.cautionAt100 / r.agents });
-  rows.push({ key: "bad", attack: "40%-success agents after 100 reports", target: "caution ≥ 85%", cost: "", v2: badCell(runs[2].bad, false), v3: badCell(runs[3].bad, true) });
+  rows.push({ key: "bad", attack: "40%-success agents after 100 reports", target: "caution ≥ 85%", cost: "", v2: v2Cell(runs[2], (r) => badCell(r.bad, false)), v3: badCell(runs[3].bad, true) });
   const aucCell = (r: Record<string, ProfileRun>, target: boolean) => {
     const a = CHECKPOINTS.map((k) => auc(r.good.compositeAt[k], r.bad.compositeAt[k]));
     return cell(a.map((x) => x.toFixed(4)).join(" / "), target ? a.every((x) => x >= 0.99) : null, { at10: a[0], at30: a[1], at100: a[2] });
   };
-  rows.push({ key: "auc", attack: "AUC good vs bad at 10 / 30 / 100 reports (composite)", target: "≥ 0.99 each", cost: "", v2: aucCell(runs[2], false), v3: aucCell(runs[3], true) });
+  rows.push({ key: "auc", attack: "AUC good vs bad at 10 / 30 / 100 reports (composite)", target: "≥ 0.99 each", cost: "", v2: v2Cell(runs[2], (r) => aucCell(r, false)), v3: aucCell(runs[3], true) });
   for (const standingShare of [0.3, 1]) {
     const g = runProfile(run, 3, "good", { count: size.agentsPerShare, standingShare });
     const b = runProfile(run, 3, "bad", { count: size.agentsPerShare, standingShare });
@@ -115,7 +114,7 @@ export function honestRows(run: Run): { rows: Row[]; notes: string[] } {
   }
 
   // The exit scam, on the good agents kept at their 100th report.
-  const scam = both((model) => exitScam(runs[model].good));
+  const scam = { 2: v2Cell(runs[2], (r) => exitScam(r.good)), 3: exitScam(runs[3].good) };
   const scamCell = (s: ReturnType<typeof exitScam>, target: boolean) => {
     const w = [median(s.withdrawn), quantile(s.withdrawn, 0.9)];
     const c = [median(s.caution), quantile(s.caution, 0.9)];
@@ -132,12 +131,13 @@ export function honestRows(run: Run): { rows: Row[]; notes: string[] } {
     attack: "exit scam: a good agent with 100 reports turns to 0% success (failed transactions counted)",
     target: "clear withdrawn within a median ≤ 10 (p90 ≤ 20), caution within a median ≤ 25 (p90 ≤ 40)",
     cost: "",
-    v2: scamCell(scam[2], false),
+    v2: v2Cell(scam[2], (s) => scamCell(s, false)),
     v3: scamCell(scam[3], true),
   });
 
   // Provider flips and idleness, on the bad and awful agents in caution at their 40th report.
-  const cautionAt40 = both((model) => [...runs[model].bad.cautionAt40, ...runs[model].awful.cautionAt40]);
+  const at40 = (r: Record<string, ProfileRun>) => [...r.bad.cautionAt40, ...r.awful.cautionAt40];
+  const cautionAt40 = { 2: v2Cell(runs[2], at40), 3: at40(runs[3]) };
   const flipCell = (list: { agent: Scorer; at: number }[], target: boolean) => {
     let stayed = 0;
     let higher = 0;
@@ -162,7 +162,7 @@ export function honestRows(run: Run): { rows: Row[]; notes: string[] } {
     attack: "caution agent after 4 provider flips (bad and awful agents in caution at 40 reports)",
     target: "still caution, composite not higher",
     cost: "",
-    v2: flipCell(cautionAt40[2], false),
+    v2: v2Cell(cautionAt40[2], (l) => flipCell(l, false)),
     v3: flipCell(cautionAt40[3], true),
   });
   const idleCell = (list: { agent: Scorer; at: number }[], target: boolean) => {
@@ -176,7 +176,7 @@ export function honestRows(run: Run): { rows: Row[]; notes: string[] } {
     attack: "idle caution agent (40 reports; the same agents) until it leaves caution",
     target: "median ≥ 600 days, minimum ≥ 365",
     cost: "",
-    v2: idleCell(cautionAt40[2], false),
+    v2: v2Cell(cautionAt40[2], (l) => idleCell(l, false)),
     v3: idleCell(cautionAt40[3], true),
   });
 
@@ -193,6 +193,6 @@ export function honestRows(run: Run): { rows: Row[]; notes: string[] } {
     }
     return cell(`highest composite ${max}, clear ${clear ? "yes" : "never"}`, model === 3 ? max <= 700 && !clear : null, { highest: max, clear: clear ? 1 : 0 });
   };
-  rows.push({ key: "self-reports", attack: "owner's 1,000 self-reports on its own agent (one day, receipts)", target: "composite ≤ 700, never clear", cost: "the owner alone", v2: selfCell(2), v3: selfCell(3) });
+  rows.push({ key: "self-reports", attack: "owner's 1,000 self-reports on its own agent (one day, receipts)", target: "composite ≤ 700, never clear", cost: "the owner alone", ...cells(byModel(run, selfCell)) });
   return { rows, notes };
 }

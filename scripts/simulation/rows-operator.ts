@@ -3,7 +3,7 @@
 
 import { applyInheritance, inheritanceFrom, isWhitewashSource, operatorScore as operatorScoreV3 } from "../../src/domain/model/index";
 import { operatorScore as operatorScoreV2 } from "../../src/domain/model-v2";
-import { scorerFor, type Run } from "./context";
+import { byModel, scorerFor, type Run } from "./context";
 import { drive, feed } from "./drive";
 import { DAY, HOUR, OWNER_ID, T0, attackStream, honestStream, makeAgent, merge } from "./population";
 import type { ModelVersion } from "./scorers";
@@ -41,10 +41,11 @@ function ownAgents(run: Run, model: ModelVersion, count: number, slanderer: numb
 export function operatorRows(run: Run): { rows: Row[]; notes: string[] } {
   const { size, world } = run;
   const rows: Row[] = [];
-  const both = <T>(f: (m: ModelVersion) => T) => ({ 2: f(2), 3: f(3) });
+  const both = <T>(f: (m: ModelVersion) => T) => byModel(run, f);
 
   // Friends feeding dummy agents (k new accounts), and one aged competitor slandering new agents.
-  const own = both((m) => ownAgents(run, m, size.operators, null));
+  const ownCache = new Map<ModelVersion, ReturnType<typeof ownAgents>>();
+  const own = (m: ModelVersion) => ownCache.get(m) ?? ownCache.set(m, ownAgents(run, m, size.operators, null)).get(m)!;
   const operatorCell = (m: ModelVersion) => {
     const parts: string[] = [];
     let worst = 0;
@@ -52,7 +53,7 @@ export function operatorRows(run: Run): { rows: Row[]; notes: string[] } {
     for (const k of [1, 2, 4, 7, 8, 10]) {
       const d = dummies(run, m, Array.from({ length: k }, (_, j) => NEW_IDS + j), "praise");
       let moves = Math.abs(score(m, d) - score(m, []));
-      for (const o of own[m]) moves = Math.max(moves, Math.abs(score(m, [o, ...d]) - score(m, [o])));
+      for (const o of own(m)) moves = Math.max(moves, Math.abs(score(m, [o, ...d]) - score(m, [o])));
       worst = Math.max(worst, moves);
       figures[`k${k}`] = moves;
       parts.push(`k=${k}: ${moves}`);
@@ -74,8 +75,8 @@ export function operatorRows(run: Run): { rows: Row[]; notes: string[] } {
   });
   const slander = both((m) => {
     const slandered = ownAgents(run, m, size.operators, world.aged[0].id);
-    const move = score(m, slandered) - score(m, own[m]);
-    return cell(`operator score moves ${move} (from ${score(m, own[m])})`, null, { move });
+    const move = score(m, slandered) - score(m, own(m));
+    return cell(`operator score moves ${move} (from ${score(m, own(m))})`, null, { move });
   });
   rows.push({
     key: "operator-slandered",

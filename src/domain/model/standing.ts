@@ -112,8 +112,8 @@ function push<K, T>(m: Map<K, T[]>, k: K, t: T): void {
  * new to standing (below 1 in the previous snapshot) is vouched for only by vouchers that already
  * vouch for it or have admitted fewer than 5 new reporters in the last 30 days (admitting it charges
  * them; vouchers already holding it are preferred, then key order). Agreement: one vote per agent, r's
- * sign on its vote day (its last receipted established row at least 30 days old: its view when it
- * last spoke, so an early reporter of an exit scam votes with its first failures), against the sign of the other reporters' nets over the 30 days from that day,
+ * sign on its vote day (its last receipted established row, once 30 days old; while it still reports
+ * there, pending for its first 60 days, then its last such row at least 30 days old), against the sign of the other reporters' nets over the 30 days from that day,
  * weighted by their previous standing × agreement; no vote when nobody else reported then.
  */
 export function computeStanding(rows: readonly RollupRow[], options: StandingOptions): StandingSnapshot {
@@ -222,11 +222,20 @@ export function computeStanding(rows: readonly RollupRow[], options: StandingOpt
     }
     for (const r of sorted(mine.keys())) {
       const own = mine.get(r)!;
-      // The vote is cast at its last receipted established day, or 30 days ago for a reporter still
-      // reporting: it is judged by the 30 days after it, once they have passed.
+      // The vote is cast on its last receipted established day and judged by the 30 days after it,
+      // once they have passed: an early reporter of an exit scam votes with its first failures. A
+      // reporter still reporting is pending, unless it has reported there for 60 days: then its
+      // last such day at least 30 days old votes (a slanderer cannot stay unjudged by never stopping).
+      let first = Infinity;
+      let latest = -Infinity;
       let last = -Infinity;
-      for (const row of own) if (row.receipted > 0 && row.established && row.day <= D - delayDays) last = Math.max(last, row.day);
-      if (last === -Infinity) continue;
+      for (const row of own) {
+        if (!(row.receipted > 0 && row.established)) continue;
+        first = Math.min(first, row.day);
+        latest = Math.max(latest, row.day);
+        if (row.day <= D - delayDays) last = Math.max(last, row.day);
+      }
+      if (last === -Infinity || (latest > D - delayDays && latest - first < 2 * delayDays)) continue;
       let vote = 0;
       let ownNet = 0;
       let ownRows = 0;
