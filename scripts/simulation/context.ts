@@ -63,8 +63,8 @@ export const SMALL: SimulationSize = {
 export const TEST: SimulationSize = {
   agentsPerProfile: 100,
   agentsPerShare: 30,
-  victims: 12,
-  competitorVictims: 100,
+  victims: 10,
+  competitorVictims: 60,
   operators: 4,
   attackDays: 30,
   ringKs: [2, 5, 10],

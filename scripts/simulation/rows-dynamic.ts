@@ -87,17 +87,14 @@ export function dynamicRows(run: Run): { rows: Row[]; notes: string[] } {
     const agent = new ScorerV3(OWNER_ID, T0, world.source, 0, { rollups: scamSink, agent: `scam-${i}` });
     sim.turnsAt = T0 + SCAM_DAY * DAY;
     const stream = honestStream(sim, T0, true);
-    let firstAfter = 0;
+    // The first two to report the failures on this agent stop reporting on it there: early reporters,
+    // the consensus not yet theirs (they go on with their other agents).
+    const stopped = new Set<number>();
     for (let r = stream.next().value as SimReport; r.at < T0 + SCAM_END * DAY; r = stream.next().value as SimReport) {
-      if (r.at >= sim.turnsAt) {
-        // The first two to report the failures stop there: early reporters, the consensus not yet theirs.
-        if (firstAfter < 2 && !early.has(String(r.reporter))) {
-          early.add(String(r.reporter));
-          firstAfter++;
-          agent.report(r);
-          continue;
-        }
-        if (early.has(String(r.reporter))) continue;
+      if (stopped.has(r.reporter)) continue;
+      if (r.at >= sim.turnsAt && stopped.size < 2) {
+        stopped.add(r.reporter);
+        early.add(String(r.reporter));
       }
       agent.report(r);
     }

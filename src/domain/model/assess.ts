@@ -5,11 +5,13 @@
 import { MODEL } from "./constants";
 import type { AgentState, Entry } from "./state";
 import { mapDims, type Dimension, type Pair } from "./vocabulary";
-import { compositeOf, dimensionScore, evidenceOf, sums, weigh, type Weights } from "./weighing";
+import { compositeOf, dimensionScore, evidenceOf, seedOf, sums, weigh, type Weights } from "./weighing";
 
 export interface Assessment {
   /** The shown evidence: weighted sums, rounded dimension scores, composite, N. */
   shown: { sums: Record<Dimension, Pair>; dimensions: Record<Dimension, number>; composite: number; evidence: number };
+  /** The shown composite without the reporters at their seed credibility (new accounts): clear needs it too. */
+  earnedComposite: number;
   /** The same over the record (no configuration decay): what caution reads. */
   record: { sums: Record<Dimension, Pair>; dimensions: Record<Dimension, number>; composite: number; evidence: number };
   /** R_c: Σ c over established, counted, non-owner reporters whose last report is within the window. */
@@ -118,6 +120,10 @@ function assessUncached(state: AgentState, entries: readonly Entry[], now: numbe
   const dimensions = mapDims((d) => dimensionScore(shownSums[d]));
   const recordDimensions = mapDims((d) => dimensionScore(recordSums[d]));
   const shown = { sums: shownSums, dimensions, composite: compositeOf(observed(shownSums), dimensions), evidence: evidenceOf(shownSums) };
+  // The same composite without the reporters at their seed: clear must hold without them (R5).
+  const earned = { ...w, weight: w.weight.map((k, i) => (w.credible[i] > 0 && !(w.credible[i] > seedOf(entries[i][1])) ? 0 : k)) };
+  const earnedSums = sums(earned, "dims");
+  const earnedComposite = compositeOf(observed(earnedSums), mapDims((d) => dimensionScore(earnedSums[d])));
   const record = { sums: recordSums, dimensions: recordDimensions, composite: compositeOf(recordSums, recordDimensions), evidence: evidenceOf(recordSums) };
 
   const corroboration = MODEL.recommendation.corroboration;
@@ -146,6 +152,6 @@ function assessUncached(state: AgentState, entries: readonly Entry[], now: numbe
   const fast = fastPath(w, now);
   const caution =
     (bad && negativesBelow >= bar) || (objectors >= bar && objectors > corroboration.majority * credible) || fast.fastCaution;
-  return { shown, record, credible, supporting, present, negativesBelow, objectors, bar, looksBad: bad, ...fast, caution };
+  return { shown, earnedComposite, record, credible, supporting, present, negativesBelow, objectors, bar, looksBad: bad, ...fast, caution };
 }
 

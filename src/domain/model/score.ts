@@ -67,6 +67,7 @@ export function scoreOf(state: AgentState, ctx: ScoreContext): ScoreView {
   if (caution) recommendation = "caution";
   else if (
     composite >= r.clearFromComposite &&
+    a.earnedComposite >= r.clearFromComposite &&
     confidence !== "low" &&
     DIMENSIONS.every((d) => dimensions[d] >= r.clearMinDimension) &&
     a.supporting >= r.clearMinCredible &&
