@@ -1,7 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { attestationKeysVar } from "./scripts/attestation-key.mjs";
-import { newHmacSecret, newWebhookSecretKey } from "./scripts/local-secrets.mjs";
+import { newHmacSecret, newLogKey, newLogSigningKeys, newWebhookSecretKey } from "./scripts/local-secrets.mjs";
 import { copySwaggerUi } from "./scripts/swagger-ui.mjs";
 
 export default defineConfig(async () => {
@@ -21,7 +21,10 @@ export default defineConfig(async () => {
             ATTESTATION_KEYS: attestationKeysVar("test-key-1"),
             WEBHOOK_SECRET_KEY: newWebhookSecretKey(),
             REPORTER_KEY: newHmacSecret(),
-            LOG_KEY: newHmacSecret(),
+            LOG_KEY: newLogKey(),
+            LOG_SIGNING_KEYS: newLogSigningKeys(),
+            // Logs 0-7 (log 8 is unknown); the sequencer tests use objects of higher numbers directly.
+            LOG_COUNT: "8",
           },
         },
       }),

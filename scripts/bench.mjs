@@ -9,6 +9,7 @@
 //        GET /badge/{sid}.svg, cached  vs a plain Hono route with a constant SVG
 //        POST /transactions, 1 agent   vs a Durable Object + D1 batch (INSERT + UPDATE), 1 object
 //        POST /transactions, 100 agts  vs the same across 100 objects
+//        POST /transactions/batch      (100 reports on 100 agents) vs those reports sent one by one
 //      and the single-D1 write ceiling (the same D1 batch straight from the Worker, no object);
 //   3. a hot-path breakdown: the service's requests cut short at each stage (no key, unknown key,
 //      bad body after auth and the rate limiter), interleaved with the full requests; the
@@ -16,9 +17,11 @@
 //   4. copies the service's state, adds 100x the agents and history to the copy (one SQL file per
 //      database: directory entries on the control database, rows and history on their shards),
 //      runs the small and the large service side by side and compares GET /score latency;
-//   5. counts D1 work per report with the D1 meter (a service started with D1_METER=true, which
-//      sums D1's own result meta per database): statements on the control database, batches on the
-//      shards across 100 agents and under sustained load on one agent, and the spread over shards;
+//   5. counts the work of a report with the meter (a service started with D1_METER=true, which sums
+//      D1's own result meta per database, the rows the agents' objects write in their SQLite, queue
+//      messages and object calls): statements on the control database, batches and rows on the
+//      shards, single reports and batches of 100 (over 100 agents and over 10), and the cost per
+//      million reports at list prices from those counts (scripts/bench-cost.mjs);
 //   6. prints a table and writes bench/results/<timestamp>.json.
 //
 // The machine is shared and small, so a service and its baseline are measured in alternating slices
@@ -27,7 +30,8 @@
 // only talks to 127.0.0.1. docs/performance.md explains the numbers.
 //
 // Options: --duration <s> per measurement (8), --warmup <s> (1), --connections <n> (10),
-// --only <score,badge,txOne,txMany,ceiling,breakdown,large,counts>, --no-breakdown, --profile (attach
+// --only <score,badge,txOne,txMany,batch,ceiling,breakdown,large,counts,log> (log: the transparency
+// log's capacity and cost, scripts/bench-log.mjs, only when named), --no-breakdown, --profile (attach
 // V8's sampling profiler to the service through wrangler's inspector port and print where each
 // request's CPU time goes; it slows the service, so a profiled run's ratios are not comparable).
 import autocannon from "autocannon";
@@ -40,6 +44,7 @@ import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { databaseNames, migrateLocally } from "./d1.mjs";
 import { secretVarArgs } from "./local-secrets.mjs";
+import { costLines, costPerMillion, PRICES } from "./bench-cost.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const baselineDir = join(root, "bench", "baseline");
@@ -68,6 +73,7 @@ const DEADLINE_MS = 480_000; // the whole run, start to finish, stays under 8 mi
 const HOST = "127.0.0.1";
 
 const TARGETS = {
+  batch: { min: 5, text: "≥ 5x single reports" },
   score: { min: 0.8, text: "≥ 0.8x D1 read" },
   badge: { min: 0.9, text: "≥ 0.9x bare route" },
   txOne: { min: 0.8, text: "≥ 0.8x DO+D1 write" },
@@ -376,6 +382,16 @@ async function measureSet(entries, { seconds = DURATION, profiler = null } = {})
 // --- the run ------------------------------------------------------------------------------------
 async function main() {
   mkdirSync(resultsDir, { recursive: true });
+  // The transparency log's section runs on its own (scripts/bench-log.mjs): `--only log`.
+  if (ONLY?.includes("log")) {
+    const { benchLog, printLog } = await import("./bench-log.mjs");
+    const result = await benchLog({ log });
+    printLog(result);
+    const file = join(resultsDir, `log-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`\nResults: ${file}`);
+    if (ONLY.length === 1) return;
+  }
   const svcState = mkdtempSync(join(tmpdir(), "bench-service-"));
   const baseState = mkdtempSync(join(tmpdir(), "bench-baseline-"));
   tempDirs.push(svcState, baseState);
@@ -489,6 +505,17 @@ async function main() {
       { method: "POST", next: randomItem("write") },
     );
   }
+  if (want("batch")) {
+    // Reports per second: a batch of 100 reports (one on each agent) against the same reports one by one.
+    const batchBody = () => ({ transactions: sids.map((sid) => ({ ...txBody(sid), idempotency_key: randomBytes(12).toString("hex") })) });
+    Object.assign(
+      m,
+      await measureSet([
+        { key: "batch", label: "service  POST /transactions/batch (100 reports)", url: svc, spec: { method: "POST", headers: reporter.auth, next: () => ({ path: "/transactions/batch", body: batchBody() }) } },
+        { key: "singles", label: "service  POST /transactions (100 agents)", url: svc, spec: { method: "POST", headers: reporter.auth, next: () => ({ path: "/transactions", body: txBody(pick(sids)) }) } },
+      ]),
+    );
+  }
   if (want("ceiling")) {
     Object.assign(
       m,
@@ -533,7 +560,7 @@ async function main() {
     tempDirs.push(largeState);
     cpSync(svcState, largeState, { recursive: true });
     counts = seedLarge(largeState, template);
-    log(`large: ${counts.agents} agents, ${counts.transactions} transactions, ${counts.score_events} score events`);
+    log(`large: ${counts.agents} agents, ${counts.entries} history entries`);
     const small = await startService("service (small)", svcScript, svcState, adminToken);
     const large = await startService("service (large)", svcScript, largeState, adminToken);
     await Promise.all([waitReady(small.child, small.url, "/score/SID-0x0000000000000000"), waitReady(large.child, large.url, "/score/SID-0x0000000000000000")]);
@@ -595,14 +622,57 @@ async function countD1(url, admin, auth, ownerAuth, sids) {
   );
   const registered = await meter(true);
 
+  // Batches of 100 (each report its own idempotency key), over 100 agents and over 10.
+  const batches = (agentsPerBatch) =>
+    pool(Array.from({ length: REPORTS / 100 }, (_, b) => b), 2, async (b) => {
+      const transactions = Array.from({ length: 100 }, (_, i) => ({ ...txBody(sids[(b * 7 + i) % agentsPerBatch]), idempotency_key: randomBytes(12).toString("hex") }));
+      const out = await expectStatus(api(url, "/transactions/batch", { method: "POST", headers: auth, body: { transactions } }), 200, "batch");
+      if (out.results.some((r) => r.status !== 201)) throw new Error(`batch: ${JSON.stringify(out.results.find((r) => r.status !== 201))}`);
+    });
+  await batches(100);
+  const batched = await meter(true);
+  await batches(10);
+  const batchedFew = await meter(true);
+
   const perReport = (databases, f) => Object.fromEntries(Object.entries(databases).filter(([name]) => name !== "sizes").map(([name, c]) => [name, round2(f(c) / REPORTS)]));
   const shardsOf = (databases) => Object.entries(databases).filter(([name]) => name.startsWith("SHARD_"));
   const sum = (entries, f) => entries.reduce((a, [, c]) => a + f(c), 0);
   // Bytes a phase added to the shards (or the control database), from the sizes D1 reported.
   const grown = (from, to, names) => names.reduce((a, name) => a + ((to.sizes[name] ?? 0) - (from.sizes[name] ?? 0)), 0);
   const shardNames = Object.keys(latest).filter((name) => name.startsWith("SHARD_"));
+  const bytesPerReport = Math.round(grown(before, spread, shardNames) / REPORTS);
+  /**
+   * What one report of a phase cost: requests (Worker), object calls, D1 rows written and read
+   * (every database, requests and queue consumers), the objects' SQLite rows, queue messages.
+   */
+  const work = (databases, workerRequestsPerReport) => {
+    const all = Object.entries(databases).filter(([name]) => name !== "sizes");
+    const pick = (test, f) => round2(all.filter(([name]) => test(name)).reduce((a, [, c]) => a + f(c), 0) / REPORTS);
+    const isD1 = (name) => /(^|:)(DB|SHARD_\d+)$/.test(name);
+    const figures = {
+      workerRequests: workerRequestsPerReport,
+      objectCalls: pick((n) => /do:(AGENT|RATE_LIMITER|LOG_SEQUENCER)$/.test(n), (c) => c.statements),
+      agentObjectCalls: pick((n) => /do:AGENT$/.test(n), (c) => c.statements),
+      d1RowsWritten: pick(isD1, (c) => c.rowsWritten),
+      d1RowsRead: pick(isD1, (c) => c.rowsRead),
+      shardRowsWritten: pick((n) => /^SHARD_\d+$/.test(n), (c) => c.rowsWritten),
+      shardBatches: pick((n) => /^SHARD_\d+$/.test(n), (c) => c.batches),
+      controlStatements: pick((n) => n === "DB", (c) => c.statements),
+      objectRowsWritten: pick((n) => n === "do:AGENT storage", (c) => c.rowsWritten),
+      queueMessages: pick((n) => /queue:/.test(n) && !isD1(n) && !/do:/.test(n), (c) => c.statements),
+      d1Bytes: bytesPerReport,
+    };
+    return { ...figures, cost: costPerMillion(figures) };
+  };
   return {
     reports: REPORTS,
+    prices: PRICES,
+    perReport: {
+      single: work(spread, 1),
+      singleOneAgent: work(sustained, 1),
+      batch100Agents: work(batched, 0.01),
+      batch10Agents: work(batchedFew, 0.01),
+    },
     acrossAgents: {
       controlStatementsPerReport: round2((spread.DB?.statements ?? 0) / REPORTS),
       shardBatchesPerReport: round2(sum(shardsOf(spread), (c) => c.batches) / REPORTS),
@@ -616,12 +686,13 @@ async function countD1(url, admin, auth, ownerAuth, sids) {
       shardBatchesPerReport: round2(sum(shardsOf(sustained), (c) => c.batches) / REPORTS),
     },
     storage: {
-      shardBytesPerReport: Math.round(grown(before, spread, shardNames) / REPORTS),
+      shardBytesPerReport: bytesPerReport,
       shardBytesPerReportWith1KiBMetadata: Math.round(grown(sustained, withMetadata, shardNames) / REPORTS),
       shardBytesPerAgent: Math.round(grown(withMetadata, registered, shardNames) / AGENTS_ADDED),
+      objectBytes: registered.sizes["do:AGENT storage"] ?? null,
       sizes: registered.sizes,
     },
-    raw: { acrossAgents: spread, oneAgent: sustained, withMetadata, registered },
+    raw: { acrossAgents: spread, oneAgent: sustained, withMetadata, registered, batched, batchedFew },
   };
 }
 
@@ -638,24 +709,21 @@ function seedLarge(persistTo, templateSid) {
   const query = (database, sql) => d1(database, ["--command", sql])[0].results;
   const [entry] = query(control, `SELECT shard FROM agent_directory WHERE sid = '${templateSid}'`);
   const home = shards[entry.shard];
-  const tables = { agents: "sid", transactions: "sid", score_events: "sid", config_history: "sid" };
+  const tables = { agents: "sid", entries: "sid", config_history: "sid" };
   const n = AGENTS * SCALE - AGENTS;
   const FIRST = 1_000_000; // directory numbers of the generated agents
-  const SPACE = 4_194_304; // 2^22: transaction ids are num × 2^22 + seq
   const literal = (v) => (v === null ? "NULL" : typeof v === "number" ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
 
   const perShard = shards.map(() => []);
   for (const table of Object.keys(tables)) {
     const rows = query(home, `SELECT * FROM ${table} WHERE sid = '${templateSid}'`);
     if (rows.length === 0) continue;
-    const cols = Object.keys(rows[0]).filter((c) => !(c === "id" && table !== "transactions"));
+    const cols = Object.keys(rows[0]).filter((c) => c !== "id");
     const template = `t(${cols.join(", ")}) AS (VALUES ${rows.map((r) => `(${cols.map((c) => literal(r[c])).join(", ")})`).join(", ")})`;
     const value = (c) => {
       if (c === "sid") return "'SID-0xbe' || printf('%014x', n.i)";
       if (table === "agents" && c === "name") return "'Bench agent ' || n.i";
       if (table === "agents" && c === "dir_num") return `${FIRST} + n.i`;
-      if (table === "transactions" && c === "id") return `(${FIRST} + n.i) * ${SPACE} + t.seq`;
-      if (table === "score_events" && c === "transaction_id") return `CASE WHEN t.transaction_id IS NULL THEN NULL ELSE (${FIRST} + n.i) * ${SPACE} + t.seq END`;
       return `t.${c}`;
     };
     shards.forEach((_, s) => {
@@ -674,9 +742,9 @@ SELECT ${FIRST} + n.i, 'SID-0xbe' || printf('%014x', n.i), n.i % ${shards.length
     writeFileSync(file, `${sql}\n`);
     d1(database, ["--file", file, "--yes"]);
   }
-  const counted = { agents: 0, transactions: 0, score_events: 0 };
+  const counted = { agents: 0, entries: 0 };
   for (const shard of shards) {
-    const [c] = query(shard, "SELECT (SELECT count(*) FROM agents) AS agents, (SELECT count(*) FROM transactions) AS transactions, (SELECT count(*) FROM score_events) AS score_events");
+    const [c] = query(shard, "SELECT (SELECT count(*) FROM agents) AS agents, (SELECT count(*) FROM entries) AS entries");
     for (const k of Object.keys(counted)) counted[k] += c[k];
   }
   return counted;
@@ -812,6 +880,11 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
       p99Ratio: latencyRatio(m.scoreLarge, m.scoreSmall, "p99"),
     },
   ];
+  if (m.batch && m.singles) {
+    // Reports per second: each batch carries 100.
+    const batchReports = { ...m.batch, rps: round2(m.batch.rps * 100) };
+    comparisons.unshift({ key: "batch", what: "reports/s in batches of 100", service: batchReports, baseline: m.singles, baselineWhat: "single reports, 100 agents", ratio: ratio(batchReports, m.singles) });
+  }
   for (const c of comparisons) {
     const t = TARGETS[c.key];
     c.target = t.text;
@@ -834,7 +907,8 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
   if (m.writeDirect) {
     lines.push(`D1 write ceiling (INSERT + UPDATE batch straight from the Worker, 100 rows): ${m.writeDirect.rps} req/s, p50 ${m.writeDirect.p50} ms, p99 ${m.writeDirect.p99} ms`);
   }
-  if (m.scoreLarge) lines.push(`GET /score latency, large over small: p50 ${comparisons[4].ratio}x, p99 ${comparisons[4].p99Ratio}x`);
+  const large = comparisons.find((c) => c.key === "large");
+  if (m.scoreLarge) lines.push(`GET /score latency, large over small: p50 ${large.ratio}x, p99 ${large.p99Ratio}x`);
   if (d1) {
     const a = d1.acrossAgents;
     const o = d1.oneAgent;
@@ -848,7 +922,23 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
       `  the queue consumer's fan-out of score.changed events (after the report was answered): ${d1.fanOutControlStatementsPerReport} control statements per report across 100 agents`,
       `Storage (D1 meta size_after, before and after): ${d1.storage.shardBytesPerReport} B per report on the shards, ` +
         `${d1.storage.shardBytesPerReportWith1KiBMetadata} B with 1 KiB of metadata; per new agent ${d1.storage.shardBytesPerAgent} B on its shard`,
+      "",
+      `Per report (meter, ${d1.reports} reports each)      D1 rows written  shard rows  shard batches  object rows  object calls  queue msgs   target ≤ 2 D1 rows`,
     );
+    const phases = [
+      ["single, 100 agents", d1.perReport.single],
+      ["single, 1 agent", d1.perReport.singleOneAgent],
+      ["batches of 100, 100 agents", d1.perReport.batch100Agents],
+      ["batches of 100, 10 agents", d1.perReport.batch10Agents],
+    ];
+    for (const [label, w] of phases) {
+      lines.push(
+        `  ${label.padEnd(40)}${num(w.d1RowsWritten, 9)}${num(w.shardRowsWritten, 12)}${num(w.shardBatches, 15)}${num(w.objectRowsWritten, 13)}${num(w.objectCalls, 14)}${num(w.queueMessages, 12)}   ${w.d1RowsWritten <= 2 ? "yes" : "NO"}`,
+      );
+    }
+    lines.push(`Cost at list prices (${PRICES.date}; object duration assumed 10 ms per call; storage: one month of the bytes):`);
+    for (const [label, w] of phases) lines.push(costLines(label, w.cost));
+    lines.push(`  target ≤ $2 per million in batches of 100: ${d1.perReport.batch100Agents.cost.total <= 2 ? "yes" : "NO"} (100 agents), ${d1.perReport.batch10Agents.cost.total <= 2 ? "yes" : "NO"} (10 agents)`);
   }
   lines.push("Ratios: req/s of the service over req/s of its baseline; for the large data set, p50 latency large over small.");
 

@@ -27,9 +27,12 @@ import { registerBatch } from "./routes/batch";
 import { registerVerification } from "./routes/verification";
 import { registerIdentity } from "./routes/identity";
 import { registerAttestations } from "./routes/attestations";
+import { registerStatusLists } from "./routes/status-lists";
+import { registerCredentials } from "./routes/credentials";
 import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
+import { registerLog } from "./routes/log";
 import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
 import { registerMcp } from "./routes/mcp";
 import { registerA2A } from "./routes/a2a";
@@ -82,12 +85,15 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerVerification(app);
   registerIdentity(app);
   registerAttestations(app);
+  registerStatusLists(app);
+  registerCredentials(app);
   registerWebhooks(app);
   registerDisputes(app);
   registerKeys(app);
   registerWaitlist(app);
   registerMcp(app);
   registerA2A(app);
+  registerLog(app);
 
   registerDocuments(app);
   app.get("/", (c) => c.json({ service: "Agent Trust Scoring Service", docs: "/docs", openapi: DOCUMENT_PATHS.A, openapi_b: DOCUMENT_PATHS.B }));

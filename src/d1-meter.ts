@@ -1,8 +1,9 @@
-// An optional meter of every D1 call, per database, for the benchmark: it counts batches and
-// statements and sums what D1's own result meta reports (rows read and written), and keeps the
-// database's size as the last result reported it. Off unless the
-// variable D1_METER is "true"; then env's D1 bindings are wrapped where the Worker and each object
-// receive env. Counts are per isolate (locally, one isolate runs the Worker and its objects).
+// An optional meter for the benchmark of what a report costs: every D1 call per database (batches,
+// statements, and the rows read and written D1's own result meta reports, and the database's size
+// as the last result reported it); the rows the agents' objects write in their own SQLite storage;
+// messages sent to each queue; calls to each Durable Object namespace. Off unless the variable
+// D1_METER is "true"; then env's bindings are wrapped where the Worker and each object receive env.
+// Counts are per isolate (locally, one isolate runs the Worker and its objects).
 
 export interface D1Counts {
   batches: number;
@@ -72,8 +73,66 @@ function metered<T extends Prepared>(name: string, database: T): T {
   });
 }
 
+/** A queue whose sends are counted as messages (a batch's messages each count). */
+function meteredQueue(name: string, queue: Queue) {
+  return new Proxy(queue, {
+    get(target, prop) {
+      if (prop === "send") return (body: unknown, options?: QueueSendOptions) => (count(name, 1, [null]), target.send(body, options));
+      if (prop === "sendBatch") return (messages: MessageSendRequest[], options?: QueueSendBatchOptions) => (count(name, 1, messages.map(() => null)), target.sendBatch(messages, options));
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A Durable Object namespace whose objects' RPC calls are counted (as statements of `name`). */
+function meteredNamespace(name: string, namespace: DurableObjectNamespace) {
+  const stub = (s: DurableObjectStub) =>
+    new Proxy(s, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== "function" || typeof prop !== "string") return value;
+        // An RPC method answers every property (apply, bind...) as a remote method: call it as it is.
+        return (...args: unknown[]) => (count(name, 0, [null]), Reflect.apply(value, target, args));
+      },
+    });
+  return new Proxy(namespace, {
+    get(target, prop) {
+      if (prop === "get") return (id: DurableObjectId) => stub(target.get(id));
+      if (prop === "getByName") return (n: string) => stub(target.getByName(n));
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
 /**
- * env with its D1 bindings metered when D1_METER is "true"; env itself otherwise. `scope` prefixes
+ * An object's SQLite storage with its rows written counted under `name` (when metering is on):
+ * what the platform bills an object's storage by, like D1's rows.
+ */
+export function meteredSql(env: object, name: string, sql: SqlStorage): SqlStorage {
+  if ((env as { D1_METER?: string }).D1_METER !== "true") return sql;
+  return new Proxy(sql, {
+    get(target, prop) {
+      if (prop === "exec") {
+        return (query: string, ...bindings: unknown[]) => {
+          const cursor = target.exec(query, ...bindings);
+          const c = counts.get(name) ?? { batches: 0, statements: 0, rowsRead: 0, rowsWritten: 0, sizeAfter: null };
+          c.statements += 1;
+          c.rowsWritten += cursor.rowsWritten;
+          c.sizeAfter = target.databaseSize;
+          counts.set(name, c);
+          return cursor;
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * env with its bindings metered when D1_METER is "true"; env itself otherwise. `scope` prefixes
  * the names the counts go under (the queue consumers count as "queue:DB", apart from requests).
  */
 export function metering<E extends object>(env: E, scope = ""): E {
@@ -81,6 +140,8 @@ export function metering<E extends object>(env: E, scope = ""): E {
   const wrapped: Record<string, unknown> = { ...(env as Record<string, unknown>) };
   for (const [name, value] of Object.entries(env)) {
     if (name === "DB" || /^SHARD_\d+$/.test(name)) wrapped[name] = metered(scope + name, value as D1Database);
+    else if (name === "EVENTS" || name === "LOG_QUEUE" || name === "DELIVERIES") wrapped[name] = meteredQueue(`${scope}queue:${name}`, value as Queue);
+    else if (name === "AGENT" || name === "RATE_LIMITER" || name === "LOG_SEQUENCER") wrapped[name] = meteredNamespace(`${scope}do:${name}`, value as DurableObjectNamespace);
   }
   return wrapped as E;
 }

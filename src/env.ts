@@ -65,11 +65,28 @@ export function placementShards(env: Env): number[] {
 /** The binding name of shard n, as bookmarks name databases. */
 export const shardName = (n: number) => `SHARD_${n}`;
 
-/** How many transparency logs there are (LOG_COUNT, default 1): new agents are dealt among them. */
-export function logCount(env: Env): number {
-  const n = Number(env.LOG_COUNT ?? "1");
-  return Number.isInteger(n) && n >= 1 ? n : 1;
+/**
+ * How often a status list may be rebuilt (ms): STATUS_LIST_REBUILD_S, 1-60 seconds, default 60. Only
+ * tests that watch a list change under `wrangler dev` set it lower.
+ */
+export function statusListRebuildMs(env: Env): number {
+  const seconds = Number(env.STATUS_LIST_REBUILD_S ?? "60");
+  return Number.isInteger(seconds) && seconds >= 1 && seconds <= 60 ? seconds * 1000 : 60_000;
 }
 
-/** The origin of log n, as its checkpoints name it: `<LOG_ORIGIN>/log/<n>` (LOG_ORIGIN, else the host called). */
-export const logOrigin = (env: Env, n: number, host: string) => `${env.LOG_ORIGIN || host}/log/${n}`;
+
+/** The host name of the logs' origins when LOG_ORIGIN is not set: `npm start`'s address. */
+export const DEFAULT_LOG_ORIGIN = "127.0.0.1:8787";
+const MAX_LOGS = 1024;
+
+/** How many logs there are: LOG_COUNT (1 to 1024), else 1. */
+export function logCount(env: Env): number {
+  const n = Number(env.LOG_COUNT ?? "1");
+  return Number.isInteger(n) && n >= 1 && n <= MAX_LOGS ? n : 1;
+}
+
+/** Log n's origin, the first line of its checkpoints and the name of its signing keys: `<LOG_ORIGIN>/log/<n>`. */
+export function logOrigin(env: Env, n: number): string {
+  const host = (env.LOG_ORIGIN ?? "").trim().replace(/^https?:\/\//, "").replace(/\/+$/, "");
+  return `${host === "" || /[\s+]/u.test(host) ? DEFAULT_LOG_ORIGIN : host}/log/${n}`;
+}

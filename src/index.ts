@@ -6,6 +6,8 @@ import { pruneDeliveries } from "./queues/pruning";
 
 export { Agent } from "./durable/agent";
 export { RateLimiter } from "./durable/rate-limiter";
+export { StatusList } from "./durable/status-list";
+export { LogSequencer } from "./durable/log-sequencer";
 
 const app = createApp();
 const consume = createQueueHandler();

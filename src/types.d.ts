@@ -3,7 +3,7 @@
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./index");
-    durableNamespaces: "Agent" | "RateLimiter";
+    durableNamespaces: "Agent" | "RateLimiter" | "StatusList" | "LogSequencer";
   }
 
   interface Env {
@@ -15,16 +15,26 @@ declare namespace Cloudflare {
     [shard: `SHARD_${number}`]: D1Database | undefined;
     /** Shards that take new agents, e.g. "1,2" (default: every shard): a full shard stops growing. */
     PLACEMENT_SHARDS?: string;
-    /** How many transparency logs new agents are dealt among (default 1). */
-    LOG_COUNT?: string;
     /** The secret of reporters' commitments in history entries: HMAC(key, sid ‖ operator id). Never exported. */
     REPORTER_KEY?: string;
-    /** The host name in the logs' origins (`<LOG_ORIGIN>/log/<n>`); default: the host a request was made to. */
-    LOG_ORIGIN?: string;
-    /** The secret under which a log leaf names its agent: HMAC(key, sid). */
-    LOG_KEY?: string;
     AGENT: DurableObjectNamespace<import("./durable/agent").Agent>;
     RATE_LIMITER: DurableObjectNamespace<import("./durable/rate-limiter").RateLimiter>;
+    /** One object per status list (named `list:<n>`): the agents' 2-bit values and the list built from them. */
+    STATUS_LIST: DurableObjectNamespace<import("./durable/status-list").StatusList>;
+    /** The transparency log's sequencers: one object per log, named `log:<n>`. */
+    LOG_SEQUENCER: DurableObjectNamespace<import("./durable/log-sequencer").LogSequencer>;
+    /** The logs' tiles, entry bundles and checkpoints, written by the sequencers, read by GET /log/... */
+    LOG_BUCKET: R2Bucket;
+    /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */
+    LOG_QUEUE?: Queue<import("./domain/log/messages").LogMessage>;
+    /** How many logs there are (logs 0 ... LOG_COUNT-1; default 1). Only ever raised. */
+    LOG_COUNT?: string;
+    /** The host name in the logs' origins, `<LOG_ORIGIN>/log/<n>`: the service's public host, set once. */
+    LOG_ORIGIN?: string;
+    /** Names agents in the log, HMAC-SHA256(LOG_KEY, sid): 32 random bytes, base64 (a Worker secret). */
+    LOG_KEY?: string;
+    /** Checkpoint signing keys: a JSON array of private Ed25519 JWKs or base64 seeds; all sign, all are published. */
+    LOG_SIGNING_KEYS?: string;
     /** Static assets (public/: the /docs page), served before the Worker for their paths only. */
     ASSETS: Fetcher;
     ADMIN_TOKEN?: string;
@@ -36,8 +46,6 @@ declare namespace Cloudflare {
     DOH_ENDPOINT?: string;
     /** Events leaving agents' objects (their outboxes), fanned out to webhook deliveries. */
     EVENTS?: Queue<import("./domain/events").AgentEvent>;
-    /** Leaves of agents' history entries on their way to their transparency log's sequencer. */
-    LOG_QUEUE?: Queue<import("./durable/agent/chain").LogMessage>;
     /** One message per webhook delivery, retried with backoff for 24 hours. */
     DELIVERIES?: Queue<import("./queues/deliveries").DeliveryMessage>;
     /** Deliveries that failed for 24 hours. */
@@ -48,6 +56,8 @@ declare namespace Cloudflare {
     WEBHOOK_SECRET_KEY_PREVIOUS?: string;
     /** Attestation signing keys: a JSON array of private Ed25519 JWKs; the first signs, all are published. */
     ATTESTATION_KEYS?: string;
+    /** Seconds between rebuilds of a status list at most (1-60, default 60); lower only in tests under wrangler dev. */
+    STATUS_LIST_REBUILD_S?: string;
     /** "true" only for the benchmark: every D1 call is counted (GET /admin/d1-meter). */
     D1_METER?: string;
     /** Optional `send_email` binding for keys (approval, recovery). */

@@ -10,8 +10,11 @@ import receipt from "../examples/receipt.mjs?raw";
 import attestation from "../examples/verify-attestation.mjs?raw";
 import a2aExtension from "../examples/a2a-trust-extension.mjs?raw";
 import webhook from "../examples/webhook-receiver.mjs?raw";
+import credentialAgent from "../examples/credential-agent.mjs?raw";
+import verifyCredential from "../examples/verify-credential.mjs?raw";
+import gatewayAgent from "../examples/gateway-agent.mjs?raw";
 
-const examples = [webBotAuth, webCrypto, receipt, attestation, a2aExtension, webhook].join("\n");
+const examples = [webBotAuth, webCrypto, receipt, attestation, a2aExtension, webhook, credentialAgent, verifyCredential, gatewayAgent].join("\n");
 
 /** Functions (from their first line to the closing brace at column 0), `export const` lines and imports. */
 function declarations(doc: string): string[] {
@@ -25,8 +28,8 @@ function declarations(doc: string): string[] {
 }
 
 describe.each([
-  ["docs/identity.md", identityDoc, 9],
-  ["docs/relying-parties.md", relyingDoc, 8],
+  ["docs/identity.md", identityDoc, 14],
+  ["docs/relying-parties.md", relyingDoc, 10],
 ])("%s", (_name, doc, expected) => {
   it("shows only code that is in examples/", () => {
     const shown = declarations(doc);

@@ -31,8 +31,12 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the service; resolves to `{url, adminToken, stop}` once it answers. `label` names its secrets. */
-export async function startService(label) {
+/**
+ * Starts the service; resolves to `{url, adminToken, stop}` once it answers. `label` names its
+ * secrets; `script` runs another entry than wrangler.toml's main (a test entry around it), `vars`
+ * sets more variables (e.g. `{ STATUS_LIST_REBUILD_S: "1" }`).
+ */
+export async function startService(label, { script, vars = {} } = {}) {
   const temp = mkdtempSync(join(tmpdir(), `trust-${label}-`));
   const persistTo = join(temp, "state");
   const adminToken = randomBytes(24).toString("hex");
@@ -54,8 +58,27 @@ export async function startService(label) {
     throw err;
   }
 
+  const more = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const varArgs = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...more, ...secretVarArgs(label)];
+  const { url, stop } = await runWranglerDev(temp, env, ["--persist-to", persistTo, ...varArgs], true, script);
+  return { url, adminToken, stop };
+}
+
+/**
+ * The gateway (gateway/wrangler.toml) under `wrangler dev` on a free port, with `vars` overriding its
+ * policy; resolves to `{url, stop}` once it answers.
+ */
+export async function startGateway(label, vars) {
+  const temp = mkdtempSync(join(tmpdir(), `trust-gateway-${label}-`));
+  const env = { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: join(temp, "registry"), CI: "true", NO_COLOR: "1" };
+  const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  return runWranglerDev(temp, env, ["-c", join(root, "gateway", "wrangler.toml"), "--persist-to", join(temp, "state"), ...varArgs], false);
+}
+
+/** `wrangler dev` (of `script`, else wrangler.toml's main) with `extra` arguments on free ports, until it answers `GET /` (with 2xx when `needOk`). */
+async function runWranglerDev(temp, env, extra, needOk = true, script = undefined) {
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
-  const args = ["dev", "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...secretVarArgs(label), "--log-level", "warn"];
+  const args = ["dev", ...(script ? [script] : []), "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), ...extra, "--log-level", "warn"];
   // Its own process group (wrangler starts workerd children), so one signal ends them all.
   const dev = spawn(wrangler, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -89,7 +112,7 @@ export async function startService(label) {
     try {
       const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
-      if (res.ok) break;
+      if (res.ok || !needOk) break;
     } catch {
       // not listening yet
     }
@@ -99,5 +122,5 @@ export async function startService(label) {
     }
     await sleep(250);
   }
-  return { url, adminToken, stop };
+  return { url, stop };
 }

@@ -72,7 +72,15 @@ export const agentDirectory = sqliteTable("agent_directory", {
   createdAt: text("created_at").notNull(),
   /** The transparency log the agent's entries go to, fixed at registration (agents from before the log: 0). */
   log: integer("log").notNull().default(0),
-}, (t) => [uniqueIndex("agent_directory_sid").on(t.sid), index("agent_directory_operator").on(t.operatorId, t.num)]);
+  // The agent's place in the status lists (GET /status/{n}): drawn at random when it is first
+  // listed, never changed. Null until then (agents from before the lists, until the backfill).
+  statusList: integer("status_list"),
+  statusIdx: integer("status_idx"),
+}, (t) => [
+  uniqueIndex("agent_directory_sid").on(t.sid),
+  index("agent_directory_operator").on(t.operatorId, t.num),
+  uniqueIndex("agent_directory_status").on(t.statusList, t.statusIdx),
+]);
 
 /** Operators' webhook endpoints. The signing secret is kept sealed with WEBHOOK_SECRET_KEY. */
 export const webhooks = sqliteTable("webhooks", {

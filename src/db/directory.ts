@@ -1,6 +1,6 @@
 // The agent directory in the control database: which shard each agent lives on, and its number.
 
-import { and, asc, count, eq, gt, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { FIRST_DIRECTORY_NUMBER } from "../domain/agent";
 import { db, type Database } from "./client";
 import { agentDirectory } from "./control-schema";
@@ -8,7 +8,10 @@ import { agentDirectory } from "./control-schema";
 export type DirectoryEntry = typeof agentDirectory.$inferSelect;
 
 /** Enters a new agent; its number is the next free one, taken in the same statement. */
-export async function enterAgent(d1: Database, entry: { sid: string; shard: number; log: number; operatorId: number | null; createdAt: string }) {
+export async function enterAgent(
+  d1: Database,
+  entry: { sid: string; shard: number; log: number; operatorId: number | null; createdAt: string; statusList?: number; statusIdx?: number },
+) {
   const next = sql<number>`(select coalesce(max(${agentDirectory.num}), ${FIRST_DIRECTORY_NUMBER - 1}) + 1 from ${agentDirectory})`;
   return db(d1)
     .insert(agentDirectory)
@@ -42,3 +45,42 @@ export async function countOperatorAgents(d1: Database, operatorId: number): Pro
 /** How many agents each shard holds (placement and the capacity figures). */
 export const agentsPerShard = (d1: Database) =>
   db(d1).select({ shard: agentDirectory.shard, agents: count() }).from(agentDirectory).groupBy(agentDirectory.shard).all();
+
+/** Where an agent is in the status lists: null when it is not listed yet. */
+export async function statusEntryOf(d1: Database, sid: string): Promise<{ list: number; idx: number } | null> {
+  const row = await d1.prepare("SELECT status_list AS list, status_idx AS idx FROM agent_directory WHERE sid = ?").bind(sid).first<{ list: number | null; idx: number | null }>();
+  return row && row.list !== null && row.idx !== null ? { list: row.list, idx: row.idx } : null;
+}
+
+/** Places a listed agent; false when it had a place already (which stays: a place never changes). */
+export async function setStatusEntry(d1: Database, sid: string, list: number, idx: number): Promise<boolean> {
+  const out = await d1.prepare("UPDATE agent_directory SET status_list = ?, status_idx = ? WHERE sid = ? AND status_list IS NULL").bind(list, idx, sid).run();
+  return out.meta.changes === 1;
+}
+
+/** The highest list any agent is in (0 when none is): new agents go there until it is full. */
+export async function highestStatusList(d1: Database): Promise<number> {
+  const row = await d1.prepare("SELECT coalesce(max(status_list), 0) AS n FROM agent_directory").first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** Status entries of these agents (the listed ones). */
+export async function statusEntriesOf(d1: Database, sids: string[]): Promise<Map<string, { list: number; idx: number }>> {
+  if (sids.length === 0) return new Map();
+  const rows = await db(d1)
+    .select({ sid: agentDirectory.sid, list: agentDirectory.statusList, idx: agentDirectory.statusIdx })
+    .from(agentDirectory)
+    .where(inArray(agentDirectory.sid, sids))
+    .all();
+  return new Map(rows.flatMap((r) => (r.list === null || r.idx === null ? [] : [[r.sid, { list: r.list, idx: r.idx }] as const])));
+}
+
+/** One page of agents not listed yet, in directory order after `afterNum` (the backfill). */
+export const unlistedAgents = (d1: Database, afterNum: number, limit: number) =>
+  db(d1)
+    .select()
+    .from(agentDirectory)
+    .where(and(isNull(agentDirectory.statusList), gt(agentDirectory.num, afterNum)))
+    .orderBy(asc(agentDirectory.num))
+    .limit(limit)
+    .all();

@@ -25,6 +25,8 @@ export interface AttestationClaims {
   identity_level: number;
   operator_name: string | null;
   cnf?: { jkt: string };
+  /** Where the agent's status is in the status lists (GET /status/{n}), once it is listed. */
+  status_list?: { idx: number; uri: string };
 }
 
 /**

@@ -129,7 +129,8 @@ export const newSalt = () => randomHex(16);
 /** The salted hash of one free-text field: its clear text is only ever confirmed by whoever holds the salt. */
 export const saltedHash = (salt: string, field: string, text: string) => sha256HexOfBytes(utf8(`${salt}:${field}:${text}`));
 
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
+// Typed from importKey: the Node-side programs that load this file know no global CryptoKey.
+const hmacKeys = new Map<string, ReturnType<typeof crypto.subtle.importKey>>();
 
 /** HMAC-SHA256 under a secret (base64 or any string of ≥ 32 characters), lowercase hex. */
 export async function hmacHex(secret: string, message: string): Promise<string> {

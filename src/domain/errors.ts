@@ -111,7 +111,23 @@ export const errors = {
   attestationsNotConfigured: () => new ApiError("unavailable", "Attestations are not configured"),
   suspendedAttestation: () => new ApiError("conflict", "Agent is suspended: no attestation is issued"),
   badJwk: (problem: string) => new ApiError("invalid_request", problem),
+  statusListNotFound: () => new ApiError("not_found", "Status list not found"),
+  statusListsUnavailable: () => new ApiError("unavailable", "The status lists cannot be reached: no credential is issued without a status. Retry later."),
+  suspendedCredential: () => new ApiError("conflict", "Agent is suspended: no credential is issued"),
+  credentialNeedsLevel2: (level: number) =>
+    new ApiError(
+      "conflict",
+      `Credentials are issued at identity level 2 (Signature-Verified) only; this agent is at level ${level}: its owner registers a key and the agent proves it (POST /agents/{sid}/verify/signature)`,
+    ),
+  tooManyCredentials: (retryAfter: number) => new ApiError("rate_limited", "Too many credentials issued for this agent: at most 10 per hour", { "Retry-After": String(retryAfter) }),
   keyDirectoryFailed: (reason: string) => new ApiError("callback_failed", `Key directory could not be read: ${reason}`),
+  badLogNumber: (count: number) => new ApiError("invalid_request", `Invalid log number: logs are numbered 0 to ${count - 1}`),
+  unknownLog: (count: number) => new ApiError("not_found", `Unknown log: logs are numbered 0 to ${count - 1}`),
+  badTilePath: () =>
+    new ApiError("invalid_request", "Invalid tile path: expected tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>] (C2SP tlog-tiles; N in three-digit groups, e.g. x001/234)"),
+  tileBeyondTree: (size: number) => new ApiError("not_found", `Tile not found: the log's tree has ${size} ${size === 1 ? "leaf" : "leaves"}`),
+  noCheckpoint: () => new ApiError("not_found", "The log has no checkpoint yet"),
+  logNotConfigured: () => new ApiError("unavailable", "The transparency log is not configured (LOG_SIGNING_KEYS)"),
 } as const;
 
 /** What an agent object's refusals mean to a client. */

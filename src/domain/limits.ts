@@ -21,6 +21,10 @@ export const LIMITS = {
   verify: { limit: 3, seconds: HOUR },
   /** Signature proofs (identity level 2): per agent, apart from the callback attempts. */
   signatureProof: { limit: 10, seconds: HOUR },
+  /** Credentials issued (POST /agents/{sid}/credential): per agent, whoever asks. */
+  credential: { limit: 10, seconds: HOUR },
+  /** Signed credential requests and their nonces: per IP, before any check (no key to count them by). */
+  credentialRequest: { limit: 120, seconds: 60 },
 } satisfies Record<string, RateWindow>;
 
 export const TIERS = {

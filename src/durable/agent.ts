@@ -47,6 +47,7 @@ export class Agent extends DurableObject<Env> {
   claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> { return this.profile.claim(ref, input); }
   setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> { return this.profile.setStatus(ref, status, now); }
   sync(ref: AgentRef): Promise<Result<null>> { return this.profile.sync(ref); }
+  statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> { return this.profile.statusFacts(ref, now); }
   setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> { return this.profile.setPublicProfile(ref, input); }
 
   addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> { return this.identity.addChallenge(ref, input); }
@@ -57,6 +58,7 @@ export class Agent extends DurableObject<Env> {
   removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string | null }>> { return this.identity.removeKey(ref, input); }
   issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }): Promise<Result<null>> { return this.identity.issueNonce(ref, input); }
   signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> { return this.identity.signatureKeys(ref); }
+  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }): Promise<Result<null>> { return this.identity.spendNonce(ref, input); }
   refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }): Promise<Result<null>> { return this.identity.refreshDirectory(ref, input); }
   proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string }>> { return this.identity.proveSignature(ref, input); }
 

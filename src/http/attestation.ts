@@ -1,7 +1,9 @@
 import type { Context } from "hono";
 import { ATTESTATION_LIFETIME_S, signAttestation, type AttestationClaims, type SigningKey } from "../domain/attestations";
 import type { AgentScore } from "../domain/views";
+import { locate } from "./agents";
 import type { AppEnv } from "./context";
+import { statusPlaceOf, statusPointer } from "./status-lists";
 
 // Signing an agent's public score: the attestation route and the agent's public page sign the same
 // claims with the same keys.
@@ -9,8 +11,11 @@ import type { AppEnv } from "./context";
 /** The compact JWS of the agent's public score, issued now by the origin the client called. Callers refuse suspended agents. */
 export async function attest(c: Context<AppEnv>, agent: AgentScore, keys: SigningKey[]): Promise<string> {
   const iat = Math.floor(c.get("deps").now() / 1000);
+  const origin = new URL(c.req.url).origin;
+  // Where its status is: an agent from before the status lists is listed now.
+  const place = await statusPlaceOf(c, await locate(c, agent.sid));
   const claims: AttestationClaims = {
-    iss: new URL(c.req.url).origin,
+    iss: origin,
     sub: agent.sid,
     iat,
     exp: iat + ATTESTATION_LIFETIME_S,
@@ -21,6 +26,7 @@ export async function attest(c: Context<AppEnv>, agent: AgentScore, keys: Signin
     identity_level: agent.identityLevel,
     operator_name: agent.operator?.name ?? null,
     ...(agent.identityLevel === 2 && agent.identityKey ? { cnf: { jkt: agent.identityKey } } : {}),
+    ...(place ? { status_list: statusPointer(origin, place) } : {}),
   };
   return signAttestation(claims, keys[0]);
 }

@@ -29,7 +29,7 @@ export interface AuthContext {
 
 /** Who may call a route, as its middleware decides it: the OpenAPI documents describe it from this. */
 export type Access =
-  | { kind: "key"; scope: Scope | null }
+  | { kind: "key"; scope: Scope | null; /** Or, without a key, the agent's own signature (the route says how). */ orAgentSignature?: boolean }
   | { kind: "admin" }
   | { kind: "public"; limit: RateWindow }
   /** Public, and a key is passed on to the keyed routes the route calls, which check it. */

@@ -3,6 +3,7 @@
 // Ed25519 check is WebCrypto's, and every parameter is checked against the service's clock.
 
 import { parseAcceptSignature, verify, type Component } from "http-message-sig";
+import { arrayBufferToBase64, parseDictionary } from "structured-headers";
 import type { PublicJwk } from "../domain/agent-keys";
 
 export const WEB_BOT_AUTH_TAG = "web-bot-auth";
@@ -20,7 +21,11 @@ export interface SignatureClaims {
 }
 
 /** What the Signature-Input header claims, checked; or why the request is not a usable proof. */
-export function readSignatureInput(request: Request, now: number): { ok: true; claims: SignatureClaims } | { ok: false; status: 400 | 401; problem: string } {
+export function readSignatureInput(
+  request: Request,
+  now: number,
+  required: readonly string[] = REQUIRED_COMPONENTS,
+): { ok: true; claims: SignatureClaims } | { ok: false; status: 400 | 401; problem: string } {
   const input = request.headers.get("signature-input");
   if (!input || !request.headers.get("signature")) return { ok: false, status: 400, problem: "Signature and Signature-Input headers are required" };
   let parsed: { components: Component[]; parameters: Record<string, unknown> };
@@ -38,7 +43,7 @@ export function readSignatureInput(request: Request, now: number): { ok: true; c
   if (typeof p.keyid !== "string" || p.keyid === "") return refuse("keyid is required");
   if (typeof p.nonce !== "string" || p.nonce === "") return refuse("nonce is required: sign the challenge from verify/signature/challenge");
   if (!(p.created instanceof Date) || !(p.expires instanceof Date)) return refuse("created and expires are required");
-  const missing = REQUIRED_COMPONENTS.filter((c) => !names.includes(c));
+  const missing = required.filter((c) => !names.includes(c));
   if (missing.length > 0) return refuse(`the signature must cover ${missing.join(", ")}`);
   const created = p.created.getTime();
   const expires = p.expires.getTime();
@@ -56,4 +61,21 @@ export async function verifySignature(request: Request, jwk: PublicJwk): Promise
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether the request's Content-Digest (RFC 9530) has a `sha-256` member equal to the SHA-256 of
+ * `body`: a signature covering the header then covers the body too.
+ */
+export async function contentDigestMatches(request: Request, body: Uint8Array): Promise<boolean> {
+  const header = request.headers.get("content-digest");
+  if (!header) return false;
+  let digest: unknown;
+  try {
+    digest = parseDictionary(header).get("sha-256")?.[0];
+  } catch {
+    return false;
+  }
+  if (!(digest instanceof ArrayBuffer)) return false;
+  return arrayBufferToBase64(digest) === arrayBufferToBase64(await crypto.subtle.digest("SHA-256", body));
 }

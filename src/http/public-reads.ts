@@ -3,13 +3,14 @@ import { cors } from "hono/cors";
 import { etag } from "hono/etag";
 import type { AppEnv } from "./context";
 
-// Public reads (public score, badges, attestations, JWKS, A2A extensions, the OpenAPI documents,
-// the agents' public pages) are made for web pages: any origin may read them, preflights are
-// answered without touching the limits, and conditional requests get 304. Keyed routes send no CORS
-// headers at all (keys are never for browsers) and are never cached.
+// Public reads (public score, badges, attestations, JWKS, status lists, A2A extensions, the OpenAPI
+// documents, the agents' public pages, the transparency log's keys, checkpoints and tiles) are made
+// for web pages: any origin may read them, preflights are answered without touching the limits, and
+// conditional requests get 304. Keyed routes send no CORS headers at all (keys are never for
+// browsers) and are never cached.
 
 const PUBLIC_READ =
-  /^\/(?:score\/[^/]+\/(?:public|attestation)|badge\/[^/]+|agents\/[^/]+|\.well-known\/jwks\.json|openapi(?:-b)?\.json|agents\/[^/]+\/a2a-extension|a2a\/extensions\/[^/]+\/v1)$/;
+  /^\/(?:score\/[^/]+\/(?:public|attestation)|badge\/[^/]+|status\/[^/]+|agents\/[^/]+|\.well-known\/jwks\.json|openapi(?:-b)?\.json|agents\/[^/]+\/a2a-extension|a2a\/extensions\/[^/]+\/v1|log\/keys|log\/[^/]+\/(?:checkpoint|tile\/.+))$/;
 
 export const isPublicRead = (path: string) => PUBLIC_READ.test(path);
 

@@ -6,7 +6,7 @@ import type { AppEnv } from "./context";
 const keysOf = new WeakMap<object, Promise<Awaited<ReturnType<typeof parseSigningKeys>>>>();
 
 /**
- * The service's signing keys (ATTESTATION_KEYS: attestations, log promises), parsed once per
+ * The service's signing keys (ATTESTATION_KEYS: attestations, log promises, status lists, credentials), parsed once per
  * isolate; 503 when the secret is missing or invalid.
  */
 export async function signingKeys(c: Context<AppEnv>): Promise<SigningKey[]> {

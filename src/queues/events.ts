@@ -3,16 +3,20 @@ import type { AgentEvent } from "../domain/events";
 import type { Env } from "../env";
 import type { QueueDeps } from "./deps";
 import type { DeliveryMessage } from "./deliveries";
+import { feedStatusLists } from "./status-feed";
 
 // The fan-out of events from agents' objects: each event becomes one delivery per endpoint that
 // wants it (the owner's; for score.changed also the watchers'; for disputes also the other side's),
-// recorded in the control database, then queued one message each.
+// recorded in the control database, then queued one message each; and the status lists learn the
+// changes of status and recommendation (src/queues/status-feed.ts).
 
 export async function consumeEvents(batch: MessageBatch<AgentEvent>, env: Env, deps: QueueDeps): Promise<void> {
   for (const message of batch.messages) {
     // One event that fails is retried alone (after the consumer's retry_delay); the rest go on.
     try {
+      // Both are idempotent: a retried event is fanned out and fed again without effect.
       await fanOut(message.body, env, deps);
+      await feedStatusLists([message.body], env);
       message.ack();
     } catch (err) {
       console.error(JSON.stringify({ level: "error", message: "event fan-out failed; retrying", event_id: message.body?.id, attempts: message.attempts, error: String(err) }));

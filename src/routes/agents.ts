@@ -7,6 +7,8 @@ import type { Registration } from "../domain/views";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { forgetOperator, locate, scorerOf } from "../http/agents";
+import { listAgent } from "../http/status-lists";
+import { NEW_AGENT } from "../domain/status-list";
 import { logCount, placementShards } from "../env";
 import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";
@@ -159,7 +161,8 @@ let nextPlacement: number | undefined; // random values are not allowed at globa
 
 /**
  * Registers an agent: a shard is chosen (the next placement shard in turn) and entered in the
- * control database's directory with the agent's number, then the agent's object creates it.
+ * control database's directory with the agent's number and its place in the status lists, then the
+ * agent's object creates it.
  */
 async function createAgent(c: Context<AppEnv>, input: { name: string; description: string | null; config: AgentConfiguration }, operatorId: number | null) {
   const now = c.get("deps").now();
@@ -169,7 +172,9 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
   nextPlacement ??= crypto.getRandomValues(new Uint32Array(1))[0];
   const shard = placement[nextPlacement++ % placement.length];
   const log = crypto.getRandomValues(new Uint32Array(1))[0] % logCount(c.env);
-  const entry = await enterAgent(c.get("db"), { sid, shard, log, operatorId, createdAt: new Date(now).toISOString() });
+  // Its place in the status lists, drawn before it exists anywhere else: what a new agent is.
+  const place = await listAgent(c, sid, NEW_AGENT);
+  const entry = await enterAgent(c.get("db"), { sid, shard, log, operatorId, createdAt: new Date(now).toISOString(), statusList: place?.list, statusIdx: place?.idx });
   const ref = { sid, num: entry.num, shard, log };
   const out = await scorerOf(c, ref).register(ref, {
     operatorId,

@@ -4,10 +4,10 @@ import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
 import { agentScore } from "../http/agents";
 import { attest } from "../http/attestation";
-import { signingKeys } from "../http/signing-keys";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
+import { signingKeys } from "../http/signing-keys";
 import { sidParam } from "./fields";
 import { sample } from "./examples";
 import { createRoute, errorResponses, json, publicAccess } from "./openapi";
@@ -24,7 +24,8 @@ const attestationSchema = z
   .object({
     attestation: z.string().openapi({
       description:
-        "Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, and cnf.jkt (the proven key's thumbprint) at identity level 2",
+        "Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, " +
+        "cnf.jkt (the proven key's thumbprint) at identity level 2, and status_list {idx, uri}: the agent's entry in the status lists (GET /status/{n})",
     }),
   })
   .openapi("Attestation");

@@ -25,6 +25,7 @@ const TAGS = [
   { name: "Transactions", description: "Transaction outcomes: the evidence scores are made from." },
   { name: "Verification", description: "Identity level 1: a challenge delivered to the agent's HTTPS callback." },
   { name: "Identity", description: "Identity level 2: the agent's Ed25519 keys and its HTTP Message Signature proof." },
+  { name: "Offline trust", description: "Status lists and selective-disclosure credentials (SD-JWT VC): agents checked offline, privately." },
   { name: "Keys", description: "The operator's API keys: rotation, narrower keys, revocation." },
   { name: "Notifications", description: "Webhooks (Standard Webhooks signatures) and watches of other operators' agents." },
   { name: "Disputes", description: "An owner disputes a report; its reporter stands by it or withdraws it; admins decide the unanswered." },
@@ -32,6 +33,7 @@ const TAGS = [
   { name: "Badges", description: "Public trust badges for web pages (they ignore API-Version)." },
   { name: "Pages", description: "The agent's public page, for people: HTML for a browser (it ignores API-Version)." },
   { name: "Integrations", description: "Where agents are: an MCP server whose tools mirror the routes, and an A2A Agent Card extension." },
+  { name: "Transparency log", description: "The transparency log of agents' histories: checkpoints and tiles (C2SP tlog-tiles), read by any client." },
   { name: "Admin", description: "The service operators' interface, behind the ADMIN_TOKEN secret." },
 ];
 
@@ -61,7 +63,7 @@ const DESCRIPTION = [
   "**Requests.** Every response carries `X-Request-Id`, and error bodies repeat it as `request_id`. Lists page with `limit` " +
     "(1-200, default 50) and `cursor`, answering `next_cursor`. An undefined method on a known path is 405 with `Allow`. " +
     "Responses that read or wrote D1 carry `X-D1-Bookmark`; sending it back reads at least that new from a replica.",
-  "**Public reads** (public score, attestations, JWKS, badges) allow any origin (CORS), answer preflights with 204 and " +
+  "**Public reads** (public score, attestations, JWKS, status lists, badges) allow any origin (CORS), answer preflights with 204 and " +
     "`If-None-Match` with 304. Keyed routes send no CORS headers and `Cache-Control: no-store`.",
 ].join("\n\n");
 
@@ -83,7 +85,7 @@ const HEADERS: Record<string, { description: string; required?: boolean; schema:
 };
 
 /** Operations whose handlers touch no D1 session, so their answers never carry X-D1-Bookmark. */
-const WITHOUT_D1 = new Set(["/health", "/.well-known/jwks.json", "/admin/d1-meter"]);
+const WITHOUT_D1 = new Set(["/health", "/.well-known/jwks.json", "/admin/d1-meter", "/log/keys", "/log/{log}/checkpoint", "/log/{log}/tile/{level}/{index}"]);
 
 const apiVersion: Record<Form, z.ZodType> = {
   A: z
@@ -103,6 +105,7 @@ function accessNote(access: Access | null): string {
   if (!access) return "Public: no credential.";
   switch (access.kind) {
     case "key":
+      if (access.orAgentSignature) return `Needs an API key with the \`${access.scope}\` scope, or, without a key, the agent's own signature (above).`;
       return access.scope ? `Needs an API key with the \`${access.scope}\` scope.` : "Needs any valid API key of the operator.";
     case "admin":
       return "Needs the admin token (ADMIN_TOKEN).";

@@ -6,6 +6,7 @@ import { applyConfigTo, applyReportTo, contributionOf, newRecord, scoreEvent, sc
 import type { AgentKey } from "../domain/agent-keys";
 import { ATTESTATION_LIFETIME_S, ATTESTATION_TYPE, type AttestationClaims } from "../domain/attestations";
 import type { AgentConfiguration } from "../domain/configuration";
+import { STATUS_LIST_TYPE, statusListClaims, statusListUri } from "../domain/status-list";
 import { RESPOND_WITHIN_MS, type Dispute } from "../domain/disputes";
 import { EVENT_TYPES } from "../domain/events";
 import { errors } from "../domain/errors";
@@ -191,11 +192,21 @@ const attestationClaims: AttestationClaims = {
   recommendation: agent.score.recommendation,
   identity_level: agent.identityLevel,
   operator_name: operator.name,
+  status_list: { idx: 407_311, uri: statusListUri(EXAMPLE_ORIGIN, 0) },
 };
 /** Header and claims as the service signs them; the signature part is a placeholder of the right length. */
 const attestation = [
   base64url(JSON.stringify({ alg: "EdDSA", kid: EXAMPLE_KEYS.service.thumbprint, typ: ATTESTATION_TYPE })),
   base64url(JSON.stringify(attestationClaims)),
+  base64url("\u0000".repeat(64)),
+].join(".");
+
+/** A list of 2^20 entries with three set (ZLIB, base64url), signed as the service signs lists; placeholder signature. */
+const EXAMPLE_LST =
+  "eNrt0DERADAIBLAfGepfD9LYuasCEgnJy1YBTmgF" + "A".repeat(338) + "wMcAMRsA1Q";
+const statusListToken = [
+  base64url(JSON.stringify({ alg: "EdDSA", kid: EXAMPLE_KEYS.service.thumbprint, typ: STATUS_LIST_TYPE })),
+  base64url(JSON.stringify(statusListClaims(EXAMPLE_ORIGIN, 0, EXAMPLE_LST, NOW))),
   base64url("\u0000".repeat(64)),
 ].join(".");
 
@@ -280,6 +291,12 @@ export const sample = {
   signatureProof: identity.proof("Identity verified by HTTP message signature", 2, agentKey.thumbprint),
   keyRemoved: identity.proof("Key removed", 1, null),
   attestation: { attestation },
+  statusListToken,
+  credential: {
+    credential: `${base64url(JSON.stringify({ typ: "dc+sd-jwt", kid: EXAMPLE_KEYS.service.thumbprint, alg: "EdDSA" }))}.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIn0.${base64url("\u0000".repeat(64))}~WyJzYWx0IiwicmVjb21tZW5kYXRpb24iLCJjbGVhciJd~`,
+    expires_at: iso(NOW + DAY),
+  },
+  credentialNonce: { nonce: "BwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRg==", expires_in: 300 },
   jwks: { keys: [{ ...EXAMPLE_KEYS.service.jwk, kid: EXAMPLE_KEYS.service.thumbprint, alg: "EdDSA" as const, use: "sig" as const }] },
   webhook: webhookWire.webhook(webhookRow),
   webhookCreated: webhookWire.created(webhookRow, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),

@@ -44,6 +44,7 @@ describe("examples/verify-attestation.mjs", () => {
       recommendation: pub.recommendation,
       identity_level: pub.identity_level,
       operator_name: "Relied-on Ops",
+      status_list: { idx: expect.any(Number), uri: expect.stringMatching(/^http:\/\/trust\.test\/status\/[0-9]+$/) },
     });
     expect(jwksFetches).toEqual([`${ISSUER}/.well-known/jwks.json`]);
     // The key set is kept: a second verification fetches nothing.

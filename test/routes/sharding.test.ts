@@ -268,7 +268,7 @@ describe("the control database per report", () => {
       const res = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid: sids[i % 2], transactionType: "t", outcome: "success" } });
       expect(res.status).toBe(201);
     }
-    expect(meterReading().DB).toBeUndefined();
+    expect(meterReading().DB, JSON.stringify(meterReading())).toBeUndefined();
     // The metered reads of the same run do reach the shards: the meter sees what it should.
     await h.request(`/score/${sids[0]}`, { headers: bearer(reporter.key) });
     expect(meterReading()[`SHARD_${await shardNumber(sids[0])}`]?.statements).toBeGreaterThan(0);

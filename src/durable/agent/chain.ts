@@ -4,23 +4,11 @@
 
 import type { EntryRow, ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
-import { chainEntries, hmacHex, reporterCommitment, scoreCommit, type Chained, type EntryDraft } from "../../domain/entries";
+import { chainEntries, reporterCommitment, scoreCommit, type Chained, type EntryDraft } from "../../domain/entries";
+import { agentTag, logKey, type Leaf } from "../../domain/log/leaf";
 import type { Env } from "../../env";
+import { sequencerName } from "../log-sequencer";
 import type { Feature } from "./feature";
-
-/** One leaf of a transparency log: the agent by a keyed hash of its SID, its entry, and its score committed to. */
-export interface Leaf {
-  agent: string;
-  seq: number;
-  entry_hash: string;
-  score_commit: string;
-}
-
-/** A message of the log queue: leaves for log `log`, each with its agent's SID (for acknowledgements, never published). */
-export interface LogMessage {
-  log: number;
-  leaves: { sid: string; leaf: Leaf }[];
-}
 
 /** An entry a change appends: the entry itself, the composite that followed it, and what its row keeps beside it. */
 export interface EntryWrite {
@@ -63,8 +51,7 @@ export class Chain implements Feature {
   /** Chains the entries after the record's head: the record moves its head; rows and leaves to store with the change. */
   async append(record: AgentRecord, writes: readonly EntryWrite[]): Promise<Appended> {
     const { chained, head } = await chainEntries(record.sid, { n: record.seq, hash: record.chainHash }, writes.map((w) => w.draft));
-    this.agentName ??= hmacHex(secret(this.env.LOG_KEY, "LOG_KEY"), record.sid);
-    const agent = await this.agentName;
+    const agent = await this.tag(record.sid);
     const leaves = await Promise.all(
       chained.map(async (c, i): Promise<Leaf> => ({ agent, seq: c.entry.n, entry_hash: c.hash, score_commit: await scoreCommit(writes[i].composite, c.entry.nonce) })),
     );
@@ -95,6 +82,33 @@ export class Chain implements Feature {
   /** The log has every leaf up to `n`: they leave the outbox. */
   acknowledged(n: number): void {
     this.sql().exec("DELETE FROM log_outbox WHERE n <= ?", n);
+  }
+
+  /**
+   * Asks the agent's log how far it holds the agent's leaves and drops those from the outbox; the
+   * highest seq it holds, or null when nothing waits (or the log cannot be asked now: the next alarm
+   * asks again).
+   */
+  async reconcile(record: AgentRecord): Promise<number | null> {
+    if (this.pending().length === 0) return null;
+    try {
+      const status = await this.env.LOG_SEQUENCER.getByName(sequencerName(record.log ?? 0)).status(await this.tag(record.sid));
+      this.acknowledged(status.acknowledged);
+      this.maybePending = true;
+      return status.acknowledged;
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", message: "log: the sequencer's status is unavailable; leaves stay in the outbox", sid: record.sid, error: String(err) }));
+      return null;
+    }
+  }
+
+  /** The agent's name in its log, HMAC-SHA256(LOG_KEY, sid): computed once per object life. */
+  private tag(sid: string): Promise<string> {
+    this.agentName ??= logKey(this.env.LOG_KEY).then((key) => {
+      if (!key) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
+      return agentTag(key, sid);
+    });
+    return this.agentName;
   }
 }
 

@@ -9,7 +9,8 @@ import type { Idempotency } from "../../domain/idempotency";
 import type { Refusal, Result } from "../../domain/results";
 import type { Env } from "../../env";
 import type { Entry } from "../../domain/entries";
-import type { Appended, Chain, EntryWrite, Leaf } from "./chain";
+import type { Leaf } from "../../domain/log/leaf";
+import type { Appended, Chain, EntryWrite } from "./chain";
 import type { KernelStorage } from "./storage";
 
 export type { Feature } from "./feature";

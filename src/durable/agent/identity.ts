@@ -117,6 +117,19 @@ export class Identity implements Feature {
     });
   }
 
+  /**
+   * A credential request's nonce (one the service issued without storing it), spent once: a
+   * replayed request is refused (invalid_nonce). Kept until it expires; it is refused as expired then.
+   */
+  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }): Promise<Result<null>> {
+    return this.host.serial(async () => {
+      if (!(await this.host.load(ref))) return refuse("not_found");
+      this.sql.exec("DELETE FROM nonces WHERE expires_at <= ?", input.now);
+      const spent = this.sql.exec("INSERT INTO nonces (nonce, expires_at, used) VALUES (?, ?, 1) ON CONFLICT (nonce) DO NOTHING RETURNING nonce", input.nonce, input.expiresAt).toArray();
+      return spent.length === 1 ? ok(null) : refuse("invalid_nonce");
+    });
+  }
+
   /** What a signature proof is checked against: the keys, and when each key directory was fetched. */
   signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> {
     return this.host.serial(async () => {

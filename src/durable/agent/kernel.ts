@@ -12,6 +12,7 @@ import { GENESIS, type Entry } from "../../domain/entries";
 import { scoreChangedData, scoreCrossed } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
+import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
 import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
@@ -61,7 +62,7 @@ export class Kernel implements AgentHost {
     readonly env: Env,
     private readonly probes: Probes,
   ) {
-    this.store = new KernelStorage(ctx.storage);
+    this.store = new KernelStorage(ctx.storage, meteredSql(env, "do:AGENT storage", ctx.storage.sql));
     this.chain = new Chain(env, () => this.store.sql);
   }
 
@@ -363,6 +364,12 @@ export class Kernel implements AgentHost {
         // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
         await this.scheduleRefresh(record);
+        // Leaves the log has not acknowledged go again, from the first it lacks (a lost message).
+        const held = await this.chain.reconcile(record);
+        if (held !== null) {
+          this.sentLeaves = held;
+          await this.publishLeaves(record);
+        }
       }
     });
   }

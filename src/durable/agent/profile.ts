@@ -8,7 +8,7 @@ import type { AgentConfiguration } from "../../domain/configuration";
 import { statusEvents } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
-import type { Leaf } from "./chain";
+import type { Leaf } from "../../domain/log/leaf";
 import type { ConfigUpdated, Registration } from "../../domain/views";
 import { claimWrite, configWrite, registrationWrite, statusWrite } from "./entry-writes";
 import { ok, refuse, type AgentHost } from "./host";
@@ -140,5 +140,20 @@ export class Profile {
    */
   sync(ref: AgentRef): Promise<Result<null>> {
     return this.host.serial(async () => ((await this.host.load(ref)) ? ok(null, await this.host.flush()) : refuse("not_found")));
+  }
+
+  /**
+   * The agent's status and the recommendation its row shows, with where its events stand: the
+   * starting point of its entry in a status list (src/durable/status-list.ts), which its later
+   * events keep current.
+   */
+  statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> {
+    const { host } = this;
+    return host.serial(async () => {
+      const record = await host.load(ref);
+      if (!record) return refuse("not_found");
+      const recommendation = host.store.shown()?.recommendation ?? scoreOfRecord(record, now).recommendation;
+      return ok({ status: record.status, recommendation, ...host.store.eventPosition() });
+    });
   }
 }

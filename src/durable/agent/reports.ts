@@ -9,7 +9,8 @@ import { evidenceFactor, MODEL } from "../../domain/model";
 import { checkReceipt, type ReceiptCheck } from "../../domain/receipts";
 import type { Result } from "../../domain/results";
 import type { TransactionRecorded } from "../../domain/views";
-import type { EntryWrite, Leaf } from "./chain";
+import type { Leaf } from "../../domain/log/leaf";
+import type { EntryWrite } from "./chain";
 import { reportWrite } from "./entry-writes";
 import { log, ok, refuse, type AgentHost, type Feature } from "./host";
 

@@ -68,11 +68,11 @@ export class KernelStorage {
   /** The feature modules whose tables share this storage (set once, before the first migration). */
   features: readonly Feature[] = [];
 
-  constructor(private readonly storage: DurableObjectStorage) {}
-
-  get sql(): SqlStorage {
-    return this.storage.sql;
-  }
+  /** `sql`: the storage's SQL interface (metered for the benchmark when the meter is on). */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    readonly sql: SqlStorage = storage.sql,
+  ) {}
 
   /**
    * Creates every table (the kernel's and each feature's) once; at every later start a single read
@@ -248,6 +248,16 @@ export class KernelStorage {
     const { id } = this.sql.exec<{ id: number }>("INSERT INTO outbox (event, created_at) VALUES (?, ?) RETURNING id", JSON.stringify(event), Date.now()).one();
     this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `evt_${event.sid.slice(6)}_${epoch}_${id}`, id);
     this.memo.lastEvent = id;
+  }
+
+  /**
+   * Where this storage's events stand: its epoch (drawn now when it has none yet) and the number of
+   * its last event (0: none yet). A later event of this storage has a greater number.
+   */
+  eventPosition(): { epoch: string; n: number } {
+    const epoch = this.epoch();
+    const row = this.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").toArray()[0];
+    return { epoch, n: row?.seq ?? 0 };
   }
 
   /** This storage's epoch: 12 random hex digits, drawn once, when its first event is added. */
