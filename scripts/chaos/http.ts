@@ -12,9 +12,8 @@ export interface Sent {
   body?: string;
 }
 
-export type Attempt =
-  | { answered: true; status: number; text: string; json: Json; sentAt: number; at: number; life: number }
-  | { answered: false; error: string; sentAt: number; at: number; life: number };
+export type Answered = { answered: true; status: number; text: string; json: Json; sentAt: number; at: number; life: number };
+export type Attempt = Answered | { answered: false; error: string; sentAt: number; at: number; life: number };
 
 /** Requests are cut short after this long: a service that hangs is an unanswered request too. */
 const TIMEOUT_MS = 60_000;

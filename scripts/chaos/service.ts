@@ -51,9 +51,11 @@ export class ChaosService {
   private output = "";
   private readonly secrets = secretVarArgs("chaos");
   private readonly env: NodeJS.ProcessEnv;
+  readonly root: string;
   private disposed = false;
 
   constructor(private readonly options: ServiceOptions) {
+    this.root = options.root;
     this.temp = mkdtempSync(join(tmpdir(), "trust-chaos-"));
     this.persistTo = join(this.temp, "state");
     const bin = join(options.root, "node_modules", ".bin");
@@ -66,6 +68,11 @@ export class ChaosService {
       CI: "true",
       NO_COLOR: "1",
     };
+  }
+
+  /** The environment wrangler runs with (its own registry, no metrics, no cf fetch). */
+  get environment(): NodeJS.ProcessEnv {
+    return this.env;
   }
 
   private log(line: string) {
