@@ -17,6 +17,8 @@ export interface ChaosReport {
 }
 
 const LOG_DRAIN_MS = 150_000;
+/** The agents' alarms ask the log for acknowledgements 60 s after sending leaves: up to two rounds. */
+const STORAGE_DRAIN_MS = 150_000;
 
 function answered(p: Planned): Answered | undefined {
   return p.attempts.find((a): a is Answered => a.answered);
@@ -58,6 +60,30 @@ async function logLeaves(url: string, n: number): Promise<{ agent: string; seq: 
     }
   }
   return leaves;
+}
+
+/** The first path where two JSON values differ, or null. */
+function firstDifference(a: Json, b: Json, path = "$"): string | null {
+  if (a === b) return null;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return `${path}: ${JSON.stringify(a)?.slice(0, 80)} / ${JSON.stringify(b)?.slice(0, 80)}`;
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const d = firstDifference(a[k], b[k], `${path}.${k}`);
+    if (d) return d;
+  }
+  return null;
+}
+
+/** Polls the agents' storage until nothing waits in a journal or an outbox (bounded): the alarms' work. */
+async function drainStorage(run: RunContext): Promise<{ first: number; last: Awaited<ReturnType<typeof agentStorage>>; waitedMs: number }> {
+  const started = Date.now();
+  let first = -1;
+  for (;;) {
+    const now = await agentStorage(run.service.persistTo);
+    const total = now.journal + now.outbox + now.logOutbox;
+    if (first < 0) first = total;
+    if (total === 0 || Date.now() - started > STORAGE_DRAIN_MS) return { first, last: now, waitedMs: Date.now() - started };
+    await sleep(5_000);
+  }
 }
 
 type Promised = { key: string; log: number; marker: string };
@@ -149,9 +175,14 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     const same = p.probe.answered && p.probe.status === first.status && JSON.stringify(p.probe.json) === JSON.stringify(first.json);
     if (!same) {
       probeMismatches++;
-      if (probeMismatches <= 5) failures.push(`replay of ${p.label} #${p.id} differs: first ${first.status} ${first.text.slice(0, 160)} / again ${p.probe.answered ? `${p.probe.status} ${p.probe.text.slice(0, 160)}` : p.probe.error}`);
+      const where = p.probe.answered ? (p.probe.status !== first.status ? `status ${first.status} / ${p.probe.status}` : firstDifference(first.json, p.probe.json)) : p.probe.error;
+      if (probeMismatches <= 5) failures.push(`replay of ${p.label} #${p.id} differs at ${where}`);
     }
   }
+
+  // Every route answers again (its one report comes before the drains, so its alarm is waited for too).
+  const smokeFailures = await smoke(run);
+  failures.push(...smokeFailures.map((s) => `after the run: ${s}`));
 
   // The transparency log: every acknowledged report's promised leaf, in its log exactly once.
   const keys = await getJson(run, "/log/keys").catch(() => null);
@@ -176,6 +207,12 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     if (drained.doubled) failures.push(`${drained.doubled} promised leaves appear more than once in the log`);
   } else notes.push("log: not reachable (no LOG_SIGNING_KEYS?): leaves not checked");
 
+  // The agents' alarms apply what a kill left in a journal and send again what the log lacks: their
+  // storage is read (read-only, beside the running service) until nothing waits, bounded.
+  const storageDrain = await drainStorage(run);
+  const storage = storageDrain.last;
+  notes.push(`storage: ${storageDrain.first} journal entries, events and log leaves waiting at the first look after the load, ${storage.journal + storage.outbox + storage.logOutbox} after ${(storageDrain.waitedMs / 1000).toFixed(0)} s`);
+
   // Per agent: the owner's list, the counts, and the score against a replay of the history.
   const perAgent = new Map<string, { list: Awaited<ReturnType<typeof ownerList>>; report: Json; reportB: Json; score: Json; scoreAt: number }>();
   for (const agent of run.agents) {
@@ -187,13 +224,10 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     const score = await getJson(run, `/score/${agent.sid}`, owner);
     perAgent.set(agent.sid, { list, report, reportB, score, scoreAt });
   }
-  const smokeFailures = await smoke(run);
-  failures.push(...smokeFailures.map((s) => `after the run: ${s}`));
 
-  // The state on disk, with the service stopped: the shard rows, and each agent object's storage.
+  // The shard rows, read as an operator would, with the service stopped.
   await run.service.stop();
   const rows = await shardReports(run.service);
-  const storage = await agentStorage(run.service.persistTo);
 
   // By marker: where each report is stored.
   const stored = new Map<string, ShardReport[]>();

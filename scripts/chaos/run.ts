@@ -28,8 +28,10 @@ async function must(service: ChaosService, req: Sent, status: number, what: stri
 
 async function operator(service: ChaosService, n: number, name: string): Promise<Operator> {
   const admin = service.adminToken;
-  const application = await must(service, { method: "POST", path: "/apply", headers: { "cf-connecting-ip": `192.0.2.${10 + n}` }, body: body({ name, email: `chaos${n}@example.com` }) }, 201, "apply");
-  const id = application.application?.id ?? application.id;
+  const email = `chaos${n}@example.com`;
+  await must(service, { method: "POST", path: "/apply", headers: { "cf-connecting-ip": `192.0.2.${10 + n}` }, body: body({ name, email }) }, 201, "apply");
+  const list = await must(service, { method: "GET", path: "/admin/applications?status=pending", token: admin }, 200, "applications");
+  const id = list.applications.find((a: { email: string }) => a.email === email).id;
   const approved = await must(service, { method: "POST", path: `/admin/applications/${id}/approve`, token: admin }, 200, "approve");
   await must(service, { method: "POST", path: `/admin/operators/${approved.operator.id}`, token: admin, body: body(LIMITS) }, 200, "limits");
   return { id: approved.operator.id, key: approved.api_key };

@@ -85,6 +85,7 @@ export class ChaosService {
     // wrangler's local runtime reads these from this process's environment.
     process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
     process.env.WRANGLER_SEND_METRICS = "false";
+    process.env.WRANGLER_LOG ??= "error";
     await migrateInProcess(this.options.root, this.persistTo);
     this.log(`migrations applied in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     try {
