@@ -73,6 +73,22 @@ function firstDifference(a: Json, b: Json, path = "$"): string | null {
   return null;
 }
 
+/**
+ * An answer with each log promise replaced by what it promises: a replay signs its promise anew (its
+ * `iat` is the replay's), but the log, the entry and the leaf it names must be the stored answer's.
+ */
+function promised_(value: Json): Json {
+  if (Array.isArray(value)) return value.map(promised_);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => {
+      if (k !== "log_promise" || typeof v !== "string") return [k, promised_(v)];
+      const { iat: _iat, ...rest } = jwsPayload(v);
+      return [k, rest];
+    }),
+  );
+}
+
 /** Polls the agents' storage until nothing waits in a journal or an outbox (bounded): the alarms' work. */
 async function drainStorage(run: RunContext): Promise<{ first: number; last: Awaited<ReturnType<typeof agentStorage>>; waitedMs: number }> {
   const started = Date.now();
@@ -129,7 +145,7 @@ async function ownerList(run: RunContext, sid: string, token: string): Promise<{
 }
 
 /** The routes a client uses, each once: any 5xx or no answer fails the run. */
-async function smoke(run: RunContext): Promise<string[]> {
+async function smoke(run: RunContext): Promise<{ bad: string[]; report: Planned }> {
   const sid = run.agents[0].sid;
   const owner = run.owners[run.agents[0].owner].key;
   const reporter = run.reporters[0].key;
@@ -144,9 +160,11 @@ async function smoke(run: RunContext): Promise<string[]> {
     const a = await send(run.service.url, { method: "GET", path, token }, run.service.starts);
     if (!a.answered || a.status >= 500) bad.push(`GET ${path}: ${a.answered ? a.status : a.error}`);
   }
-  const report = await send(run.service.url, { method: "POST", path: "/transactions", token: reporter, body: JSON.stringify({ sid, transactionType: "smoke", outcome: "success", metadata: { chaos: "smoke" } }) }, run.service.starts);
+  const req = { method: "POST", path: "/transactions", token: reporter, body: JSON.stringify({ sid, transactionType: "smoke", outcome: "success", metadata: { chaos: "smoke" } }) };
+  const report = await send(run.service.url, req, run.service.starts);
   if (!report.answered || report.status !== 201) bad.push(`POST /transactions: ${report.answered ? report.status : report.error}`);
-  return bad;
+  const planned: Planned = { id: 0, kind: "smoke", label: "smoke report", req, keyed: false, reports: [{ marker: "smoke", sid, outcome: "success", key: null, valid: true }], attempts: [report] };
+  return { bad, report: planned };
 }
 
 const configOf = (c: { modelProvider: string; modelName: string; tools: string[] }): AgentConfiguration => ({ ...c, systemPromptHash: null, memoryConfig: null });
@@ -154,13 +172,17 @@ const configOf = (c: { modelProvider: string; modelName: string; tools: string[]
 export async function checkRun(run: RunContext, retries: { retried: number; stillUnanswered: number }, options: ChaosOptions): Promise<ChaosReport> {
   const failures: string[] = [];
   const notes: string[] = [];
+  // Every route answers again (its one report comes before the drains, so its alarm is waited for too).
+  const smoked = await smoke(run);
+  failures.push(...smoked.bad.map((s) => `after the run: ${s}`));
+  run.plan.push(smoked.report);
   const all = [...run.plan, ...(run.webhook ? [run.webhook] : [])];
   const operatorOf = new Map([...run.owners, ...run.reporters].map((o) => [o.key, o.id]));
 
   // What was acknowledged, and each report's request body (its signals) and reporter.
   const sent = new Map<string, { report: Json; reporter: number; keyed: boolean; planned: Planned }>();
   for (const p of run.plan) {
-    if (p.kind === "report") sent.set(p.reports[0].marker, { report: JSON.parse(p.req.body!), reporter: operatorOf.get(p.req.token!)!, keyed: p.keyed, planned: p });
+    if (p.kind === "report" || p.kind === "smoke") sent.set(p.reports[0].marker, { report: JSON.parse(p.req.body!), reporter: operatorOf.get(p.req.token!)!, keyed: p.keyed, planned: p });
     if (p.kind === "batch") JSON.parse(p.req.body!).transactions.forEach((t: Json, i: number) => sent.set(p.reports[i].marker, { report: t, reporter: operatorOf.get(p.req.token!)!, keyed: true, planned: p }));
   }
 
@@ -172,17 +194,14 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     if (!p.probe) continue;
     probesSent++;
     const first = answered(p)!;
-    const same = p.probe.answered && p.probe.status === first.status && JSON.stringify(p.probe.json) === JSON.stringify(first.json);
+    const same = p.probe.answered && p.probe.status === first.status && firstDifference(promised_(first.json), promised_(p.probe.json)) === null;
     if (!same) {
       probeMismatches++;
-      const where = p.probe.answered ? (p.probe.status !== first.status ? `status ${first.status} / ${p.probe.status}` : firstDifference(first.json, p.probe.json)) : p.probe.error;
+      const where = p.probe.answered ? (p.probe.status !== first.status ? `status ${first.status} / ${p.probe.status}` : firstDifference(promised_(first.json), promised_(p.probe.json))) : p.probe.error;
       if (probeMismatches <= 5) failures.push(`replay of ${p.label} #${p.id} differs at ${where}`);
     }
   }
 
-  // Every route answers again (its one report comes before the drains, so its alarm is waited for too).
-  const smokeFailures = await smoke(run);
-  failures.push(...smokeFailures.map((s) => `after the run: ${s}`));
 
   // The transparency log: every acknowledged report's promised leaf, in its log exactly once.
   const keys = await getJson(run, "/log/keys").catch(() => null);
@@ -192,7 +211,7 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
   for (const p of run.plan) {
     const a = answered(p);
     if (!a) continue;
-    if (p.kind === "report" && a.status === 201) answers.set(p.reports[0].marker, a.json);
+    if ((p.kind === "report" || p.kind === "smoke") && a.status === 201) answers.set(p.reports[0].marker, a.json);
     if (p.kind === "batch" && a.status === 200) a.json.results.forEach((r: Json, i: number) => r.status === 201 && answers.set(p.reports[i].marker, r));
   }
   for (const [marker, answer] of answers) {
@@ -273,7 +292,7 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
   let scoreMismatches = 0;
   for (const agent of run.agents) {
     const seen = perAgent.get(agent.sid)!;
-    const onShard = rows.filter((r) => r.sid === agent.sid && r.marker !== "smoke");
+    const onShard = rows.filter((r) => r.sid === agent.sid);
     const total = seen.report.transaction_summary.total;
     if (total !== onShard.length || seen.list.length !== onShard.length) {
       countMismatches++;
