@@ -335,7 +335,8 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     const same = expected.composite === got.composite_score && (["reliability", "quality", "financial", "security", "stability"] as const).every((d) => expected.dimensions[d] === got[d]);
     if (!same) {
       scoreMismatches++;
-      if (scoreMismatches <= 5) failures.push(`${agent.sid}: GET /score ${got.composite_score} (${got.reliability}/${got.quality}/${got.financial}/${got.security}/${got.stability}), the replay of its history ${expected.composite} (${Object.values(expected.dimensions).join("/")})`);
+      if (process.env.CHAOS_DEBUG) (await import("node:fs")).writeFileSync(`${process.env.CHAOS_DEBUG}-${agent.sid}.json`, JSON.stringify({ agent, events, seen, ownerId, expected }, null, 1));
+      if (scoreMismatches <= 5) failures.push(`${agent.sid} (agent ${run.agents.indexOf(agent)}): GET /score ${got.composite_score} (${got.reliability}/${got.quality}/${got.financial}/${got.security}/${got.stability}), the replay of its history ${expected.composite} (${Object.values(expected.dimensions).join("/")})`);
     }
   }
 
