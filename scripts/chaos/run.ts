@@ -125,7 +125,8 @@ async function drive(run: RunContext, options: ChaosOptions): Promise<void> {
             const until = Date.now() + 20_000;
             while (![...inFlight].some((q) => q.kind === "batch") && Date.now() < until) await sleep(5);
           }
-          await sleep(20 + Math.floor(random() * 120));
+          // A batch takes a few hundred milliseconds here: the kill comes while it is being applied.
+          await sleep(point.kind === "during a batch" ? 5 + Math.floor(random() * 30) : 20 + Math.floor(random() * 120));
           await kill(point.kind);
         };
         pendingKill = waitForBatch();
