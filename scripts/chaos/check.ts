@@ -7,7 +7,7 @@ import { send, type Answered, type Json } from "./http";
 import type { ChaosOptions, Planned } from "./plan";
 import type { RunContext } from "./run";
 import { sleep } from "./service";
-import { agentStorage, shardReports, type ShardReport } from "./state";
+import { agentStorage, shardConfigs, shardReports, type ShardReport } from "./state";
 
 export interface ChaosReport {
   figures: [string, number | string][];
@@ -247,6 +247,7 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
   // The shard rows, read as an operator would, with the service stopped.
   await run.service.stop();
   const rows = await shardReports(run.service);
+  const changes = await shardConfigs(run.service);
 
   // By marker: where each report is stored.
   const stored = new Map<string, ShardReport[]>();
@@ -318,16 +319,18 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
       }
       events.push({ kind: "report", order: row!.n, reporter: info.reporter, at: Date.parse(t.timestamp), outcome: t.outcome as never, signals, base: baseFor({ isOwner: info.reporter === ownerId, verified: false }), evidence: evidenceFactor(false), penalty: 1 });
     }
-    const history = [...seen.report.config_history].reverse();
+    // The configurations in their entry order (the shard's config_history numbers them in the chain),
+    // each change classified from what the run sent, as the service classified it.
     let previous = configOf(run.registered.get(agent.sid)!);
     const configs = new Map(run.plan.filter((p) => p.config).map((p) => [p.config!.modelName, JSON.parse(p.req.body!)]));
-    for (const c of history) {
-      if (c.change_type === null) continue;
-      const next = configOf(configs.get(c.model_name) ?? { ...previous, modelName: c.model_name });
-      events.push({ kind: "config", order: 0, at: Date.parse(c.timestamp), changes: classifyChange(previous, next).changes });
+    for (const c of changes.filter((c) => c.sid === agent.sid).sort((a, b) => a.seq - b.seq)) {
+      const next = configOf(configs.get(c.modelName) ?? { ...previous, modelName: c.modelName });
+      events.push({ kind: "config", order: c.seq, at: c.at, changes: classifyChange(previous, next).changes });
       previous = next;
     }
-    events.sort((a, b) => a.at - b.at || a.order - b.order);
+    // The model folds in chain order: entry numbers, not timestamps (a batch's reports carry the time
+    // the request came, and a single report on the same agent may be numbered between them).
+    events.sort((a, b) => a.order - b.order);
     const createdAt = Date.parse(seen.reportB.created_at);
     const evidence = replay(events, ownerId, createdAt);
     const expected = scoreOf(evidence, { now: seen.scoreAt, ownerId, identityLevel: 0, operatorScore: seen.score.operator?.score ?? 500 });

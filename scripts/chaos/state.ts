@@ -17,6 +17,14 @@ export interface ShardReport {
   marker: string | null;
 }
 
+/** A configuration change on a shard: its entry number orders it among the reports. */
+export interface ShardConfig {
+  sid: string;
+  seq: number;
+  modelName: string;
+  at: number;
+}
+
 const SEQUENCE_SPACE = 2 ** 22;
 
 function execute(service: ChaosService, database: string, sql: string): Record<string, unknown>[] {
@@ -45,6 +53,19 @@ export async function shardReports(service: ChaosService): Promise<ShardReport[]
     }
   }
   return rows;
+}
+
+/** Every configuration change (not the configurations agents registered with) of every shard. */
+export async function shardConfigs(service: ChaosService): Promise<ShardConfig[]> {
+  const shards = databaseNames(service.root).slice(1);
+  return shards.flatMap((shard) =>
+    execute(service, shard, "SELECT sid, seq, model_name, created_at FROM config_history WHERE change_type IS NOT NULL AND seq IS NOT NULL").map((r) => ({
+      sid: String(r.sid),
+      seq: Number(r.seq),
+      modelName: String(r.model_name),
+      at: Date.parse(String(r.created_at)),
+    })),
+  );
 }
 
 /** Rows left in every agent object's journal, events outbox and log outbox. */
