@@ -90,13 +90,13 @@ function promised_(value: Json): Json {
 }
 
 /** Polls the agents' storage until nothing waits in a journal or an outbox (bounded): the alarms' work. */
-async function drainStorage(run: RunContext): Promise<{ first: number; last: Awaited<ReturnType<typeof agentStorage>>; waitedMs: number }> {
+async function drainStorage(run: RunContext): Promise<{ first: Awaited<ReturnType<typeof agentStorage>>; last: Awaited<ReturnType<typeof agentStorage>>; waitedMs: number }> {
   const started = Date.now();
-  let first = -1;
+  let first: Awaited<ReturnType<typeof agentStorage>> | null = null;
   for (;;) {
     const now = await agentStorage(run.service.persistTo);
     const total = now.journal + now.outbox + now.logOutbox;
-    if (first < 0) first = total;
+    first ??= now;
     if (total === 0 || Date.now() - started > STORAGE_DRAIN_MS) return { first, last: now, waitedMs: Date.now() - started };
     await sleep(5_000);
   }
@@ -230,7 +230,8 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
   // storage is read (read-only, beside the running service) until nothing waits, bounded.
   const storageDrain = await drainStorage(run);
   const storage = storageDrain.last;
-  notes.push(`storage: ${storageDrain.first} journal entries, events and log leaves waiting at the first look after the load, ${storage.journal + storage.outbox + storage.logOutbox} after ${(storageDrain.waitedMs / 1000).toFixed(0)} s`);
+  const f = storageDrain.first;
+  notes.push(`storage: ${f.journal} journal entries, ${f.outbox} events and ${f.logOutbox} log leaves waiting at the first look after the load, ${storage.journal + storage.outbox + storage.logOutbox} after ${(storageDrain.waitedMs / 1000).toFixed(0)} s`);
 
   // Per agent: the owner's list, the counts, and the score against a replay of the history.
   const perAgent = new Map<string, { list: Awaited<ReturnType<typeof ownerList>>; report: Json; reportB: Json; score: Json; scoreAt: number }>();
@@ -396,9 +397,10 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     ["agents whose counts differ", countMismatches],
     ["agents whose score differs from the replay", scoreMismatches],
     ["log leaves promised", promised.length],
-    ["  re-sent by the agents' alarms (missing at first)", drained.missingFirst],
+    ["  not yet in the log at the first look", drained.missingFirst],
     ["  never in the log", drained.missing.length],
-    ["stuck (journal, events, leaves)", stuck],
+    ["waiting in the agents' storage at the first look", storageDrain.first.journal + storageDrain.first.outbox + storageDrain.first.logOutbox],
+    ["stuck after the alarms (journal, events, leaves)", stuck],
     ["5xx", serverErrors],
   ];
   return { figures, failures, notes, badInput };
