@@ -47,7 +47,7 @@ export interface VerifyReport {
   ok: boolean;
   problems: Problem[];
   /** The agent's log, the checkpoint verified and how many entries it holds of the agent. */
-  log: { log: number; origin: string; tree_size: number } | null;
+  log: { log: number; origin: string; tree_size: number; checkpoint: string } | null;
   entries: number;
   /** Entries whose leaf the checkpoint covers; the rest are not sequenced yet. */
   sequenced: number;
@@ -151,8 +151,9 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
   const log = createLogClient({ baseUrl: base, log: n, fetch: fetcher });
   const keys = options.verifierKeys ?? (await log.keys()).verifier_keys;
   let checkpoint: Checkpoint;
+  const note = await log.checkpoint();
   try {
-    checkpoint = await verifyCheckpoint(await log.checkpoint(), keys, origin);
+    checkpoint = await verifyCheckpoint(note, keys, origin);
   } catch (err) {
     if (err instanceof CheckpointError) {
       problem("checkpoint", `the log's checkpoint: ${err.message}`);
@@ -160,7 +161,7 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
     }
     throw err;
   }
-  report.log = { log: n, origin, tree_size: checkpoint.size };
+  report.log = { log: n, origin, tree_size: checkpoint.size, checkpoint: note };
   if (options.lastCheckpoint) {
     try {
       const last = await verifyCheckpoint(options.lastCheckpoint, keys, origin);
@@ -289,4 +290,13 @@ export async function verifyAttestationLog(log: AttestationLog, verifierKeys: st
   if (!(await verifyInclusion(log.index, checkpoint.size, await leafHash(log.leaf), proof, checkpoint.root))) problems.push({ kind: "log", message: "the attestation's leaf is not included in its checkpoint's tree" });
   if ((await scoreCommit(log.opening.score, log.opening.nonce)) !== log.leaf.score_commit) problems.push({ kind: "log", message: "the attestation's opening does not open its leaf's score commitment" });
   return problems;
+}
+
+/** `npm run verify`'s exit status for a report: 0 when every check held, else the first problem's. */
+export const VERIFY_EXIT = { ok: 0, unreachable: 1, chain: 2, log: 3, checkpoint: 4, replay: 5, stale: 6, fork: 6, promise: 7 } as const;
+
+export function verifyExitCode(report: VerifyReport): number {
+  const order: ProblemKind[] = ["checkpoint", "fork", "stale", "chain", "log", "promise", "replay"];
+  const first = order.find((kind) => report.problems.some((p) => p.kind === kind));
+  return first ? VERIFY_EXIT[first] : VERIFY_EXIT.ok;
 }

@@ -5,7 +5,7 @@ import type { AttestationLog } from "../domain/attestations";
 import { parseCheckpointText } from "../domain/log/checkpoint";
 import { agentTag, logKey, scoreCommit, type Leaf } from "../domain/log/leaf";
 import { toBase64 } from "../domain/log/bytes";
-import { sequencerName } from "../durable/log-sequencer";
+import { sequencerName } from "../domain/log/messages";
 import { logOrigin } from "../env";
 import type { AppEnv } from "./context";
 import { inclusionFromBucket } from "./log-reads";

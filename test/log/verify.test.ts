@@ -7,7 +7,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { verifyAgent, verifyAttestationLog, type AttestationLog, type ListedEntry, type ProblemKind } from "../../clients/typescript/verify";
+import { VERIFY_EXIT, verifyAgent, verifyAttestationLog, verifyExitCode, type AttestationLog, type ListedEntry, type ProblemKind } from "../../clients/typescript/verify";
 import { canonical, sha256HexOfBytes, type Entry } from "../../src/domain/entries";
 import { parseLeaf, signCheckpoint, utf8 } from "../../src/domain/log";
 import { noteSigner, parseLogSigningKeys } from "../../src/domain/log/keys";
@@ -90,6 +90,7 @@ describe("npm run verify (verifyAgent) against the service", () => {
     expect(result.problems).toEqual([]);
     expect(result).toMatchObject({ ok: true, entries: 4, sequenced: 4, promises: { checked: 2, pending: 0 } });
     expect(result.score!.replayed).toBe(result.score!.served);
+    expect(verifyExitCode(result)).toBe(VERIFY_EXIT.ok);
     const other = await createOperator();
     expect((await call(`/agents/${sid}/entries`, { headers: bearer(other.key) })).status).toBe(403); // never another operator's
   });
@@ -126,6 +127,7 @@ describe("npm run verify (verifyAgent) against the service", () => {
     expect(rechained.problems).toContainEqual({ kind: "log", message: "entry 3 is not the entry its leaf commits to: altered or replaced" });
     const swapped = await verify({}, await tamperedEntries(sid, owner.key, (es) => [es[0], es[2], es[1], es[3]]));
     expect(swapped.problems[0]).toEqual({ kind: "chain", message: "entry 2 is missing (found 3)" });
+    expect([verifyExitCode(swapped), verifyExitCode(rechained)]).toEqual([VERIFY_EXIT.chain, VERIFY_EXIT.log]);
   });
 
   it("detects a stale checkpoint presented as current, and a forked one", async () => {
