@@ -34,6 +34,7 @@ import { registerWebhooks } from "./routes/webhooks";
 import { registerDisputes } from "./routes/disputes";
 import { registerWaitlist } from "./routes/waitlist";
 import { registerLog } from "./routes/log";
+import { registerEntries } from "./routes/entries";
 import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
 import { registerMcp } from "./routes/mcp";
 import { registerA2A } from "./routes/a2a";
@@ -84,6 +85,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerPublicPage(app);
   registerBatch(app);
   registerTransactions(app);
+  registerEntries(app);
   registerVerification(app);
   registerIdentity(app);
   registerAttestations(app);
