@@ -176,6 +176,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/waitlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The early-access waitlist, oldest first (paginated)
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        get: operations["adminListWaitlist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/agents/{sid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set an agent's status (active or suspended)
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        post: operations["adminSetAgentStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/operators": {
         parameters: {
             query?: never;
@@ -213,46 +253,6 @@ export interface paths {
          *     Needs the admin token (ADMIN_TOKEN).
          */
         delete: operations["adminRevokeOperatorKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/waitlist": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The early-access waitlist, oldest first (paginated)
-         * @description Needs the admin token (ADMIN_TOKEN).
-         */
-        get: operations["adminListWaitlist"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/agents/{sid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Set an agent's status (active or suspended)
-         * @description Needs the admin token (ADMIN_TOKEN).
-         */
-        post: operations["adminSetAgentStatus"];
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1361,6 +1361,16 @@ export interface components {
              */
             created_at: string;
         };
+        WaitlistEntry: {
+            email: string;
+            /** @enum {string|null} */
+            role: "operator" | "platform" | "developer" | "other" | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:20:30.000Z
+             */
+            created_at: string;
+        };
         ApiKey: {
             id: number;
             /** @description The first 8 hex characters of the key */
@@ -1384,16 +1394,6 @@ export interface components {
              * @example 2026-11-21T10:20:30.000Z
              */
             revoked_at: string | null;
-        };
-        WaitlistEntry: {
-            email: string;
-            /** @enum {string|null} */
-            role: "operator" | "platform" | "developer" | "other" | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:20:30.000Z
-             */
-            created_at: string;
         };
         Me: {
             operator: {
@@ -2106,8 +2106,8 @@ export type Health = components['schemas']['Health'];
 export type ErrorB = components['schemas']['ErrorB'];
 export type Application = components['schemas']['Application'];
 export type AdminOperator = components['schemas']['AdminOperator'];
-export type ApiKey = components['schemas']['ApiKey'];
 export type WaitlistEntry = components['schemas']['WaitlistEntry'];
+export type ApiKey = components['schemas']['ApiKey'];
 export type Me = components['schemas']['Me'];
 export type RegistrationB = components['schemas']['RegistrationB'];
 export type RegisterRequestB = components['schemas']['RegisterRequestB'];
@@ -3314,6 +3314,240 @@ export interface operations {
             };
         };
     };
+    adminListWaitlist: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1-200, default 50 */
+                limit?: number;
+                /** @description The next_cursor of the previous page */
+                cursor?: string;
+            };
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Waitlist */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "waitlist": [
+                     *         {
+                     *           "email": "dev@example.org",
+                     *           "role": "developer",
+                     *           "created_at": "2026-11-21T09:20:30.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        waitlist: components["schemas"]["WaitlistEntry"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid cursor"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_api_key",
+                     *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Admin interface is not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    adminSetAgentStatus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "active" | "suspended";
+                };
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *       "status": "suspended"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @example SID-0x3f9a0c1d2e4b5a69 */
+                        sid: string;
+                        /** @enum {string} */
+                        status: "active" | "suspended";
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid SID format. Expected: SID-0x[16 hex chars]"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_api_key",
+                     *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Agent not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Admin interface is not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
     adminListOperators: {
         parameters: {
             query?: {
@@ -3549,240 +3783,6 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "API key is already revoked"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Temporarily unavailable or not configured */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "unavailable",
-                     *         "message": "Admin interface is not configured"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-        };
-    };
-    adminListWaitlist: {
-        parameters: {
-            query?: {
-                /** @description Page size: 1-200, default 50 */
-                limit?: number;
-                /** @description The next_cursor of the previous page */
-                cursor?: string;
-            };
-            header: {
-                /** @description B: Form B payloads and errors */
-                "api-version": "B";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Waitlist */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "waitlist": [
-                     *         {
-                     *           "email": "dev@example.org",
-                     *           "role": "developer",
-                     *           "created_at": "2026-11-21T09:20:30.000Z"
-                     *         }
-                     *       ],
-                     *       "next_cursor": null
-                     *     }
-                     */
-                    "application/json": {
-                        waitlist: components["schemas"]["WaitlistEntry"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page */
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "Invalid cursor"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "invalid_api_key",
-                     *         "message": "Invalid admin token"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Temporarily unavailable or not configured */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "unavailable",
-                     *         "message": "Admin interface is not configured"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-        };
-    };
-    adminSetAgentStatus: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description B: Form B payloads and errors */
-                "api-version": "B";
-            };
-            path: {
-                /** @description The agent's SID */
-                sid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    status: "active" | "suspended";
-                };
-            };
-        };
-        responses: {
-            /** @description Updated */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *       "status": "suspended"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @example SID-0x3f9a0c1d2e4b5a69 */
-                        sid: string;
-                        /** @enum {string} */
-                        status: "active" | "suspended";
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "Invalid SID format. Expected: SID-0x[16 hex chars]"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "invalid_api_key",
-                     *         "message": "Invalid admin token"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "Agent not found"
                      *       },
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }
