@@ -221,7 +221,7 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
   }
   const drained = keys ? await drainLog(run, promised) : { missingFirst: 0, missing: [], doubled: 0, reachable: false, waitedMs: 0 };
   if (drained.reachable) {
-    notes.push(`log: ${promised.length} promised leaves; ${drained.missingFirst} not in the log at the first look after the load, ${drained.missing.length} after ${(drained.waitedMs / 1000).toFixed(0)} s of alarms`);
+    notes.push(`log: ${promised.length} promised leaves; ${drained.missingFirst} not in the log at the first look after the load, ${drained.missing.length} after ${(drained.waitedMs / 1000).toFixed(0)} s`);
     for (const m of drained.missing.slice(0, 5)) failures.push(`leaf of report ${m.marker} never reached log ${m.log}`);
     if (drained.doubled) failures.push(`${drained.doubled} promised leaves appear more than once in the log`);
   } else notes.push("log: not reachable (no LOG_SIGNING_KEYS?): leaves not checked");
