@@ -138,7 +138,11 @@ function startWorker(name, cwd, script, port, persistTo, extra = []) {
   child.output = () => output.join("");
   child.label = name;
   children.add(child);
-  child.exited.then(() => children.delete(child));
+  child.exited.then((code) => {
+    // A Worker that dies mid-run would otherwise show up only as 0 req/s: say so, with its last words.
+    if (children.has(child) && !child.stopping) log(`${name} exited unexpectedly (code ${code}):\n${child.output().slice(-3000)}`);
+    children.delete(child);
+  });
   return child;
 }
 
@@ -156,6 +160,7 @@ function killGroup(child, signal) {
 
 async function stopWorker(child) {
   if (!children.has(child)) return;
+  child.stopping = true;
   killGroup(child, "SIGTERM");
   const gone = await Promise.race([child.exited.then(() => true), sleep(5000).then(() => false)]);
   if (!gone) killGroup(child, "SIGKILL");
