@@ -90,7 +90,7 @@ const erase = createRoute({
       "Erased",
       { sid: "SID-0x3f9a0c1d2e4b5a69", transaction_id: 4398046511107, erased: 1 },
     ),
-    ...errorResponses(400, 401, 404, 503),
+    ...errorResponses(400, 401, errors.transactionNotFound(), 503),
   },
 });
 
