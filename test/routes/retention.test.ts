@@ -1,13 +1,15 @@
 // History with a retention window: entries older than HISTORY_WINDOW_DAYS move to the archive (R2)
 // after a snapshot entry, replays start from the snapshot and give the same scores, reads follow into
 // the archive, a move killed halfway loses and doubles nothing, and erasure keeps the chain whole.
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readAllArchived, listPages } from "../../src/db/history-archive";
 import { readEntries, whoOf } from "../../src/db/history";
 import { replayOf } from "../../src/domain/agent";
+import type { Env } from "../../src/env";
 import { checkChain, saltedHash, type Entry } from "../../src/domain/entries";
+import worker from "../../src/index";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, createOperator, emptyAgentObject, shardOf, T_CALL, testApp } from "../helpers";
 
@@ -210,5 +212,20 @@ describe("the retention window", () => {
     expect((await app.request("/admin/history/erase", { body: { sid, transaction_id: ids[0] } })).status).toBe(401);
     expect((await app.request("/admin/history/archive", { body: {} })).status).toBe(401);
     expect((await app.request("/admin/history/archive", { headers: ADMIN, body: { limit: 0 } })).status).toBe(400);
+  });
+
+  it("runs daily from the Cron Trigger, with the window HISTORY_WINDOW_DAYS sets", async () => {
+    const { sid } = await oldAgent(3, 1);
+    const runCron = async (bindings: Env) => {
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ scheduledTime: T_CALL, cron: "30 3 * * *" }), bindings, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    // A window longer than the agent's age moves nothing.
+    await runCron({ ...env, HISTORY_WINDOW_DAYS: "700" } as Env);
+    expect(await listPages(env.ARCHIVE_BUCKET, sid)).toEqual([]);
+    await runCron(env as Env);
+    expect((await listPages(env.ARCHIVE_BUCKET, sid)).map((p) => [p.first, p.last])).toEqual([[1, 4]]);
+    expect((await readEntries(await shardOf(sid), sid)).map((e) => e.kind)).toEqual(["report", "snapshot"]);
   });
 });
