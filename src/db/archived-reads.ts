@@ -7,7 +7,8 @@ import type { SCORE_ENTRY_KINDS } from "../domain/entries";
 import type { ScoreEvent, TransactionEntry } from "../domain/views";
 import { scoreEventOf, transactionOfRow } from "./agents";
 import type { Database } from "./client";
-import { firstOnShard, readArchived } from "./history-archive";
+import { readEntries, type StoredEntry } from "./history";
+import { firstOnShard, readArchived, readArchivedAfter } from "./history-archive";
 
 const SCORE_KINDS = new Set<string>(["report", "config", "withdrawal"] satisfies (typeof SCORE_ENTRY_KINDS)[number][]);
 
@@ -15,6 +16,18 @@ const SCORE_KINDS = new Set<string>(["report", "config", "withdrawal"] satisfies
 async function archivedBelow(d1: Database, sid: string): Promise<number | null> {
   const first = await firstOnShard(d1, sid);
   return first !== null && first > 1 ? first : null;
+}
+
+/**
+ * The agent's entries after number `after`, oldest first, at most `limit`: from the archive while
+ * they are older than the shard's oldest entry, then from the shard.
+ */
+export async function entriesAfter(d1: Database, bucket: R2Bucket, sid: string, after: number, limit: number): Promise<StoredEntry[]> {
+  const below = await archivedBelow(d1, sid);
+  const archived = below !== null && after + 1 < below ? await readArchivedAfter(bucket, sid, after, below, limit) : [];
+  if (archived.length >= limit) return archived;
+  const from = archived.length > 0 ? archived[archived.length - 1].n : after;
+  return [...archived, ...(await readEntries(d1, sid, below !== null ? Math.max(from, below - 1) : from, limit - archived.length))];
 }
 
 /** Archived reports before `beforeN`, newest first, at most `limit`: the owner's list past the shard's. */

@@ -89,6 +89,21 @@ export async function readArchived(bucket: R2Bucket, sid: string, before: number
   return found;
 }
 
+/** Archived entries after number `after` and before `below`, oldest first, at most `limit`: the owner's entries from the start. */
+export async function readArchivedAfter(bucket: R2Bucket, sid: string, after: number, below: number, limit: number): Promise<StoredEntry[]> {
+  const found: StoredEntry[] = [];
+  const pages = (await listPages(bucket, sid)).filter((p) => p.last > after && p.first < below);
+  for (const ref of pages) {
+    const page = await readPage(bucket, ref.key);
+    for (const row of page?.entries ?? []) {
+      if (row.n <= after || row.n >= below) continue;
+      found.push(storedEntry(row));
+      if (found.length >= limit) return found;
+    }
+  }
+  return found;
+}
+
 /** Every archived entry of the agent, oldest first (a verifier's whole chain, with the shard's rows after it). */
 export async function readAllArchived(bucket: R2Bucket, sid: string): Promise<StoredEntry[]> {
   const all: StoredEntry[] = [];

@@ -10,6 +10,7 @@ import { replayOf } from "../../src/domain/agent";
 import type { Env } from "../../src/env";
 import { checkChain, saltedHash, type Entry } from "../../src/domain/entries";
 import worker from "../../src/index";
+import { replayScore } from "../../clients/typescript/verify";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, createOperator, emptyAgentObject, shardOf, T_CALL, testApp } from "../helpers";
 
@@ -111,6 +112,22 @@ describe("the retention window", () => {
     const rebuilt = await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
     expect(rebuilt.record!.evidence).toEqual(live.record!.evidence);
     expect(rebuilt.record!.locals).toEqual(live.record!.locals);
+
+    // The owner's entries route reads the archive first, then the shard, page by page; the verifier's
+    // replay of the shard's entries alone (from the snapshot) gives the served score.
+    const listed: { n: number; entry: string }[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await app.request(`/agents/${sid}/entries?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: bearer(owner.key) });
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { entries: { n: number; entry: string }[]; next_cursor: string | null };
+      listed.push(...page.entries);
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(listed.map((e) => e.n)).toEqual(all.map((e) => e.n));
+    expect(await checkChain(listed.map((e) => e.entry))).toBeNull();
+    expect(replayScore(onShard.map((e) => e.entry), T_CALL)).toBe(before.composite_score);
+    expect(replayScore(all.map((e) => e.entry), T_CALL)).toBe(before.composite_score);
 
     // A second pass finds nothing new to move and writes no second snapshot.
     const again = await archivePass(app);
