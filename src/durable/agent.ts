@@ -70,7 +70,7 @@ export class Agent extends DurableObject<Env> {
   answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.answer(ref, input); }
   decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.decide(ref, input); }
 
-  archiveHistory(ref: AgentRef, input: { cutoff: number; now: number; maxPages: number }): Promise<Result<Archived>> { return this.retention.archive(ref, input); }
+  archiveHistory(ref: AgentRef, input: { cutoff: number; dueBefore: number; now: number; maxPages: number }): Promise<Result<Archived>> { return this.retention.archive(ref, input); }
   eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null): Promise<Result<{ found: boolean; erased: number }>> { return this.retention.erase(ref, target); }
 
   override alarm(): Promise<void> { return this.kernel.alarm(); }

@@ -11,6 +11,11 @@ const DAY_MS = 86_400_000;
 export const DEFAULT_WINDOW_DAYS = 400;
 /** Never shorter: past the 90-day dispute window and the 180-day standing window, with room. */
 export const MIN_WINDOW_DAYS = 200;
+/**
+ * An agent's old entries move a period at a time: once its oldest is this much older than the
+ * window's start, every entry before the start goes (one snapshot and about one page a period).
+ */
+export const ARCHIVE_PERIOD_DAYS = 30;
 /** Agents one pass visits at most, and pages one agent moves per visit. */
 export const AGENTS_PER_PASS = 500;
 export const PAGES_PER_AGENT = 20;
@@ -39,10 +44,10 @@ export async function archivePass(env: Env, now: number, limit = AGENTS_PER_PASS
   const db = env.DB.withSession("first-primary");
   const cursor = await db.prepare("SELECT after_num FROM history_archive WHERE id = 1").first<{ after_num: number }>();
   const after = cursor?.after_num ?? 0;
-  // Only agents registered before the cutoff can hold entries older than it.
+  // Only agents registered a period before the cutoff can hold entries due to move.
   const { results } = await db
     .prepare("SELECT num, sid, shard, log FROM agent_directory WHERE num > ? AND created_at < ? ORDER BY num LIMIT ?")
-    .bind(after, new Date(cutoff).toISOString(), limit)
+    .bind(after, new Date(cutoff - ARCHIVE_PERIOD_DAYS * DAY_MS).toISOString(), limit)
     .all<DirectoryRow>();
   const pass: ArchivePass = { cutoff: new Date(cutoff).toISOString(), agents: 0, entries: 0, pages: 0, bytes: 0, failed: 0, complete: results.length < limit };
   let reached = after;
@@ -50,7 +55,7 @@ export async function archivePass(env: Env, now: number, limit = AGENTS_PER_PASS
     const ref: AgentRef = { sid: row.sid, num: row.num, shard: row.shard, log: row.log };
     let done = true;
     try {
-      const moved = await env.AGENT.getByName(row.sid).archiveHistory(ref, { cutoff, now, maxPages: PAGES_PER_AGENT });
+      const moved = await env.AGENT.getByName(row.sid).archiveHistory(ref, { cutoff, dueBefore: cutoff - ARCHIVE_PERIOD_DAYS * DAY_MS, now, maxPages: PAGES_PER_AGENT });
       if (moved.ok) {
         pass.agents++;
         pass.entries += moved.result.moved;

@@ -18,10 +18,10 @@ const DAY = 86_400_000;
 /** The agents here were registered 600 days before the frozen instant; the window is 400 days. */
 const START = T_CALL - 600 * DAY;
 
-async function oldAgent(oldReports: number, recentReports = 4) {
+async function oldAgent(oldReports: number, recentReports = 4, start = START) {
   const owner = await createOperator();
   const reporter = await createOperator({ verified: true });
-  const app = testApp({ now: START });
+  const app = testApp({ now: start });
   const registered = await app.request("/register", { headers: bearer(owner.key), body: { name: "Old agent", ...agentConfig } });
   expect(registered.status).toBe(201);
   const { sid } = (await registered.json()) as { sid: string };
@@ -36,7 +36,7 @@ async function oldAgent(oldReports: number, recentReports = 4) {
     ids.push(((await res.json()) as { transaction_id: number }).transaction_id);
   };
   // Several reports an hour apart (the damping window), then a day apart.
-  for (let i = 0; i < oldReports; i++) await report(START + DAY + (i < 4 ? i * 3_600_000 : i * DAY), i);
+  for (let i = 0; i < oldReports; i++) await report(start + DAY + (i < 4 ? i * 3_600_000 : i * DAY), i);
   for (let i = 0; i < recentReports; i++) await report(T_CALL - 10 * DAY + i * DAY, oldReports + i);
   app.clock.now = T_CALL;
   return { app, sid, owner, reporter, ids };
@@ -241,8 +241,39 @@ describe("the retention window", () => {
     // A window longer than the agent's age moves nothing.
     await runCron({ ...env, HISTORY_WINDOW_DAYS: "700" } as Env);
     expect(await listPages(env.ARCHIVE_BUCKET, sid)).toEqual([]);
+    // An agent whose oldest entry is past the window by less than a period (30 days) waits for it.
+    const young = await oldAgent(2, 1, T_CALL - 420 * DAY);
     await runCron(env as Env);
     expect((await listPages(env.ARCHIVE_BUCKET, sid)).map((p) => [p.first, p.last])).toEqual([[1, 4]]);
+    expect(await listPages(env.ARCHIVE_BUCKET, young.sid)).toEqual([]);
+    expect((await readEntries(await shardOf(young.sid), young.sid)).map((e) => e.kind)).toEqual(["registration", "report", "report", "report"]);
     expect((await readEntries(await shardOf(sid), sid)).map((e) => e.kind)).toEqual(["report", "snapshot"]);
+  });
+
+  it("moves an agent's history a period at a time: no snapshot a day, everything past the window once it is due", async () => {
+    const { app, sid, owner } = await oldAgent(2, 0);
+    for (const daysAgo of [395, 380]) {
+      app.clock.now = T_CALL - daysAgo * DAY;
+      expect((await app.request("/transactions", { headers: bearer(owner.key), body: { sid, transactionType: "t", outcome: "success" } })).status).toBe(201);
+    }
+    app.clock.now = T_CALL;
+    expect((await archivePass(app)).failed).toBe(0);
+    const kinds = async () => (await readEntries(await shardOf(sid), sid)).map((e) => `${e.n}:${e.kind}`);
+    expect(await kinds()).toEqual(["4:report", "5:report", "6:snapshot"]);
+    // Ten days on, the report of 395 days ago is past the window, but not yet by a period.
+    app.clock.now = T_CALL + 10 * DAY;
+    await archivePass(app);
+    expect(await kinds()).toEqual(["4:report", "5:report", "6:snapshot"]);
+    // Forty days on it is: both reports and the old snapshot go, after a new snapshot.
+    app.clock.now = T_CALL + 40 * DAY;
+    const before = await scoreOf(app, sid, owner.key);
+    await archivePass(app);
+    expect(await kinds()).toEqual(["7:snapshot"]);
+    await rebuild(app, sid, owner.key);
+    expect(await scoreOf(app, sid, owner.key)).toEqual(before);
+    expect((await listPages(env.ARCHIVE_BUCKET, sid)).map((p) => [p.first, p.last])).toEqual([[1, 3], [4, 6]]);
+    const { all } = await wholeChain(sid);
+    expect(await checkChain(all.map((e) => e.text))).toBeNull();
+    expect(((await readEntries(await shardOf(sid), sid))[0].entry as Entry & { kind: "snapshot" }).through).toBe(6);
   });
 });

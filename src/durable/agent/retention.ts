@@ -28,11 +28,12 @@ export class Retention {
   constructor(private readonly host: AgentHost) {}
 
   /**
-   * Moves the entries before `cutoff` (ms) to the archive, at most `maxPages` pages: first a snapshot
+   * Moves the entries before `cutoff` (ms) to the archive, once the oldest is older than `dueBefore`,
+   * at most `maxPages` pages: first a snapshot
    * entry of the state after the last of them, then page by page, each written before its rows leave
    * the shard. Interrupted anywhere, the next call goes on from what the shard still holds.
    */
-  archive(ref: AgentRef, input: { cutoff: number; now: number; maxPages: number }): Promise<Result<Archived>> {
+  archive(ref: AgentRef, input: { cutoff: number; dueBefore: number; now: number; maxPages: number }): Promise<Result<Archived>> {
     const { host } = this;
     return host.serial(async () => {
       const record = await host.load(ref);
@@ -41,19 +42,22 @@ export class Retention {
       const d1 = host.shard(record.shard).withSession("first-primary");
       const stored = await readEntries(d1, record.sid);
       let through = 0;
-      for (const e of stored) {
-        if (e.at >= input.cutoff) break;
-        through = e.n;
-      }
+      let i = 0;
+      for (; i < stored.length && stored[i].at < input.cutoff; i++) through = stored[i].n;
       const latest = stored.findLast((e) => e.kind === "snapshot")?.entry as (Entry & { kind: "snapshot" }) | undefined;
       const covered = latest?.through ?? 0;
       let snapshot = false;
-      if (through > covered) {
+      // Moved a period at a time (one snapshot a period, not one a day): only once the oldest entry
+      // on the shard is a period past the window's start; then everything before the start goes.
+      const due = stored.length > 0 && stored[0].at < input.dueBefore;
+      if (through > covered && due) {
+        // Snapshots right after the cut change no state: the new one covers them too, so they leave.
+        for (; i < stored.length && stored[i].kind === "snapshot"; i++) through = stored[i].n;
         const written = await this.snapshot(record, stored.filter((e) => e.n <= through), through, input);
         if (!written) return refuse("write_failed");
         snapshot = true;
       }
-      const target = Math.max(through, covered);
+      const target = due ? Math.max(through, covered) : covered;
       let moved = 0;
       let pages = 0;
       let bytes = 0;
