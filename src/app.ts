@@ -13,6 +13,7 @@ import { fromFramework, validationHook } from "./http/validation";
 import { renderError, toApiError } from "./http/wire";
 import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
+import { registerAdminHistory } from "./routes/admin-history";
 import { registerAdminOperators } from "./routes/admin-operators";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
@@ -78,6 +79,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerApplications(app);
   registerAdmin(app);
   registerAdminOperators(app);
+  registerAdminHistory(app);
   registerMe(app);
   registerAgents(app);
   registerScores(app);
