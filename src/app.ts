@@ -13,7 +13,6 @@ import { fromFramework, validationHook } from "./http/validation";
 import { renderError, toApiError } from "./http/wire";
 import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
-import { registerAdminHistory } from "./routes/admin-history";
 import { registerAdminOperators } from "./routes/admin-operators";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
@@ -79,7 +78,6 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerApplications(app);
   registerAdmin(app);
   registerAdminOperators(app);
-  registerAdminHistory(app);
   registerMe(app);
   registerAgents(app);
   registerScores(app);

@@ -2,7 +2,6 @@ import { createApp } from "./app";
 import { metering } from "./d1-meter";
 import type { Env } from "./env";
 import { createQueueHandler } from "./queues";
-import { archivePass } from "./queues/archive";
 import { pruneDeliveries } from "./queues/pruning";
 
 export { Agent } from "./durable/agent";
@@ -16,9 +15,5 @@ const consume = createQueueHandler();
 export default {
   fetch: (request, env, ctx) => app.fetch(request, metering(env), ctx),
   queue: (batch, env) => consume(batch, metering(env, "queue:")),
-  scheduled: (controller, env, ctx) => {
-    const metered = metering(env, "cron:");
-    ctx.waitUntil(pruneDeliveries(metered, controller.scheduledTime));
-    ctx.waitUntil(archivePass(metered, controller.scheduledTime));
-  },
+  scheduled: (controller, env, ctx) => ctx.waitUntil(pruneDeliveries(metering(env, "cron:"), controller.scheduledTime)),
 } satisfies ExportedHandler<Env>;

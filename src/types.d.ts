@@ -25,10 +25,6 @@ declare namespace Cloudflare {
     LOG_SEQUENCER: DurableObjectNamespace<import("./durable/log-sequencer").LogSequencer>;
     /** The logs' tiles, entry bundles and checkpoints, written by the sequencers, read by GET /log/... */
     LOG_BUCKET: R2Bucket;
-    /** Agents' history older than the retention window: compressed pages of entry rows (src/db/history-archive.ts). */
-    ARCHIVE_BUCKET: R2Bucket;
-    /** Days of history the shards keep (default 400, at least 200); older entries move to ARCHIVE_BUCKET. */
-    HISTORY_WINDOW_DAYS?: string;
     /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */
     LOG_QUEUE?: Queue<import("./domain/log/messages").LogMessage>;
     /** How many logs there are (logs 0 ... LOG_COUNT-1; default 1). Only ever raised. */

@@ -77,7 +77,7 @@ export function replayScore(entries: readonly Entry[], now: number): number {
   const createdAt = registered ? Date.parse(registered.at) : 0;
   const who = (e: Entry) => (e.kind === "report" ? e.reporter : e.kind === "registration" || e.kind === "claim" ? e.owner : null);
   const history = historyOfEntries(entries.map((entry) => ({ entry, who: who(entry) })));
-  const { evidence } = replayHistory(history.items, history.owner, createdAt, now, history.start);
+  const { evidence } = replayHistory(history.items, history.owner, createdAt, now);
   const identity = entries.findLast((e) => e.kind === "identity");
   return scoreOf(evidence, { now, ownerId: history.owner, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
 }

@@ -152,10 +152,3 @@ export const withdrawals = sqliteTable("reporter_withdrawals", {
   operatorId: integer("operator_id").notNull(),
   withdrawnAt: text("withdrawn_at").notNull(),
 }, (t) => [index("reporter_withdrawals_operator").on(t.operatorId, t.withdrawnAt)]);
-
-/** Where the archive's daily pass over the agent directory got to (one row): the next pass goes on after `after_num`. */
-export const historyArchive = sqliteTable("history_archive", {
-  id: integer("id").primaryKey(),
-  afterNum: integer("after_num").notNull(),
-  updatedAt: text("updated_at").notNull(),
-});

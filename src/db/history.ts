@@ -2,7 +2,7 @@
 // tables from before the chain, which each agent's object reads once to build its chain.
 
 import { and, asc, eq, gt, isNotNull, isNull } from "drizzle-orm";
-import { legacyBase, type EntryWho, type HistoryItem } from "../domain/agent";
+import { legacyBase, type HistoryItem } from "../domain/agent";
 import type { AgentKey, PublicJwk } from "../domain/agent-keys";
 import { MODEL, type ChangeType, type Outcome, type SignalDimension } from "../domain/model";
 import { db, type Database } from "./client";
@@ -56,10 +56,9 @@ export interface StoredEntry {
   composite: number | null;
 }
 
-export const ENTRY_COLUMNS = "n, kind, at, operator, status, ref, body, hash, salt, private, composite";
-const ENTRY_READ = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?`;
+const ENTRY_READ = "SELECT n, kind, at, operator, status, ref, body, hash, salt, private, composite FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?";
 
-export type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: string; hash: string; salt: string | null; private: string | null; composite: number | null };
+type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: string; hash: string; salt: string | null; private: string | null; composite: number | null };
 
 export const storedEntry = (r: EntrySqlRow): StoredEntry => ({
   n: r.n,
@@ -75,9 +74,6 @@ export const storedEntry = (r: EntrySqlRow): StoredEntry => ({
   private: r.private === null ? null : (JSON.parse(r.private) as Record<string, unknown>),
   composite: r.composite ?? null,
 });
-
-/** Who an entry names, as the service replays it: its operator, or for a retention snapshot its operators' numbers by id. */
-export const whoOf = (e: StoredEntry): EntryWho => (e.kind === "snapshot" ? ((e.private?.locals as Record<string, number> | undefined) ?? null) : e.operator);
 
 /** The agent's entries after number `after` (all of them by default), in order, read page by page. */
 export async function readEntries(d1: Database, sid: string, after = 0, limit = Infinity): Promise<StoredEntry[]> {

@@ -305,87 +305,60 @@ export type HistoryItem =
  * one, which re-weights the claimer's earlier reports), and the report times within the damping
  * window of `now`, per reporter, for the next report's k.
  */
-export function replayHistory(history: HistoryItem[], ownerId: number | null, createdAt: number, now: number, start?: ReplayStart) {
+export function replayHistory(history: HistoryItem[], ownerId: number | null, createdAt: number, now: number) {
   const events: HistoryEvent[] = history.map((h) =>
     h.kind === "config"
       ? h
       : { kind: "report", reporter: h.reporter, at: h.at, outcome: h.outcome, signals: h.signals, base: h.base, evidence: h.evidenceFactor, penalty: h.penalty },
   );
   const recent = new Map<number, number[]>();
-  const times: [number, number][] = [...[...(start?.recent ?? [])].flatMap(([r, ts]) => ts.map((t): [number, number] => [r, t]))];
-  for (const h of history) if (h.kind === "report") times.push([h.reporter, h.at]);
-  for (const [reporter, at] of times) if (at > now - MODEL.dampingWindowMs) recent.set(reporter, [...(recent.get(reporter) ?? []), at]);
-  return { evidence: replay(events, ownerId, createdAt, start), recent };
+  for (const h of history) {
+    if (h.kind === "report" && h.at > now - MODEL.dampingWindowMs) recent.set(h.reporter, [...(recent.get(h.reporter) ?? []), h.at]);
+  }
+  return { evidence: replay(events, ownerId, createdAt), recent };
 }
-
-/** Where a replay starts when the chain holds a retention snapshot: the state it recorded. */
-export interface ReplayStart {
-  evidence: AgentEvidence;
-  recent: Map<number, number[]>;
-}
-
-/**
- * Who an entry names, as the replay keys operators: an operator id (the service) or a commitment (a
- * verifier); for a snapshot, its operators' numbers by that same key (null: the snapshot's own, by
- * commitment).
- */
-export type EntryWho = string | number | null | Record<string, number>;
 
 /**
  * What the model replays of a chain of entries: its reports (those withdrawn later left out) and
  * configuration changes in order, with each operator it names numbered in order of first mention
  * (`who` names the operator of an entry: the service passes operator ids, a verifier commitments),
- * and the owner's number at the end of the chain. From the latest retention snapshot on, when the
- * chain holds one: the entries it covers (`through`) are left out, its state is where the fold starts.
+ * and the owner's number at the end of the chain.
  */
-export function historyOfEntries(entries: readonly { entry: Entry; who: EntryWho }[]): {
+export function historyOfEntries(entries: readonly { entry: Entry; who: string | number | null }[]): {
   items: HistoryItem[];
   locals: Map<string, number>;
   owner: number | null;
-  start?: ReplayStart;
 } {
-  let locals = new Map<string, number>();
+  const locals = new Map<string, number>();
   const number = (who: string | number) => {
     const key = String(who);
     let local = locals.get(key);
     if (local === undefined) locals.set(key, (local = locals.size + 1));
     return local;
   };
-  let snapshot: { entry: Entry & { kind: "snapshot" }; who: EntryWho } | undefined;
-  for (const e of entries) if (e.entry.kind === "snapshot") snapshot = e as typeof snapshot;
-  const through = snapshot?.entry.through ?? 0;
-  let owner: number | null = null;
-  let start: ReplayStart | undefined;
-  if (snapshot) {
-    const { state } = snapshot.entry;
-    const who = snapshot.who;
-    locals = new Map(Object.entries(who !== null && typeof who === "object" ? who : state.locals));
-    owner = state.owner;
-    start = { evidence: state.evidence, recent: new Map(Object.entries(state.recent).map(([r, ts]) => [Number(r), ts])) };
-  }
   const withdrawn = new Set(entries.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
   const items: HistoryItem[] = [];
+  let owner: number | null = null;
   for (const { entry, who } of entries) {
-    if (entry.n <= through) continue;
     const at = Date.parse(entry.at);
     if (entry.kind === "registration" || entry.kind === "claim") {
-      owner = who === null ? null : number(who as string | number);
+      owner = who === null ? null : number(who);
     } else if (entry.kind === "report") {
-      const reporter = number(who as string | number);
+      const reporter = number(who!);
       if (withdrawn.has(entry.n)) continue;
       items.push({ kind: "report", id: entry.n, reporter, at, outcome: entry.outcome, signals: entry.signals, base: entry.base, evidenceFactor: entry.evidence, penalty: entry.penalty });
     } else if (entry.kind === "config" && entry.changes.length > 0) {
       items.push({ kind: "config", at, changes: entry.changes });
     }
   }
-  return { items, locals, owner, start };
+  return { items, locals, owner };
 }
 
-/** The replay of a chain of entries as the model folds it, with each operator's number on the agent and the owner's. */
-export function replayOf(entries: readonly { entry: Entry; who: EntryWho }[], createdAt: number, now: number) {
+/** The replay of a chain of entries as the model folds it, with each operator's number on the agent. */
+export function replayOf(entries: readonly { entry: Entry; who: string | number | null }[], createdAt: number, now: number) {
   const history = historyOfEntries(entries);
-  const replayed = replayHistory(history.items, history.owner, createdAt, now, history.start);
-  return { ...replayed, owner: history.owner, locals: Object.fromEntries(history.locals) as Record<string, number> };
+  const replayed = replayHistory(history.items, history.owner, createdAt, now);
+  return { ...replayed, locals: Object.fromEntries(history.locals) as Record<string, number> };
 }
 
 /**

@@ -5,7 +5,7 @@
 // kept beside the entry, so deleting the salt erases the text without breaking the chain.
 
 import canonicalize from "canonicalize";
-import type { AgentEvidence, ChangeType, Dimension, Outcome, ScoreView, SignalDimension } from "./model";
+import type { ChangeType, Dimension, Outcome, ScoreView, SignalDimension } from "./model";
 import { DIMENSIONS } from "./model";
 import { randomHex } from "./identifiers";
 
@@ -52,21 +52,7 @@ export interface EntryBodies {
   /** The credibility in force for some of the agent's reporters from here on, by commitment. */
   credibility: { values: Record<string, number> };
   model: { version: number };
-  /**
-   * The model's state after entry `through` (the history before it may have left for the archive):
-   * replays start here. `locals`: each operator's number on the agent, by commitment.
-   */
-  snapshot: { through: number; state: SnapshotState };
-}
-
-/** What a replay needs to go on from a snapshot as if it had folded every entry before it. */
-export interface SnapshotState {
-  evidence: AgentEvidence;
-  /** Report times within the damping window before the cut, by reporter number: the next reports' k. */
-  recent: Record<string, number[]>;
-  /** The owner's number on the agent at the cut (null: unclaimed). */
-  owner: number | null;
-  locals: Record<string, number>;
+  snapshot: { state: unknown };
 }
 
 export type EntryDraft = { [K in EntryKind]: { kind: K; at: number; body: EntryBodies[K] } }[EntryKind];

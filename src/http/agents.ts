@@ -1,6 +1,5 @@
 import type { Context } from "hono";
-import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, SCORE_HISTORY_LIMIT, type AgentRow } from "../db/agents";
-import { archivedScoreEvents } from "../db/archived-reads";
+import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, type AgentRow } from "../db/agents";
 import { toAgentScore } from "../domain/views";
 import { findAgent, findAgentByNumber } from "../db/directory";
 import { unresolvedDisputes } from "../db/disputes";
@@ -139,11 +138,6 @@ export async function agentReport(c: Context<AppEnv>, sid: string): Promise<Agen
     unresolvedDisputes(c.get("db"), sid),
   ]);
   if (!report) throw errors.agentNotFound();
-  // An agent with fewer score-moving entries on its shard than the history shows: the rest is archived.
-  if (report.scoreHistory.length < SCORE_HISTORY_LIMIT) {
-    const older = await archivedScoreEvents(c.get("sessions").shard(ref.shard), c.env.ARCHIVE_BUCKET, sid, ref.num, SCORE_HISTORY_LIMIT - report.scoreHistory.length);
-    return { ...report, scoreHistory: [...report.scoreHistory, ...older], disputes };
-  }
   return { ...report, disputes };
 }
 

@@ -247,15 +247,9 @@ export function applyConfigChange(state: AgentEvidence, changes: ChangeType[], n
  * live path does (earlier reports by the same reporter less than the damping window before it), so
  * the result equals the live fold bit for bit.
  */
-export function replay(
-  events: HistoryEvent[],
-  ownerId: number | null,
-  createdAt: number,
-  start: { evidence: AgentEvidence; recent: Map<number, number[]> } = { evidence: emptyEvidence(createdAt), recent: new Map() },
-): AgentEvidence {
-  // From a retention snapshot: its evidence and its report times, as if the fold had run up to it.
-  let state = start.evidence;
-  const recent = new Map([...start.recent].map(([r, times]) => [r, [...times]]));
+export function replay(events: HistoryEvent[], ownerId: number | null, createdAt: number): AgentEvidence {
+  let state = emptyEvidence(createdAt);
+  const recent = new Map<number, number[]>();
   for (const event of events) {
     if (event.kind === "config") {
       state = applyConfigChange(state, event.changes, event.at);

@@ -69,11 +69,7 @@ export interface AgentHost {
   keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number): void;
   /** The report times kept for damping, by reporter (memory, in step with storage). */
   recent: Map<number, number[]>;
-  /** Whether a test asked this point to fail (production: never). */
-  failing(point: FaultPoint): boolean;
 }
-
-export type FaultPoint = "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk" | "archiveAfterPut";
 
 export interface Replayed {
   evidence: AgentRecord["evidence"];

@@ -5,7 +5,7 @@
 // (reports, profile, identity, disputes) decide what a change is and hand it to `commit`.
 
 import { readAgentRow, recordOfRow } from "../../db/agents";
-import { readEntries, readKeys, whoOf } from "../../db/history";
+import { readEntries, readKeys } from "../../db/history";
 import { agentRow, controlStatements, shardStatements, type ShardWrite } from "../../db/shard-writes";
 import { nextFaceChange, replayOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { GENESIS, type Entry } from "../../domain/entries";
@@ -15,7 +15,7 @@ import type { Result } from "../../domain/results";
 import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
-import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type FaultPoint, type Feature, type Refused, type Replayed } from "./host";
+import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { KernelStorage } from "./storage";
 
@@ -31,7 +31,7 @@ const LEAVES_PER_MESSAGE = 200;
 export interface Probes {
   now(): number;
   /** True to fail at this point once: a crash right after the commit, a shard batch, a crash before publishing. */
-  fail(point: FaultPoint): boolean;
+  fail(point: "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk"): boolean;
 }
 export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
 
@@ -330,7 +330,7 @@ export class Kernel implements AgentHost {
   async replay(record: AgentRecord, now: number, pending: readonly { entry: Entry; who: number | null }[] = []): Promise<Replayed | null> {
     if ((await this.flush()) === null) return null;
     const stored = await readEntries(this.shard(record.shard).withSession("first-primary"), record.sid);
-    return replayOf([...stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), ...pending], Date.parse(record.createdAt), now);
+    return replayOf([...stored.map((e) => ({ entry: e.entry, who: e.operator })), ...pending], Date.parse(record.createdAt), now);
   }
 
   /** Test and operator view: the record, and how many journal entries the shard still lacks. */
@@ -391,7 +391,7 @@ export class Kernel implements AgentHost {
       return migrateChain(this, recordOfRow(ref, row, keys, { at: now, reporters: {}, lastConfigChangeAt: null }, { seq: 0, chainHash: GENESIS, locals: {} }), restores);
     }
     const [stored, ...restores] = await Promise.all([readEntries(shard, ref.sid), ...this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {}))]);
-    const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), Date.parse(row.createdAt), now);
+    const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(row.createdAt), now);
     const last = stored[stored.length - 1];
     const record = recordOfRow(ref, row, keys, replayed.evidence, { seq: last?.n ?? 0, chainHash: last?.hash ?? GENESIS, locals: replayed.locals });
     // Written back at once: the row now carries the current model's evidence. Not stored, it must not
@@ -422,7 +422,7 @@ export class Kernel implements AgentHost {
   }
 
   /** Whether a test asked this point to fail. */
-  failing(point: FaultPoint): boolean {
+  failing(point: "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk"): boolean {
     return this.probes.fail(point);
   }
 }
