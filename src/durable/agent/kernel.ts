@@ -7,7 +7,7 @@
 import { readAgentRow, recordOfRow } from "../../db/agents";
 import { readEntries, readKeys } from "../../db/history";
 import { agentRow, controlStatements, shardStatements, type ShardWrite } from "../../db/shard-writes";
-import { nextFaceChange, replayOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { modelOf, nextFaceChange, replayOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { GENESIS, type Entry } from "../../domain/entries";
 import { scoreChangedData, scoreCrossed } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
@@ -18,6 +18,7 @@ import { Chain, type EntryWrite } from "./chain";
 import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { KernelStorage } from "./storage";
+import { modelAtRebuild, refreshCredibility, switchIfDue } from "./model";
 
 const DAY_MS = 86_400_000;
 /** A shard batch that failed is retried by the alarm after this long (and by the next change). */
@@ -78,15 +79,22 @@ export class Kernel implements AgentHost {
     return run;
   }
 
+  /** The record, switched to scoring model version 3 first when its switch time has passed (./model). */
   async load(ref: AgentRef): Promise<AgentRecord | null> {
+    const record = await this.loadStored(ref);
+    if (!record || modelOf(record) === 3) return record;
+    return switchIfDue(this, record, this.probes.now());
+  }
+
+  private async loadStored(ref: AgentRef): Promise<AgentRecord | null> {
     if (this.record) return this.record;
     const stored = this.store.record();
     if (!stored) return this.rebuild(ref);
     // A record from before the chain, or whose move into it was interrupted: the move goes on first.
-    if (stored.chainHash === undefined || stored.migrating) return migrateChain(this, { ...ref, ...stored, log: stored.log ?? ref.log });
+    if (stored.chainHash === undefined || stored.migrating) return migrateChain(this, { ...ref, ...stored, log: stored.log ?? ref.log }, [], 2);
     this.record = stored.log === undefined ? { ...stored, log: ref.log } : stored;
     this.recent = this.store.recentReports();
-    return stored;
+    return this.record;
   }
 
   async owned(ref: AgentRef, callerId: number): Promise<AgentRecord | Refused> {
@@ -327,10 +335,10 @@ export class Kernel implements AgentHost {
     if (idempotency) this.store.keepAnswer(operatorId, idempotency.key, idempotency.requestHash, result, now);
   }
 
-  async replay(record: AgentRecord, now: number, pending: readonly { entry: Entry; who: number | null }[] = []): Promise<Replayed | null> {
+  async replay(record: AgentRecord, now: number, pending: readonly { entry: Entry; who: number | null }[] = [], version = modelOf(record)): Promise<Replayed | null> {
     if ((await this.flush()) === null) return null;
     const stored = await readEntries(this.shard(record.shard).withSession("first-primary"), record.sid);
-    return replayOf([...stored.map((e) => ({ entry: e.entry, who: e.operator })), ...pending], Date.parse(record.createdAt), now);
+    return replayOf([...stored.map((e) => ({ entry: e.entry, who: e.operator })), ...pending], Date.parse(record.createdAt), now, version);
   }
 
   /** Test and operator view: the record, and how many journal entries the shard still lacks. */
@@ -347,12 +355,14 @@ export class Kernel implements AgentHost {
   async alarm(): Promise<void> {
     this.alarmAt = null;
     await this.serial(async () => {
-      const record = this.stored();
-      if (!record) return;
+      const stored = this.stored();
+      if (!stored) return;
       // A cold object: the report times for damping come with the record, as load() takes them.
       if (!this.record) this.recent = this.store.recentReports();
-      this.record = record;
+      this.record = stored;
       const now = this.probes.now();
+      // The model: the switch when its time has passed, else the credibility in force brought up to date.
+      const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
       this.store.forgetExpired(now);
       for (const f of this.features) f.alarm?.(record, now);
       const shown = this.store.shown();
@@ -388,10 +398,11 @@ export class Kernel implements AgentHost {
     if (row.historyVersion < 2) {
       // Its history is still in the tables from before the chain: the move builds its working state.
       const restores = await Promise.all(this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {})));
-      return migrateChain(this, recordOfRow(ref, row, keys, { at: now, reporters: {}, lastConfigChangeAt: null }, { seq: 0, chainHash: GENESIS, locals: {} }), restores);
+      return migrateChain(this, recordOfRow(ref, row, keys, { at: now, reporters: {}, lastConfigChangeAt: null }, { seq: 0, chainHash: GENESIS, locals: {} }), restores, 2);
     }
     const [stored, ...restores] = await Promise.all([readEntries(shard, ref.sid), ...this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {}))]);
-    const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(row.createdAt), now);
+    const version = await modelAtRebuild(this, ref.sid, Date.parse(row.createdAt), stored, now);
+    const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(row.createdAt), now, version);
     const last = stored[stored.length - 1];
     const record = recordOfRow(ref, row, keys, replayed.evidence, { seq: last?.n ?? 0, chainHash: last?.hash ?? GENESIS, locals: replayed.locals });
     // Written back at once: the row now carries the current model's evidence. Not stored, it must not

@@ -12,6 +12,7 @@ import type { Leaf } from "../../domain/log/leaf";
 import type { ConfigUpdated, Registration } from "../../domain/views";
 import { claimWrite, configWrite, registrationWrite, statusWrite } from "./entry-writes";
 import { ok, refuse, type AgentHost } from "./host";
+import { modelForNew } from "./model";
 
 export interface RegistrationInput {
   operatorId: number | null;
@@ -38,7 +39,7 @@ export class Profile {
     const { host } = this;
     return host.serial(async () => {
       if (host.store.record()) return refuse("already_registered");
-      const created = newRecord(ref, input, input.now);
+      const created = newRecord(ref, input, input.now, await modelForNew(host, ref.sid, input.now));
       const score = scoreOfRecord(created, input.now);
       const { record, shard, leaves } = await host.append(created, [await registrationWrite(created, score, input.now, (op) => host.chain.commitment(ref.sid, op))]);
       const writes = [agentRow(record, input.now), ...shard, configRow(record, record.seq, [], input.now)];
