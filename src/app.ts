@@ -13,6 +13,7 @@ import { fromFramework, validationHook } from "./http/validation";
 import { renderError, toApiError } from "./http/wire";
 import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
+import { registerAdminModel } from "./routes/admin-model";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
 import { registerBadges } from "./routes/badges";
@@ -75,6 +76,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerHealth(app);
   registerApplications(app);
   registerAdmin(app);
+  registerAdminModel(app);
   registerMe(app);
   registerAgents(app);
   registerScores(app);
