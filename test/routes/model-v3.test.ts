@@ -139,6 +139,34 @@ describe("scoring model version 3 in the service", () => {
     expect(reportB.model.version).toBe(3);
   });
 
+  it("a re-registered caution agent (same owner and configuration) starts in caution; another owner's copy only says SIMILAR_TO_CAUTIONED", async () => {
+    const { t, operator, register, report, score } = await setup();
+    const owner = await operator(false);
+    const other = await operator(false);
+    const reporters = await Promise.all([1, 2, 3, 4, 5, 6].map(() => operator(true)));
+    const config = { systemPromptHash: "c".repeat(64) };
+    const sid = await register(owner.key, config);
+    for (let day = 0; day < 4; day++) {
+      for (const [i, r] of reporters.entries()) {
+        t.clock.now = START + day * DAY + i * HOUR;
+        await report(r.key, sid, { outcome: "failure", reliabilitySignal: 100, qualitySignal: 200 });
+      }
+    }
+    expect((await score(sid, owner.key)).recommendation).toBe("caution");
+    t.clock.now += HOUR;
+    const again = await register(owner.key, config);
+    const repeated = await score(again, owner.key);
+    expect(repeated.recommendation).toBe("caution");
+    const copy = await register(other.key, config);
+    const copied = await score(copy, other.key);
+    expect(copied.recommendation).toBe("review");
+    expect(copied.reasons).toContain("SIMILAR_TO_CAUTIONED");
+    // A different configuration of the same owner starts clean.
+    const fresh = await score(await register(owner.key, { systemPromptHash: "d".repeat(64) }), owner.key);
+    expect(fresh.recommendation).toBe("review");
+    expect(fresh.reasons).not.toContain("SIMILAR_TO_CAUTIONED");
+  });
+
   // Last: it closes the bootstrap latch for good.
   it("three new accounts praising a new agent never make it clear (bootstrap latch closed)", async () => {
     const { t, operator, register, report, score } = await setup();

@@ -9,8 +9,17 @@ import { credibilitySource } from "../../db/credibility";
 import { readModelSettings, servedModel, switchTimeOf } from "../../db/model-settings";
 import { applyCredibilityTo, chainModel, localOf, modelOf, ownerLocal, scoreOfRecord, type AgentRecord } from "../../domain/agent";
 import type { Entry } from "../../domain/entries";
-import { applySwitch, credibilityUpdate, type AgentState, type CredibilitySource } from "../../domain/model";
-import { isV3 } from "../../domain/scoring";
+import {
+  applySwitch,
+  credibilityUpdate,
+  inheritanceFrom,
+  isWhitewashSource,
+  type AgentState,
+  type CredibilitySource,
+  type InheritanceInput,
+  type InheritedReporter,
+} from "../../domain/model";
+import { inheritanceInto, isV3 } from "../../domain/scoring";
 import type { EntryWrite } from "./chain";
 import type { AgentHost, Replayed } from "./host";
 
@@ -114,4 +123,48 @@ export async function refreshCredibility(host: AgentHost, record: AgentRecord, n
   const appended = await host.append({ ...step.record, seq: record.seq, chainHash: record.chainHash }, [step.write]);
   const next = appended.record;
   return host.commit(next, { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now }) ? next : record;
+}
+
+/** What a cautioned agent passes on (R6), its reporters by operator id. */
+export interface Inherited {
+  at: number;
+  reporters: Record<string, InheritedReporter>;
+  caution: boolean;
+}
+
+/** The inheritance this agent passes to a new agent of its owner with its configuration, or null. */
+export function inheritanceOf(record: AgentRecord, now: number): Inherited | null {
+  if (!isV3(record.evidence)) return null;
+  if (!isWhitewashSource(record.evidence, { now, suspended: record.status === "suspended" })) return null;
+  const input = inheritanceFrom(record.evidence, now, { suspended: record.status === "suspended" });
+  if (!input) return null;
+  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), op]));
+  const reporters: Record<string, InheritedReporter> = {};
+  for (const [key, r] of Object.entries(input.reporters)) reporters[operatorOf.get(key)!] = r;
+  return { at: now, reporters, caution: input.caution };
+}
+
+/**
+ * The inheritance entry of a new agent (after its registration entry): the inherited reporters get
+ * their numbers on the agent in the order of their commitments (as a replay numbers them).
+ */
+export async function inheritanceStep(before: AgentRecord, inherited: Inherited, commitment: Commitment): Promise<{ record: AgentRecord; write: EntryWrite } | null> {
+  if (!isV3(before.evidence)) return null;
+  const named = await Promise.all(Object.keys(inherited.reporters).map(async (op) => ({ op: Number(op), c: await commitment(Number(op)) })));
+  named.sort((x, y) => (x.c < y.c ? -1 : x.c > y.c ? 1 : 0));
+  let record = before;
+  const byLocal: Record<string, InheritedReporter> = {};
+  const byCommitment: Record<string, InheritedReporter> = {};
+  for (const { op, c } of named) {
+    const numberedRecord = localOf(record, op);
+    record = numberedRecord.record;
+    byLocal[String(numberedRecord.local)] = inherited.reporters[op];
+    byCommitment[c] = inherited.reporters[op];
+  }
+  const input: InheritanceInput = { at: inherited.at, reporters: byLocal, caution: inherited.caution };
+  const next: AgentRecord = { ...record, evidence: inheritanceInto(record.evidence, input), seq: record.seq + 1 };
+  return {
+    record: next,
+    write: { draft: { kind: "inheritance", at: inherited.at, body: { reporters: byCommitment, caution: inherited.caution } }, composite: scoreOfRecord(next, inherited.at).composite },
+  };
 }
