@@ -32,7 +32,9 @@ describe("examples/a2a-trust-extension.mjs", () => {
 
     const { claims, statusList } = await checkTrustExtension(carded, keys, { trustedOrigin: ORIGIN, sid, currentDate: new Date(T0) });
     expect(claims).toMatchObject({ iss: ORIGIN, sub: sid, operator_name: "Card Ops" });
-    expect(statusList).toBeNull();
+    // The pointer the attestation itself carries (a relying party checks the list it names).
+    expect(statusList).toEqual({ idx: expect.any(Number), uri: `${ORIGIN}/status/0` });
+    expect(statusList).toEqual(claims.status_list);
   });
 
   it("refuses a card without the trusted service's extension, or about another agent", async () => {

@@ -52,7 +52,7 @@ describe("GET /agents/{sid}/a2a-extension", () => {
       uri: URI,
       description: expect.stringContaining(sid),
       required: false,
-      params: { sid, attestation: expect.any(String), jwks_uri: `${ORIGIN}/.well-known/jwks.json`, attestation_uri: `${ORIGIN}/score/${sid}/attestation`, status_list: null },
+      params: { sid, attestation: expect.any(String), jwks_uri: `${ORIGIN}/.well-known/jwks.json`, attestation_uri: `${ORIGIN}/score/${sid}/attestation`, status_list: { idx: expect.any(Number), uri: `${ORIGIN}/status/0` } },
     });
 
     // The relying party's side: the card as published, read with the SDK's types only.

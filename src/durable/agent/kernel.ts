@@ -258,7 +258,7 @@ export class Kernel implements AgentHost {
     } catch (err) {
       log("error", "leaves not sent; the log outbox keeps them", { sid: record.sid, leaves: leaves.length, error: String(err) });
     }
-    await this.scheduleAlarm(Date.now() + LOG_CHECK_MS);
+    await this.scheduleAlarm(this.probes.now() + LOG_CHECK_MS);
   }
 
   private async publishEvents(record: AgentRecord): Promise<void> {
