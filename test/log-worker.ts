@@ -10,7 +10,7 @@ import { agentTag, leafBytes, logKey, type Leaf } from "../src/domain/log/leaf";
 import { sequencerName } from "../src/durable/log-sequencer";
 import type { Env } from "../src/env";
 
-export { Agent, LogSequencer, RateLimiter } from "../src/index";
+export { Agent, LogSequencer, RateLimiter, StatusList } from "../src/index";
 
 const ROUTE = /^\/__test\/log\/(0|[1-9][0-9]*)\/(append|stats)$/;
 

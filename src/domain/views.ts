@@ -85,6 +85,8 @@ export interface AgentReport extends AgentScore {
 
 export interface TransactionRecorded {
   transactionId: number;
+  /** When the report was recorded (ms): the promise's `iat`, so a replayed answer carries the same promise. */
+  recordedAt?: number;
   score: ScoreView;
   /** The leaf the report's history entry gave the agent's transparency log (the 201's promise is signed over it). */
   leaf?: { agent: string; seq: number; entry_hash: string; score_commit: string };

@@ -51,7 +51,7 @@ export async function withPromise(c: Context<AppEnv>, ref: AgentRef, recorded: T
   const url = new URL(c.req.url);
   const [key] = await signingKeys(c);
   const promise = await signPromise(
-    { iss: url.origin, sub: ref.sid, iat: Math.floor(c.get("deps").now() / 1000), log: logOrigin(c.env, ref.log), seq: leaf.seq, entry_hash: leaf.entry_hash, leaf },
+    { iss: url.origin, sub: ref.sid, iat: Math.floor((recorded.recordedAt ?? c.get("deps").now()) / 1000), log: logOrigin(c.env, ref.log), seq: leaf.seq, entry_hash: leaf.entry_hash, leaf },
     key,
   );
   return { ...recorded, promise };

@@ -181,6 +181,7 @@ export class Reports implements Feature {
     group.times.push({ reporter: local, at: input.at });
     const result: TransactionRecorded = {
       transactionId: recorded.id,
+      recordedAt: input.at,
       score: applied.score,
       ...(receipt ? { receipt: receipt.accepted ? { accepted: true } : { accepted: false, reason: receipt.reason } } : {}),
     };
