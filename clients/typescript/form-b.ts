@@ -4244,7 +4244,7 @@ export interface operations {
                      *       ],
                      *       "examples": [
                      *         {
-                     *           "sid": "agent_3f9a1c2b7d4e5f60",
+                     *           "sid": "SID-0x3f9a1c2b7d4e5f60",
                      *           "from": "clear",
                      *           "to": "review"
                      *         }

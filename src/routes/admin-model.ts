@@ -111,7 +111,7 @@ const shadow = createRoute({
       compared: 120,
       changed: 3,
       changes: [{ from: "clear", to: "review", agents: 3 }],
-      examples: [{ sid: "agent_3f9a1c2b7d4e5f60", from: "clear", to: "review" }],
+      examples: [{ sid: "SID-0x3f9a1c2b7d4e5f60", from: "clear", to: "review" }],
       next_cursor: null,
     }),
     ...errorResponses(400, 401, 503),
