@@ -28,10 +28,15 @@ const PRODUCERS = [
 /** The platform's batch size for these consumers (wrangler.toml max_batch_size). */
 const BATCH_SIZE = 10;
 
-export function holdQueues(deps: Partial<QueueDeps> = {}) {
+/**
+ * Holds the service's queues. With `log`, the agents' leaves for the transparency log too (the
+ * trust-log queue): a test that drives the log end to end drains them into the sequencers itself.
+ */
+export function holdQueues(deps: Partial<QueueDeps> = {}, options: { log?: boolean } = {}) {
   const pending: Held[] = [];
   const retried: Retried[] = [];
-  const producers = PRODUCERS.map(([binding, queue]) => {
+  const held = options.log ? [...PRODUCERS, ["LOG_QUEUE", QUEUES.log] as const] : PRODUCERS;
+  const producers = held.map(([binding, queue]) => {
     const producer = env[binding] as unknown as Record<string, unknown>;
     producer.send = async (body: unknown) => void pending.push({ queue, body, attempts: 1 });
     producer.sendBatch = async (messages: Iterable<{ body: unknown }>) => {

@@ -176,48 +176,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/operators": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List operators, oldest first (paginated)
-         * @description Needs the admin token (ADMIN_TOKEN).
-         */
-        get: operations["adminListOperators"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/operators/{id}/keys/{keyId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Revoke one of an operator's keys at once, its last valid key included
-         * @description For a leaked key, say. `valid_keys` counts the operator's keys that still authenticate; at 0 the operator is locked out until it gets a recovery key (`POST /admin/operators/{id}/keys`).
-         *
-         *     Needs the admin token (ADMIN_TOKEN).
-         */
-        delete: operations["adminRevokeOperatorKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/admin/waitlist": {
         parameters: {
             query?: never;
@@ -333,6 +291,48 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List operators, oldest first (paginated)
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        get: operations["adminListOperators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators/{id}/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of an operator's keys at once, its last valid key included
+         * @description For a leaked key, say. `valid_keys` counts the operator's keys that still authenticate; at 0 the operator is locked out until it gets a recovery key (`POST /admin/operators/{id}/keys`).
+         *
+         *     Needs the admin token (ADMIN_TOKEN).
+         */
+        delete: operations["adminRevokeOperatorKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -650,6 +650,28 @@ export interface paths {
          *     Needs an API key with the `transactions:write` scope.
          */
         post: operations["reportTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{sid}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's chained history entries in full, oldest first (owner; paginated): verify them with the log
+         * @description Each entry's canonical JSON (RFC 8785) and hash, the composite its log leaf commits to, and the clear text of its salted hashes. The same payload under API-Version B. See docs/transparency.md.
+         *
+         *     Needs an API key with the `agents:read` scope.
+         */
+        get: operations["listAgentEntries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1419,30 +1441,6 @@ export interface components {
              */
             created_at: string;
         };
-        ApiKey: {
-            id: number;
-            /** @description The first 8 hex characters of the key */
-            prefix: string;
-            scopes: ("agents:read" | "agents:write" | "transactions:write" | "verify:write" | "keys:write" | "identity:write" | "webhooks:write" | "disputes:write")[];
-            /** @enum {string} */
-            status: "active" | "expiring" | "expired" | "revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:20:30.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description The end of a rotated key's 24-hour grace period
-             * @example 2026-11-21T10:20:30.000Z
-             */
-            expires_at: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:20:30.000Z
-             */
-            revoked_at: string | null;
-        };
         WaitlistEntry: {
             email: string;
             /** @enum {string|null} */
@@ -1503,6 +1501,30 @@ export interface components {
                 to: "clear" | "review" | "caution";
             }[];
             next_cursor: string | null;
+        };
+        ApiKey: {
+            id: number;
+            /** @description The first 8 hex characters of the key */
+            prefix: string;
+            scopes: ("agents:read" | "agents:write" | "transactions:write" | "verify:write" | "keys:write" | "identity:write" | "webhooks:write" | "disputes:write")[];
+            /** @enum {string} */
+            status: "active" | "expiring" | "expired" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:20:30.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The end of a rotated key's 24-hour grace period
+             * @example 2026-11-21T10:20:30.000Z
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:20:30.000Z
+             */
+            revoked_at: string | null;
         };
         Me: {
             operator: {
@@ -1894,6 +1916,36 @@ export interface components {
             /** @description A compact JWS the agent signed with one of its registered keys (typ trust-receipt+jwt; sub the SID, aud your operator id, jti, iat within 24 h): the report weighs 1.5x. An invalid receipt never fails the report. */
             receipt?: string;
         };
+        EntryList: {
+            sid: string;
+            /** @description Where the agent's leaves are */
+            log: {
+                /** @description The agent's log: its leaves are read under /log/{log}/ */
+                log: number;
+                /** @description The log's origin (its checkpoints' first line) */
+                origin: string;
+                /** @description The agent's name in the log: HMAC-SHA256(log key, sid), lowercase hex. Each leaf's `agent` */
+                agent: string;
+            };
+            entries: {
+                /** @description The entry's number: 1, 2, 3, … with no gap (its leaf's `seq`) */
+                n: number;
+                /** @enum {string} */
+                kind: "registration" | "report" | "config" | "withdrawal" | "dispute" | "claim" | "status" | "identity" | "credibility" | "inheritance" | "model" | "snapshot";
+                /** @description The entry's RFC 8785 canonical JSON, byte for byte what `hash` covers (parse it, never re-serialise it to hash) */
+                entry: string;
+                /** @description Lowercase hex SHA-256 of `entry`: the next entry's `prev` and its leaf's `entry_hash` */
+                hash: string;
+                /** @description The composite its leaf commits to: the leaf's score_commit is SHA-256 of `<score>:<entry's nonce>`. Null for an entry written before the service kept it (its entry's own score, where it has one, is the same) */
+                score: number | null;
+                /** @description The clear text of the entry's salted hashes, with their `salt` (a report: `type`, `metadata`; the registration: `name`, `description`): each hash is SHA-256 of `<salt>:<field>:<text>` (metadata as JSON). Null when the entry has none, or once the salt was erased */
+                opening: {
+                    [key: string]: unknown;
+                } | null;
+            }[];
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
         AgentKeys: {
             keys: components["schemas"]["AgentKey"][];
         };
@@ -1938,7 +1990,7 @@ export interface components {
             identity_key: string | null;
         };
         Attestation: {
-            /** @description Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, cnf.jkt (the proven key's thumbprint) at identity level 2, and status_list {idx, uri}: the agent's entry in the status lists (GET /status/{n}) */
+            /** @description Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, cnf.jkt (the proven key's thumbprint) at identity level 2, status_list {idx, uri}: the agent's entry in the status lists (GET /status/{n}), and log {origin, index, tree_size, root, inclusion, leaf, opening, checkpoint}: the agent's latest sequenced leaf in its transparency log with its inclusion proof (base64 audit path) against the signed checkpoint of tree_size, and the score and nonce that open its score_commit; null while none is sequenced */
             attestation: string;
         };
         JWKS: {
@@ -2202,10 +2254,10 @@ export type Health = components['schemas']['Health'];
 export type ErrorB = components['schemas']['ErrorB'];
 export type Application = components['schemas']['Application'];
 export type AdminOperator = components['schemas']['AdminOperator'];
-export type ApiKey = components['schemas']['ApiKey'];
 export type WaitlistEntry = components['schemas']['WaitlistEntry'];
 export type ModelSettings = components['schemas']['ModelSettings'];
 export type ModelShadow = components['schemas']['ModelShadow'];
+export type ApiKey = components['schemas']['ApiKey'];
 export type Me = components['schemas']['Me'];
 export type RegistrationB = components['schemas']['RegistrationB'];
 export type RegisterRequestB = components['schemas']['RegisterRequestB'];
@@ -2227,6 +2279,7 @@ export type TransactionBatchRequest = components['schemas']['TransactionBatchReq
 export type TransactionList = components['schemas']['TransactionList'];
 export type TransactionRecordedB = components['schemas']['TransactionRecordedB'];
 export type TransactionRequest = components['schemas']['TransactionRequest'];
+export type EntryList = components['schemas']['EntryList'];
 export type AgentKeys = components['schemas']['AgentKeys'];
 export type AgentKey = components['schemas']['AgentKey'];
 export type AddAgentKeys = components['schemas']['AddAgentKeys'];
@@ -3412,270 +3465,6 @@ export interface operations {
             };
         };
     };
-    adminListOperators: {
-        parameters: {
-            query?: {
-                /** @description Page size: 1-200, default 50 */
-                limit?: number;
-                /** @description The next_cursor of the previous page */
-                cursor?: string;
-            };
-            header: {
-                /** @description B: Form B payloads and errors */
-                "api-version": "B";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Operators */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "operators": [
-                     *         {
-                     *           "id": 7,
-                     *           "name": "Acme Agents",
-                     *           "email": "ops@acme.example",
-                     *           "tier": "growth",
-                     *           "verified": true,
-                     *           "rate_limit_per_minute": null,
-                     *           "rate_limit_per_day": null,
-                     *           "created_at": "2026-05-24T10:20:30.000Z"
-                     *         }
-                     *       ],
-                     *       "next_cursor": null
-                     *     }
-                     */
-                    "application/json": {
-                        operators: components["schemas"]["AdminOperator"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page */
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "Invalid cursor"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "invalid_api_key",
-                     *         "message": "Invalid admin token"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Temporarily unavailable or not configured */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "unavailable",
-                     *         "message": "Admin interface is not configured"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-        };
-    };
-    adminRevokeOperatorKey: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description B: Form B payloads and errors */
-                "api-version": "B";
-            };
-            path: {
-                /** @description The operator's id */
-                id: number;
-                /** @description The key's id (GET /admin/operators/{id}/keys lists them) */
-                keyId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Revoked */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "operator_id": 7,
-                     *       "key": {
-                     *         "id": 30,
-                     *         "prefix": "c0ffee42",
-                     *         "scopes": [
-                     *           "agents:read"
-                     *         ],
-                     *         "status": "revoked",
-                     *         "created_at": "2026-09-22T10:20:30.000Z",
-                     *         "expires_at": null,
-                     *         "revoked_at": "2026-11-21T10:20:30.000Z"
-                     *       },
-                     *       "valid_keys": 1
-                     *     }
-                     */
-                    "application/json": {
-                        operator_id: number;
-                        key: components["schemas"]["ApiKey"];
-                        valid_keys: number;
-                    };
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "keyId must be a positive decimal integer"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "invalid_api_key",
-                     *         "message": "Invalid admin token"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "not_found",
-                     *         "message": "API key not found"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "API key is already revoked"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-            /** @description Temporarily unavailable or not configured */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "unavailable",
-                     *         "message": "Admin interface is not configured"
-                     *       },
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorB"];
-                };
-            };
-        };
-    };
     adminListWaitlist: {
         parameters: {
             query?: {
@@ -4288,6 +4077,270 @@ export interface operations {
                      *       "error": {
                      *         "code": "invalid_api_key",
                      *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Admin interface is not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    adminListOperators: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1-200, default 50 */
+                limit?: number;
+                /** @description The next_cursor of the previous page */
+                cursor?: string;
+            };
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Operators */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "operators": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Acme Agents",
+                     *           "email": "ops@acme.example",
+                     *           "tier": "growth",
+                     *           "verified": true,
+                     *           "rate_limit_per_minute": null,
+                     *           "rate_limit_per_day": null,
+                     *           "created_at": "2026-05-24T10:20:30.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        operators: components["schemas"]["AdminOperator"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid cursor"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_api_key",
+                     *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Admin interface is not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    adminRevokeOperatorKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path: {
+                /** @description The operator's id */
+                id: number;
+                /** @description The key's id (GET /admin/operators/{id}/keys lists them) */
+                keyId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "operator_id": 7,
+                     *       "key": {
+                     *         "id": 30,
+                     *         "prefix": "c0ffee42",
+                     *         "scopes": [
+                     *           "agents:read"
+                     *         ],
+                     *         "status": "revoked",
+                     *         "created_at": "2026-09-22T10:20:30.000Z",
+                     *         "expires_at": null,
+                     *         "revoked_at": "2026-11-21T10:20:30.000Z"
+                     *       },
+                     *       "valid_keys": 1
+                     *     }
+                     */
+                    "application/json": {
+                        operator_id: number;
+                        key: components["schemas"]["ApiKey"];
+                        valid_keys: number;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "keyId must be a positive decimal integer"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_api_key",
+                     *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "API key not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "API key is already revoked"
                      *       },
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }
@@ -5762,7 +5815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 708 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">708<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 708 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">708<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -6555,6 +6608,213 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    listAgentEntries: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1-200, default 50 */
+                limit?: number;
+                /** @description The next_cursor of the previous page */
+                cursor?: string;
+            };
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entries */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *       "log": {
+                     *         "log": 0,
+                     *         "origin": "trust.example.com/log/0",
+                     *         "agent": "1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7"
+                     *       },
+                     *       "entries": [
+                     *         {
+                     *           "n": 1,
+                     *           "kind": "registration",
+                     *           "entry": "{\"at\":\"2026-10-01T10:20:30.000Z\",\"description\":null,\"fingerprint\":\"44863b03e9909b7100e05b02526909a346fd7455183f6619e0fe6198c89981e0\",\"kind\":\"registration\",\"n\":1,\"name\":\"df384b87b57fbf2f6a6617f9ecde37e947961060815fd708c56ef93117f70d81\",\"nonce\":\"5a4b3c2d1e0f11223344556677889900\",\"owner\":\"5ce5af5cbb8ca977a07c8aa797fced4f08a60ba89b4ebea0e40cfacd36cf938b\",\"prev\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"score\":{\"composite\":500,\"financial\":500,\"quality\":500,\"reliability\":500,\"security\":500,\"stability\":500},\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"v\":1}",
+                     *           "hash": "5ffb7f7d346e14dd03bab8445956f2cc583dd57dd31ae6bddf118a2f0d3433f8",
+                     *           "score": 500,
+                     *           "opening": {
+                     *             "salt": "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+                     *             "name": "Invoice Assistant",
+                     *             "description": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "n": 2,
+                     *           "kind": "report",
+                     *           "entry": "{\"at\":\"2026-11-20T10:20:30.000Z\",\"base\":1,\"damping\":1,\"evidence\":1,\"kind\":\"report\",\"metadata\":null,\"n\":2,\"nonce\":\"99887766554433221100ffeeddccbbaa\",\"outcome\":\"success\",\"penalty\":1,\"prev\":\"5ffb7f7d346e14dd03bab8445956f2cc583dd57dd31ae6bddf118a2f0d3433f8\",\"receipt\":false,\"reporter\":\"5df67576f1d513aa017ee0985ec2eb847951f9d07ef8c67c3f164e3ae5e77c6a\",\"score\":{\"composite\":538,\"financial\":500,\"quality\":500,\"reliability\":571,\"security\":500,\"stability\":500},\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"signals\":{\"reliability\":900},\"type\":\"cef882f4f9b94f88cd4753031bfb215c819da8625b3c41aebd7d3b0caaa4a693\",\"v\":1,\"weight\":1}",
+                     *           "hash": "faeece3a3991e13fec43df158df9f5bd8938fb0e09a850a723734af68e1b99a5",
+                     *           "score": 538,
+                     *           "opening": {
+                     *             "salt": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+                     *             "type": "invoice_reconciliation",
+                     *             "metadata": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EntryList"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid SID format. Expected: SID-0x[16 hex chars]"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Missing or invalid Authorization header. Use: Bearer sk_svc_..."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not the owner, or the key lacks a scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden: you do not own this agent"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Agent not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "The transparency log is not configured (LOG_KEY)"
                      *       },
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }
@@ -7771,7 +8031,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                      *     }
                      */
                     "application/json": components["schemas"]["Attestation"];
@@ -11177,7 +11437,7 @@ export interface operations {
                  *       "params": {
                  *         "name": "verify_attestation",
                  *         "arguments": {
-                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                  *         }
                  *       }
                  *     }
@@ -11203,7 +11463,7 @@ export interface operations {
                      *         "content": [
                      *           {
                      *             "type": "text",
-                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":708,\"confidence\":\"low\",\"recommendation\":\"review\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"}}}"
+                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":708,\"confidence\":\"low\",\"recommendation\":\"review\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\",\"inclusion\":[\"V1pdDWUE5QsnbTS7mH4EiMddrExbu3szZbG8P4JlJCg=\"],\"leaf\":{\"agent\":\"1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7\",\"seq\":2,\"entry_hash\":\"faeece3a3991e13fec43df158df9f5bd8938fb0e09a850a723734af68e1b99a5\",\"score_commit\":\"70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c\"},\"opening\":{\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\n/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
                      *           }
                      *         ],
                      *         "structuredContent": {
@@ -11224,6 +11484,26 @@ export interface operations {
                      *             "status_list": {
                      *               "idx": 407311,
                      *               "uri": "https://trust.example.com/status/0"
+                     *             },
+                     *             "log": {
+                     *               "origin": "trust.example.com/log/0",
+                     *               "index": 1,
+                     *               "tree_size": 2,
+                     *               "root": "/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=",
+                     *               "inclusion": [
+                     *                 "V1pdDWUE5QsnbTS7mH4EiMddrExbu3szZbG8P4JlJCg="
+                     *               ],
+                     *               "leaf": {
+                     *                 "agent": "1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7",
+                     *                 "seq": 2,
+                     *                 "entry_hash": "faeece3a3991e13fec43df158df9f5bd8938fb0e09a850a723734af68e1b99a5",
+                     *                 "score_commit": "70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c"
+                     *               },
+                     *               "opening": {
+                     *                 "score": 538,
+                     *                 "nonce": "99887766554433221100ffeeddccbbaa"
+                     *               },
+                     *               "checkpoint": "trust.example.com/log/0\n2\n/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\n\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
                      *             }
                      *           }
                      *         }
@@ -11363,7 +11643,7 @@ export interface operations {
                      *       "required": false,
                      *       "params": {
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
                      *         "jwks_uri": "https://trust.example.com/.well-known/jwks.json",
                      *         "attestation_uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
                      *         "status_list": {

@@ -52,11 +52,13 @@ export interface StoredEntry {
   hash: string;
   salt: string | null;
   private: Record<string, unknown> | null;
+  /** The composite its leaf commits to (null on rows from before it was kept). */
+  composite: number | null;
 }
 
-const ENTRY_READ = "SELECT n, kind, at, operator, status, ref, body, hash, salt, private FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?";
+const ENTRY_READ = "SELECT n, kind, at, operator, status, ref, body, hash, salt, private, composite FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?";
 
-type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: string; hash: string; salt: string | null; private: string | null };
+type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: string; hash: string; salt: string | null; private: string | null; composite: number | null };
 
 export const storedEntry = (r: EntrySqlRow): StoredEntry => ({
   n: r.n,
@@ -70,6 +72,7 @@ export const storedEntry = (r: EntrySqlRow): StoredEntry => ({
   hash: r.hash,
   salt: r.salt,
   private: r.private === null ? null : (JSON.parse(r.private) as Record<string, unknown>),
+  composite: r.composite ?? null,
 });
 
 /** The agent's entries after number `after` (all of them by default), in order, read page by page. */
@@ -84,6 +87,12 @@ export async function readEntries(d1: Database, sid: string, after = 0, limit = 
     from = page.results[page.results.length - 1].n;
   }
   return rows;
+}
+
+/** The agent's entry number `n`, or null. */
+export async function readEntry(d1: Database, sid: string, n: number): Promise<StoredEntry | null> {
+  const row = await d1.prepare(ENTRY_READ).bind(sid, n - 1, 1).first<EntrySqlRow>();
+  return row && row.n === n ? storedEntry(row) : null;
 }
 
 /** The newest stored entry of the agent (the head of its chain), or null before its first. */

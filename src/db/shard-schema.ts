@@ -83,6 +83,8 @@ export const entries = sqliteTable("entries", {
   hash: text("hash").notNull(),
   salt: text("salt"),
   private: text("private"),
+  /** The composite the entry's leaf commits to (its `score_commit`): what an attestation opens. Null on rows from before it was kept. */
+  composite: real("composite"),
 }, (t) => [primaryKey({ columns: [t.sid, t.n] }), index("entries_ref").on(t.ref).where(sql`ref IS NOT NULL`)]);
 
 /** Before the chain: reports (read once by each agent's object, which moves them into `entries`). */

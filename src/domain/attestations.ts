@@ -27,6 +27,25 @@ export interface AttestationClaims {
   cnf?: { jkt: string };
   /** Where the agent's status is in the status lists (GET /status/{n}), once it is listed. */
   status_list?: { idx: number; uri: string };
+  /** The agent's latest sequenced leaf in its transparency log, proven included; null before the first. */
+  log: AttestationLog | null;
+}
+
+/** An attestation's `log`: the agent's latest sequenced leaf, its inclusion in the checkpoint of `tree_size`, and its opening. */
+export interface AttestationLog {
+  origin: string;
+  index: number;
+  tree_size: number;
+  /** Base64 root hash of the tree of `tree_size` leaves (the checkpoint's third line). */
+  root: string;
+  /** The audit path (RFC 9162 §2.1.3), base64 hashes, from the leaf up. */
+  inclusion: string[];
+  /** The leaf itself, its four fields: their RFC 8785 JSON is what the tree holds. */
+  leaf: { agent: string; seq: number; entry_hash: string; score_commit: string };
+  /** What opens `leaf.score_commit` (SHA-256 of `<score>:<nonce>`); `sub` is the SID `leaf.agent` names. */
+  opening: { score: number; nonce: string };
+  /** The log's signed checkpoint of `tree_size` (a C2SP signed note): verify it against GET /log/keys. */
+  checkpoint: string;
 }
 
 /**

@@ -127,6 +127,7 @@ export const errors = {
     new ApiError("invalid_request", "Invalid tile path: expected tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>] (C2SP tlog-tiles; N in three-digit groups, e.g. x001/234)"),
   tileBeyondTree: (size: number) => new ApiError("not_found", `Tile not found: the log's tree has ${size} ${size === 1 ? "leaf" : "leaves"}`),
   noCheckpoint: () => new ApiError("not_found", "The log has no checkpoint yet"),
+  logKeyNotConfigured: () => new ApiError("unavailable", "The transparency log is not configured (LOG_KEY)"),
   logNotConfigured: () => new ApiError("unavailable", "The transparency log is not configured (LOG_SIGNING_KEYS)"),
 } as const;
 

@@ -40,8 +40,7 @@ export interface SequencerProbes {
 }
 const NO_PROBES: SequencerProbes = { now: Date.now, fail: () => false };
 
-/** The log number of a sequencer named `log:<n>`. */
-export const sequencerName = (n: number) => `log:${n}`;
+export { sequencerName } from "../domain/log/messages";
 
 /**
  * One object per log (named `log:<n>`): accepts leaves durably, in arrival order, idempotently on

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { ATTESTATION_LIFETIME_S, signAttestation, type AttestationClaims, type SigningKey } from "../domain/attestations";
 import type { AgentScore } from "../domain/views";
 import { locate } from "./agents";
+import { latestLogProof } from "./log-proof";
 import type { AppEnv } from "./context";
 import { statusPlaceOf, statusPointer } from "./status-lists";
 
@@ -13,7 +14,8 @@ export async function attest(c: Context<AppEnv>, agent: AgentScore, keys: Signin
   const iat = Math.floor(c.get("deps").now() / 1000);
   const origin = new URL(c.req.url).origin;
   // Where its status is: an agent from before the status lists is listed now.
-  const place = await statusPlaceOf(c, await locate(c, agent.sid));
+  const ref = await locate(c, agent.sid);
+  const [place, log] = await Promise.all([statusPlaceOf(c, ref), latestLogProof(c, ref)]);
   const claims: AttestationClaims = {
     iss: origin,
     sub: agent.sid,
@@ -27,6 +29,7 @@ export async function attest(c: Context<AppEnv>, agent: AgentScore, keys: Signin
     operator_name: agent.operator?.name ?? null,
     ...(agent.identityLevel === 2 && agent.identityKey ? { cnf: { jkt: agent.identityKey } } : {}),
     ...(place ? { status_list: statusPointer(origin, place) } : {}),
+    log,
   };
   return signAttestation(claims, keys[0]);
 }

@@ -25,7 +25,9 @@ const attestationSchema = z
     attestation: z.string().openapi({
       description:
         "Compact JWS (alg EdDSA, typ trust-attestation+jwt, kid): iss, sub (SID), iat, exp (iat + 15 min), status, composite_score, confidence, recommendation, identity_level, operator_name, " +
-        "cnf.jkt (the proven key's thumbprint) at identity level 2, and status_list {idx, uri}: the agent's entry in the status lists (GET /status/{n})",
+        "cnf.jkt (the proven key's thumbprint) at identity level 2, status_list {idx, uri}: the agent's entry in the status lists (GET /status/{n}), " +
+        "and log {origin, index, tree_size, root, inclusion, leaf, opening, checkpoint}: the agent's latest sequenced leaf in its transparency log with its inclusion proof " +
+        "(base64 audit path) against the signed checkpoint of tree_size, and the score and nonce that open its score_commit; null while none is sequenced",
     }),
   })
   .openapi("Attestation");

@@ -26,6 +26,7 @@ import { publicFace } from "../http/wire/page/view";
 import { publicProfileView } from "../http/wire/public-page";
 import { webhookWire } from "../http/wire/webhooks";
 import { SERVICE_VERSION } from "../version";
+import { logExamples } from "./examples-log";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -181,7 +182,9 @@ export const EXAMPLE_KEYS = {
 } as const;
 const agentKey: AgentKey = { thumbprint: EXAMPLE_KEYS.agent.thumbprint, jwk: EXAMPLE_KEYS.agent.jwk, directoryUrl: null, addedAt: iso(NOW - 3 * DAY) };
 
-const base64url = (text: string) => btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const logged = logExamples(SID, EXAMPLE_ORIGIN, iso(REGISTERED), iso(NOW - DAY));
+
+const base64url = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 const attestationClaims: AttestationClaims = {
   iss: EXAMPLE_ORIGIN,
   sub: agent.sid,
@@ -194,6 +197,7 @@ const attestationClaims: AttestationClaims = {
   identity_level: agent.identityLevel,
   operator_name: operator.name,
   status_list: { idx: 407_311, uri: statusListUri(EXAMPLE_ORIGIN, 0) },
+  log: logged.log,
 };
 /** Header and claims as the service signs them; the signature part is a placeholder of the right length. */
 const attestation = [
@@ -292,6 +296,7 @@ export const sample = {
   signatureProof: identity.proof("Identity verified by HTTP message signature", 2, agentKey.thumbprint),
   keyRemoved: identity.proof("Key removed", 1, null),
   attestation: { attestation },
+  entries: logged.entries,
   statusListToken,
   credential: {
     credential: `${base64url(JSON.stringify({ typ: "dc+sd-jwt", kid: EXAMPLE_KEYS.service.thumbprint, alg: "EdDSA" }))}.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIn0.${base64url("\u0000".repeat(64))}~WyJzYWx0IiwicmVjb21tZW5kYXRpb24iLCJjbGVhciJd~`,

@@ -45,6 +45,7 @@ describe("examples/verify-attestation.mjs", () => {
       identity_level: pub.identity_level,
       operator_name: "Relied-on Ops",
       status_list: { idx: expect.any(Number), uri: expect.stringMatching(/^http:\/\/trust\.test\/status\/[0-9]+$/) },
+      log: null, // nothing of the agent is sequenced yet (test/log/attestation.test.ts covers the proof)
     });
     expect(jwksFetches).toEqual([`${ISSUER}/.well-known/jwks.json`]);
     // The key set is kept: a second verification fetches nothing.

@@ -177,6 +177,12 @@ const ROWS: Record<string, Row> = {
     other: NOT_OWNER,
     request: async (w) => ({ path: `/agents/${await agent(w)}/transactions` }),
   },
+  "GET /agents/{sid}/entries": {
+    scope: "agents:read",
+    ok: 200,
+    other: NOT_OWNER,
+    request: async (w) => ({ path: `/agents/${await agent(w)}/entries` }),
+  },
   "POST /transactions/batch": {
     scope: "transactions:write",
     ok: 200,

@@ -7,3 +7,6 @@ export interface LogMessage {
   log: number;
   leaves: { sid: string; leaf: Leaf }[];
 }
+
+/** The name of log n's sequencer object. */
+export const sequencerName = (n: number) => `log:${n}`;

@@ -62,7 +62,7 @@ export class Chain implements Feature {
     );
     const shard: ShardWrite[] = chained.map((c, i) => ({
       kind: "entry",
-      row: { sid: record.sid, n: c.entry.n, kind: c.entry.kind, at: Date.parse(c.entry.at), body: c.text, hash: c.hash, ...writes[i].row },
+      row: { sid: record.sid, n: c.entry.n, kind: c.entry.kind, at: Date.parse(c.entry.at), body: c.text, hash: c.hash, composite: writes[i].composite, ...writes[i].row },
     }));
     return { record: { ...record, seq: head.n, chainHash: head.hash }, chained, shard, leaves };
   }

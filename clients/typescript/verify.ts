@@ -1,0 +1,304 @@
+// Verification anyone can run: an agent's history against the transparency log and the model.
+//
+//   const report = await verifyAgent({ baseUrl: "https://trust.example.com", sid, key });
+//   if (!report.ok) console.log(report.problems);
+//
+// With the owner's key it reads the agent's chained entries (GET /agents/{sid}/entries) and checks
+// that they chain (numbers, `prev` links, hashes), that each entry's leaf is in the agent's log and
+// included in a checkpoint signed by the log's key (proofs computed from the tiles), that each leaf
+// commits to the entry and its score, and that replaying the entries through the model gives the
+// score the service serves (GET /score/{sid}). With a reporter's promises (the signed `log_promise`
+// of each 201) it checks that each promised leaf is in the log. Nothing here trusts the service: a
+// problem found is reported, never thrown.
+
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
+import { chainModel, historyOfEntries, replayHistory } from "../../src/domain/agent";
+import { checkChain, sha256HexOfBytes, type Entry } from "../../src/domain/entries";
+import { scoreOfEvidence } from "../../src/domain/scoring";
+import { CheckpointError, createLogClient, fromBase64, leafHash, LogReadError, parseLeaf, scoreCommit, toBase64, verifyCheckpoint, verifyInclusion, type Checkpoint, type Leaf } from "./log";
+import { parseBundle, tileWidth, TILE_WIDTH } from "../../src/domain/log/tiles";
+
+export type ProblemKind = "chain" | "log" | "checkpoint" | "stale" | "fork" | "replay" | "promise";
+
+export interface Problem {
+  kind: ProblemKind;
+  message: string;
+}
+
+export interface VerifyOptions {
+  baseUrl: string;
+  sid: string;
+  /** The owner's key (scope agents:read): without it only promises are checked. */
+  key?: string;
+  /** Signed `log_promise`s of reports on the agent (compact JWS), kept by their reporter. */
+  promises?: string[];
+  /** The log's verifier keys, pinned; by default those GET /log/keys publishes (check them out of band). */
+  verifierKeys?: string[];
+  /** The last checkpoint of this log you verified (its signed note): the current one must extend it. */
+  lastCheckpoint?: string;
+  /** How long a promised leaf may take to appear before it counts as missing (default 24 hours). */
+  promiseGraceMs?: number;
+  /** The instant the score is replayed at (default now): the service's score is read at the same instant. */
+  now?: number;
+  fetch?: typeof fetch;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  problems: Problem[];
+  /** The agent's log, the checkpoint verified and how many entries it holds of the agent. */
+  log: { log: number; origin: string; tree_size: number; checkpoint: string } | null;
+  entries: number;
+  /** Entries whose leaf the checkpoint covers; the rest are not sequenced yet. */
+  sequenced: number;
+  score: { served: number; replayed: number } | null;
+  promises: { checked: number; pending: number };
+}
+
+/** An entry of GET /agents/{sid}/entries. */
+export interface ListedEntry {
+  n: number;
+  kind: string;
+  entry: string;
+  hash: string;
+  score: number | null;
+  opening: Record<string, unknown> | null;
+}
+
+/** The grace a promised leaf has before it counts as missing: the log integrates within seconds. */
+export const PROMISE_GRACE_MS = 24 * 3_600_000;
+
+/**
+ * The agent's score replayed from its entries at `now`: the one function every replay goes through.
+ * Reporters and owners are the entries' commitments; the owner is the last registration's or claim's.
+ * `version` is the scoring model to replay under (the one the service says it serves; by default
+ * version 3, as every chain since the switch is, and a chain with a `model` entry always is).
+ */
+export function replayScore(entries: readonly Entry[], now: number, version: 2 | 3 = chainModel(entries.map((entry) => ({ entry })), 3)): number {
+  const registered = entries.find((e) => e.kind === "registration");
+  const createdAt = registered ? Date.parse(registered.at) : 0;
+  const who = (e: Entry) => (e.kind === "report" ? e.reporter : e.kind === "registration" || e.kind === "claim" ? e.owner : null);
+  const history = historyOfEntries(entries.map((entry) => ({ entry, who: who(entry) })));
+  const { evidence } = replayHistory(history.items, history.owner, createdAt, now, chainModel(entries.map((entry) => ({ entry })), version));
+  const identity = entries.findLast((e) => e.kind === "identity");
+  return scoreOfEvidence(evidence, { now, ownerLocal: history.owner, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
+}
+
+const faceOf = (entry: Entry): number | null => ("score" in entry && entry.score ? entry.score.composite : null);
+
+class Unreachable extends Error {}
+
+export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport> {
+  const fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const now = options.now ?? Date.now();
+  const problems: Problem[] = [];
+  const problem = (kind: ProblemKind, message: string) => void problems.push({ kind, message });
+  const report: VerifyReport = { ok: false, problems, log: null, entries: 0, sequenced: 0, score: null, promises: { checked: 0, pending: 0 } };
+
+  async function get<T>(path: string, auth = false): Promise<T> {
+    const res = await fetcher(`${base}${path}`, { headers: { accept: "application/json", ...(auth && options.key ? { authorization: `Bearer ${options.key}` } : {}) } });
+    if (!res.ok) throw new Unreachable(`GET ${path}: ${res.status} ${(await res.text()).slice(0, 200)}`);
+    return (await res.json()) as T;
+  }
+
+  // The owner's entries, every page.
+  let listed: ListedEntry[] = [];
+  let where: { log: number; origin: string; agent: string } | null = null;
+  if (options.key) {
+    let cursor: string | null = null;
+    do {
+      const page: { log: { log: number; origin: string; agent: string }; entries: ListedEntry[]; next_cursor: string | null } = await get(
+        `/agents/${encodeURIComponent(options.sid)}/entries?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        true,
+      );
+      where = page.log;
+      listed = listed.concat(page.entries);
+      cursor = page.next_cursor;
+    } while (cursor);
+    report.entries = listed.length;
+    const broken = await checkChain(listed.map((e) => e.entry));
+    if (broken) problem("chain", broken);
+    for (const e of listed) {
+      if ((await sha256HexOfBytes(new TextEncoder().encode(e.entry))) !== e.hash) problem("chain", `entry ${e.n}: its hash is not the hash of its text`);
+    }
+  }
+
+  // The promises, read before the log: they name the log and the agent's tag for a reporter.
+  const promised: { claims: PromiseClaims; jws: string }[] = [];
+  if (options.promises?.length) {
+    const jwks = createLocalJWKSet(await get<JSONWebKeySet>("/.well-known/jwks.json"));
+    for (const jws of options.promises) {
+      try {
+        const { payload, protectedHeader } = await compactVerify(jws, jwks);
+        const claims = JSON.parse(new TextDecoder().decode(payload)) as PromiseClaims;
+        if (protectedHeader.typ !== "trust-log-promise+jwt") problem("promise", "a promise is not of type trust-log-promise+jwt");
+        else if (claims.sub !== options.sid) problem("promise", `a promise is about ${claims.sub}, not ${options.sid}`);
+        else promised.push({ claims, jws });
+      } catch {
+        problem("promise", "a promise's signature does not verify against the service's keys");
+      }
+    }
+  }
+  const origin = where?.origin ?? promised[0]?.claims.log ?? null;
+  const tag = where?.agent ?? promised[0]?.claims.leaf.agent ?? null;
+  if (!origin || !tag) return finish();
+  const n = Number(/\/log\/(\d+)$/.exec(origin)?.[1] ?? NaN);
+  if (!Number.isInteger(n)) {
+    problem("log", `the agent's log origin ${origin} names no log number`);
+    return finish();
+  }
+
+  // The checkpoint, signed by the log's key, and not older than the last one seen.
+  const log = createLogClient({ baseUrl: base, log: n, fetch: fetcher });
+  const keys = options.verifierKeys ?? (await log.keys()).verifier_keys;
+  let checkpoint: Checkpoint;
+  const note = await log.checkpoint();
+  try {
+    checkpoint = await verifyCheckpoint(note, keys, origin);
+  } catch (err) {
+    if (err instanceof CheckpointError) {
+      problem("checkpoint", `the log's checkpoint: ${err.message}`);
+      return finish();
+    }
+    throw err;
+  }
+  report.log = { log: n, origin, tree_size: checkpoint.size, checkpoint: note };
+  if (options.lastCheckpoint) {
+    try {
+      const last = await verifyCheckpoint(options.lastCheckpoint, keys, origin);
+      const relation = await log.compare(last, checkpoint);
+      if (relation === "stale") problem("stale", `the log shows a tree of ${checkpoint.size} leaves after one of ${last.size} was seen: an old checkpoint presented as current`);
+      if (relation === "fork") problem("fork", `the log's tree of ${checkpoint.size} leaves is not an extension of the one of ${last.size} seen before: a fork`);
+    } catch (err) {
+      if (!(err instanceof CheckpointError)) throw err;
+      problem("checkpoint", `the last checkpoint given: ${err.message}`);
+    }
+  }
+
+  // The agent's leaves in the tree, newest first, each proven included.
+  const leaves = await agentLeaves(log, checkpoint, tag, Math.max(listed.length, ...promised.map((p) => p.claims.seq)));
+  for (const [seq, found] of leaves) {
+    if (!(await log.verifyLeaf(found.leaf, found.index, checkpoint))) problem("log", `the leaf of entry ${seq} (index ${found.index}) is not included in the checkpoint's tree`);
+  }
+
+  if (listed.length > 0) {
+    const highest = Math.max(0, ...leaves.keys());
+    for (const e of listed) {
+      const entry = JSON.parse(e.entry) as Entry;
+      const found = leaves.get(e.n);
+      if (!found) {
+        if (e.n < highest) problem("log", `entry ${e.n} has no leaf in the log, though later entries have`);
+        continue;
+      }
+      report.sequenced++;
+      if (found.leaf.entry_hash !== e.hash) problem("log", `entry ${e.n} is not the entry its leaf commits to: altered or replaced`);
+      const face = faceOf(entry);
+      if (e.score === null || (face !== null && face !== e.score)) problem("log", `entry ${e.n}: the score listed is not the entry's own`);
+      else if (found.leaf.score_commit !== (await scoreCommit(e.score, entry.nonce))) problem("log", `entry ${e.n}: its leaf commits to another score than the one listed`);
+    }
+    if (highest > listed.length) problem("log", `the log holds a leaf of entry ${highest}, but the entries end at ${listed.length}: entries dropped`);
+
+    // The replay: the entries, through the model, to the score the service serves now.
+    const served = await get<{ composite_score: number; model?: { version: 2 | 3 } }>(`/score/${encodeURIComponent(options.sid)}`, true);
+    const replayed = replayScore(listed.map((e) => JSON.parse(e.entry) as Entry), now, served.model?.version);
+    report.score = { served: served.composite_score, replayed };
+    if (replayed !== served.composite_score) problem("replay", `the entries replay to ${replayed}, the service serves ${served.composite_score}`);
+  }
+
+  for (const { claims } of promised) {
+    report.promises.checked++;
+    const found = leaves.get(claims.seq);
+    const listedEntry = listed.find((e) => e.n === claims.seq);
+    if (listed.length > 0 && (!listedEntry || listedEntry.hash !== claims.entry_hash)) problem("promise", `entry ${claims.seq} promised to a reporter is not among the entries: dropped or replaced`);
+    if (found) {
+      if (!sameLeaf(found.leaf, claims.leaf)) problem("promise", `the log's leaf of entry ${claims.seq} is not the leaf promised`);
+    } else if (now - claims.iat * 1000 > (options.promiseGraceMs ?? PROMISE_GRACE_MS)) {
+      problem("promise", `the report promised as entry ${claims.seq} is missing from the log`);
+    } else {
+      report.promises.pending++;
+    }
+  }
+  return finish();
+
+  function finish(): VerifyReport {
+    report.ok = problems.length === 0;
+    return report;
+  }
+}
+
+interface PromiseClaims {
+  sub: string;
+  iat: number;
+  log: string;
+  seq: number;
+  entry_hash: string;
+  leaf: Leaf;
+}
+
+const sameLeaf = (a: Leaf, b: Leaf) => a.agent === b.agent && a.seq === b.seq && a.entry_hash === b.entry_hash && a.score_commit === b.score_commit;
+
+/**
+ * The agent's leaves in the checkpoint's tree by seq, read from the entry bundles from the newest
+ * back until its first entry (or `upTo` leaves) are found. A bundle's leaves are proven one by one
+ * by the caller; a second leaf for one seq is a rewrite the sequencer should have refused.
+ */
+async function agentLeaves(log: ReturnType<typeof createLogClient>, checkpoint: Checkpoint, tag: string, upTo: number): Promise<Map<number, { leaf: Leaf; index: number }>> {
+  const found = new Map<number, { leaf: Leaf; index: number }>();
+  for (let b = Math.floor((checkpoint.size - 1) / TILE_WIDTH); b >= 0 && checkpoint.size > 0; b--) {
+    const bytes = await log.tiles({ level: "entries", index: b, width: tileWidth(0, b, checkpoint.size) });
+    const bundle = parseBundle(bytes);
+    if (!bundle) throw new LogReadError(`entry bundle ${b} is malformed`);
+    for (let i = bundle.length - 1; i >= 0; i--) {
+      const leaf = parseLeaf(bundle[i]);
+      if (leaf?.agent !== tag) continue;
+      if (!found.has(leaf.seq)) found.set(leaf.seq, { leaf, index: b * TILE_WIDTH + i });
+    }
+    if (found.has(1) && found.size >= upTo) break;
+  }
+  return found;
+}
+
+export { Unreachable as VerifyUnreachable };
+
+/** An attestation's `log` claim (GET /score/{sid}/attestation). */
+export interface AttestationLog {
+  origin: string;
+  index: number;
+  tree_size: number;
+  root: string;
+  inclusion: string[];
+  leaf: Leaf;
+  opening: { score: number; nonce: string };
+  checkpoint: string;
+}
+
+/**
+ * Checks an attestation's `log` offline: its checkpoint is signed by a pinned key of its origin and
+ * names its root and size, the leaf is included at `index` by the audit path, and the opening is what
+ * the leaf's score commitment hides. Problems found, none when it holds.
+ */
+export async function verifyAttestationLog(log: AttestationLog, verifierKeys: string[]): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = await verifyCheckpoint(log.checkpoint, verifierKeys, log.origin);
+  } catch (err) {
+    if (err instanceof CheckpointError) return [{ kind: "checkpoint", message: `the attestation's checkpoint: ${err.message}` }];
+    throw err;
+  }
+  if (checkpoint.size !== log.tree_size || toBase64(checkpoint.root) !== log.root) problems.push({ kind: "checkpoint", message: "the attestation's tree size or root is not its checkpoint's" });
+  const proof = log.inclusion.map((h) => fromBase64(h) ?? new Uint8Array());
+  if (!(await verifyInclusion(log.index, checkpoint.size, await leafHash(log.leaf), proof, checkpoint.root))) problems.push({ kind: "log", message: "the attestation's leaf is not included in its checkpoint's tree" });
+  if ((await scoreCommit(log.opening.score, log.opening.nonce)) !== log.leaf.score_commit) problems.push({ kind: "log", message: "the attestation's opening does not open its leaf's score commitment" });
+  return problems;
+}
+
+/** `npm run verify`'s exit status for a report: 0 when every check held, else the first problem's. */
+export const VERIFY_EXIT = { ok: 0, unreachable: 1, chain: 2, log: 3, checkpoint: 4, replay: 5, stale: 6, fork: 6, promise: 7 } as const;
+
+export function verifyExitCode(report: VerifyReport): number {
+  const order: ProblemKind[] = ["checkpoint", "fork", "stale", "chain", "log", "promise", "replay"];
+  const first = order.find((kind) => report.problems.some((p) => p.kind === kind));
+  return first ? VERIFY_EXIT[first] : VERIFY_EXIT.ok;
+}

@@ -1,0 +1,45 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { readEntries } from "../db/history";
+import { errors } from "../domain/errors";
+import { logOrigin } from "../env";
+import { authOf, requireKey } from "../http/auth";
+import { ownedAgent } from "../http/agents";
+import type { AppEnv } from "../http/context";
+import { agentTagOf } from "../http/log-proof";
+import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
+import { entryList, entryListSchema } from "../http/wire/entries";
+import { pageQuery, sidParam } from "./fields";
+import { sample } from "./examples";
+import { bearer, createRoute, errorResponses, json } from "./openapi";
+
+// GET /agents/{sid}/entries: the agent's chained history in full, for its owner, oldest first: what
+// `npm run verify` checks against the transparency log and replays to the agent's score.
+
+const list = createRoute({
+  method: "get",
+  path: "/agents/{sid}/entries",
+  operationId: "listAgentEntries",
+  tags: ["Transparency log"],
+  summary: "The agent's chained history entries in full, oldest first (owner; paginated): verify them with the log",
+  description:
+    "Each entry's canonical JSON (RFC 8785) and hash, the composite its log leaf commits to, and the clear text of its salted hashes. " +
+    "The same payload under API-Version B. See docs/transparency.md.",
+  security: bearer,
+  middleware: [requireKey("agents:read")],
+  request: { params: sidParam, query: z.object(pageQuery) },
+  responses: { 200: json(entryListSchema, "Entries", sample.entries), ...errorResponses(400, 401, errors.notOwner(), 404, 429, errors.logKeyNotConfigured()) },
+});
+
+export function registerEntries(app: OpenAPIHono<AppEnv>) {
+  app.openapi(list, async (c) => {
+    const { sid } = c.req.valid("param");
+    const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
+    const { ref } = await ownedAgent(c, sid, authOf(c).operatorId);
+    const after = readCursor(cursor, z.number().int().positive()) ?? 0;
+    const agent = await agentTagOf(c, sid);
+    if (!agent) throw errors.logKeyNotConfigured();
+    const rows = await readEntries(c.get("sessions").shard(ref.shard), sid, after, limit + 1);
+    const page = pageOf(rows, limit, (e) => e.n);
+    return c.json(entryList(sid, { log: ref.log, origin: logOrigin(c.env, ref.log), agent }, page.items, page.nextCursor), 200);
+  });
+}

@@ -1,0 +1,130 @@
+// The log end to end in workerd: a report on an agent → its leaf through the trust-log queue → the
+// sequencer integrates it → the checkpoint covers it and the log client verifies its inclusion from
+// the tiles the service serves; the agent's next alarm drops the acknowledged leaves from its
+// outbox, and a leaf whose message was lost is sent again by the alarm and lands exactly once.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogClient } from "../../clients/typescript/log";
+import { readEntries } from "../../src/db/history";
+import { parseBundle, parseLeaf, tileWidth, TILE_WIDTH, type Leaf } from "../../src/domain/log";
+import type { Agent } from "../agent-under-test";
+import { bearer, call, createOperator, registerAgent, shardOf, T_CALL } from "../helpers";
+import { holdQueues, type HeldQueues } from "../queues";
+import { bucketTiles, sequencer } from "./helpers";
+
+let queues: HeldQueues;
+beforeEach(() => void (queues = holdQueues({}, { log: true })));
+afterEach(() => queues.release());
+
+const agentObject = (sid: string) => env.AGENT.getByName(sid);
+const outbox = (sid: string) =>
+  runInDurableObject(agentObject(sid), (_o, state) => state.storage.sql.exec<{ n: number }>("SELECT n FROM log_outbox ORDER BY n").toArray().map((r) => r.n));
+const logOf = async (sid: string) => (await env.DB.prepare("SELECT log FROM agent_directory WHERE sid = ?").bind(sid).first<{ log: number }>())!.log;
+
+/**
+ * The agents' clock, frozen when the file starts: not T_CALL, which the machine's clock may have
+ * passed (an alarm the object set from it would then fire by itself, beside the one the test runs).
+ */
+const T_AGENT = Math.max(Date.now(), T_CALL);
+
+/** The agent's alarm, run by the test (its clock frozen). */
+async function agentAlarm(sid: string) {
+  const stub = agentObject(sid);
+  await runInDurableObject(stub, (o) => void ((o as Agent).clock = () => T_AGENT));
+  return runDurableObjectAlarm(stub);
+}
+
+/** Sends what the queues hold to the sequencer, then runs its batch (its clock frozen, its alarm run by the test). */
+async function sequence(log: number) {
+  const stub = await sequencer(log);
+  await queues.drain();
+  await runDurableObjectAlarm(stub);
+  // The checkpoint is cached two seconds at the edge: read the new one past the cache.
+  await caches.default.delete(`https://log.cache/log/${log}/checkpoint`);
+  return stub;
+}
+
+const client = (n: number) => createLogClient({ baseUrl: "http://trust.test", log: n, fetch: async (input) => call(new URL(String(input)).pathname) });
+
+/** Every leaf of the agent's tag in the log's tree of `size` leaves, read from its entry bundles. */
+async function leavesOfAgent(n: number, size: number, agent: string): Promise<Leaf[]> {
+  const found: Leaf[] = [];
+  for (let b = 0; b * TILE_WIDTH < size; b++) {
+    const bundle = parseBundle(await bucketTiles(n)({ level: "entries", index: b, width: tileWidth(0, b, size) }))!;
+    for (const bytes of bundle) {
+      const leaf = parseLeaf(bytes);
+      if (leaf?.agent === agent) found.push(leaf);
+    }
+  }
+  return found;
+}
+
+const tagOf = (body: unknown) => (body as { leaves: { leaf: Leaf }[] }).leaves[0].leaf.agent;
+
+async function report(key: string, sid: string) {
+  const res = await call("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success", reliabilitySignal: 800 } });
+  expect(res.status).toBe(201);
+}
+
+describe("the transparency log, end to end", () => {
+  it("takes a report's leaf through the queue into the sequenced tree, verifiable from the tiles, and the agent drops it from its outbox", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    await report(reporter.key, sid);
+    const n = await logOf(sid);
+    // The registration; then the reporter's credibility entry (version 3) and its report, one change.
+    expect(await outbox(sid)).toEqual([1, 2, 3]);
+    const sent = queues.pending.filter((m) => m.queue === "trust-log");
+    expect(sent).toHaveLength(2);
+    const tag = tagOf(sent[0].body);
+
+    const log = await sequence(n);
+    const entries = await readEntries(await shardOf(sid), sid);
+    const status = await log.status(tag);
+    expect(status.acknowledged).toBe(3);
+    expect(status.sequenced).toMatchObject({ seq: 3 });
+
+    const reader = client(n);
+    const info = await reader.keys();
+    const checkpoint = await reader.verifiedCheckpoint(info.verifier_keys, info.origin);
+    expect(checkpoint.size).toBeGreaterThan(status.sequenced!.index);
+    const leaf = await reader.leaf(status.sequenced!.index, checkpoint);
+    expect(leaf).toMatchObject({ seq: 3, entry_hash: entries[2].hash });
+    expect(await reader.verifyLeaf(leaf!, status.sequenced!.index, checkpoint)).toBe(true);
+
+    // The agent's next alarm asks the log how far it holds the agent's leaves and drops them.
+    await agentAlarm(sid);
+    expect(await outbox(sid)).toEqual([]);
+  });
+
+  it("sends again, at the alarm, a leaf whose message was lost, and the log holds it exactly once", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const n = await logOf(sid);
+    await sequence(n);
+    await agentAlarm(sid);
+    expect(await outbox(sid)).toEqual([]);
+
+    await report(reporter.key, sid);
+    const lost = queues.pending.splice(0).filter((m) => m.queue === "trust-log");
+    expect(lost).toHaveLength(1); // the message of entries 2 and 3 (credibility, report), lost before any consumer saw it
+    await agentAlarm(sid);
+    expect(await outbox(sid)).toEqual([2, 3]); // the log lacks them: kept, and sent again
+    const again = queues.pending.filter((m) => m.queue === "trust-log");
+    expect(again.map((m) => m.body)).toEqual(lost.map((m) => m.body));
+
+    // Delivered twice (the lost one turns up after all, and the resend): one leaf in the log.
+    queues.pending.push(...lost);
+    const log = await sequence(n);
+    const tag = tagOf(lost[0].body);
+    const status = await log.status(tag);
+    expect(status).toMatchObject({ acknowledged: 3, sequenced: { seq: 3 } });
+    const held = await leavesOfAgent(n, status.sequenced!.tree_size, tag);
+    expect(held.map((l) => l.seq)).toEqual([1, 2, 3]);
+    await agentAlarm(sid);
+    expect(await outbox(sid)).toEqual([]);
+  });
+});
