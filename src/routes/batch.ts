@@ -115,11 +115,13 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
     // One call per agent, in parallel; each agent's object commits its reports at once and leaves
     // their shard writes to this request, which applies them in one batch per shard.
     const answered = await Promise.all([...byAgent.values()].map(async (g) => ({ g, out: await scorerOf(c, g.ref).reportMany(g.ref, g.inputs, true) })));
-    const perShard = new Map<number, { writes: ShardWrite[]; acks: { ref: AgentRef; upTo: number }[] }>();
+    const perShard = new Map<number, { writes: ShardWrite[][]; acks: { ref: AgentRef; upTo: number }[] }>();
     for (const { g, out } of answered) {
       if (!out.deferred) continue;
       const shard = perShard.get(g.ref.shard) ?? { writes: [], acks: [] };
-      shard.writes.push(...out.deferred.shard);
+      // Each agent's writes stay a group of their own: shardStatements folds a group's agent-row
+      // writes into one row, so two agents' writes in one group would write one agent's row only.
+      shard.writes.push(out.deferred.shard);
       shard.acks.push({ ref: g.ref, upTo: out.deferred.upTo });
       perShard.set(g.ref.shard, shard);
     }
@@ -137,11 +139,11 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
  * journal is on the shard (it sends its events and leaves then). A batch that fails is not the
  * reports' failure: they are committed in their objects, whose alarms apply them shortly.
  */
-async function applyOnShard(c: Context<AppEnv>, n: number, writes: ShardWrite[], acks: { ref: AgentRef; upTo: number }[]) {
-  if (writes.length > 0) {
+async function applyOnShard(c: Context<AppEnv>, n: number, writes: ShardWrite[][], acks: { ref: AgentRef; upTo: number }[]) {
+  if (writes.some((w) => w.length > 0)) {
     try {
       const session = shardDatabases(c.env)[n].withSession("first-primary");
-      await session.batch(shardStatements(session, writes));
+      await session.batch(writes.flatMap((w) => shardStatements(session, w)));
       c.get("sessions").note({ [shardName(n)]: session.getBookmark() ?? "" });
     } catch (err) {
       console.error(JSON.stringify({ level: "error", message: "batch shard write failed; the agents' journals keep it", shard: n, error: String(err), request_id: c.get("requestId") }));

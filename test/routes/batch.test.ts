@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, bearer, call, createOperator, registerAgent, reportRows } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, reportRows, shardOf } from "../helpers";
 
 const MALFORMED = "transactions must be an array of 1 to 100 reports";
 type Result = { status: number; transaction_id?: number; error?: unknown; log_promise?: string; updated_scores?: unknown };
@@ -125,5 +125,22 @@ describe("POST /transactions/batch", () => {
     const res = await call("/transactions/batch", { headers: bearer(owner.key), body: JSON.stringify({ transactions: [item(sid, "huge", { metadata: { note: "y".repeat(1_100_000) } })] }) });
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ error: "Request body too large", request_id: expect.any(String) });
+  });
+
+  it("writes each agent's own row when several agents of one shard are in the batch", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    await limited(reporter.id, 10_000);
+    // Three agents on two shards: at least two share one.
+    const agents = [await registerAgent(owner.key), await registerAgent(owner.key), await registerAgent(owner.key)];
+    const sent = agents.flatMap((a, i) => Array.from({ length: i + 1 }, (_, j) => item(a.sid, `rows-${i}-${j}`, { outcome: i === 1 ? "failure" : "success", reliabilitySignal: 100 + 400 * i })));
+    const out = await results(await batch(reporter.key, sent));
+    expect(out.every((r) => r.status === 201)).toBe(true);
+    for (const [i, a] of agents.entries()) {
+      const row = await (await shardOf(a.sid)).prepare("SELECT sid, seq, composite, outcome_counts FROM agents WHERE sid = ?").bind(a.sid).first<{ seq: number; composite: number; outcome_counts: string }>();
+      const last = out[sent.findLastIndex((t) => t.sid === a.sid)] as { updated_scores: { composite_score: number } };
+      expect(JSON.parse(row!.outcome_counts), `agent ${i}`).toEqual({ [i === 1 ? "failure" : "success"]: i + 1 });
+      expect(row!.composite, `agent ${i}`).toBe(last.updated_scores.composite_score);
+    }
   });
 });

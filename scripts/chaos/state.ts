@@ -1,0 +1,93 @@
+// The service's state on disk after the run (the service stopped): the report rows of every shard,
+// read with `wrangler d1 execute --local --persist-to` as an operator would, and what each agent's
+// object still holds in its storage (its journal of shard writes, its outbox of events, its outbox of
+// log leaves), read from the object's SQLite file.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { databaseNames } from "../d1.mjs";
+import type { ChaosService } from "./service";
+
+export interface ShardReport {
+  sid: string;
+  n: number;
+  transactionId: number;
+  status: string;
+  /** The run's marker in the report's metadata (`{"chaos": marker}`), or null. */
+  marker: string | null;
+}
+
+/** A configuration change on a shard: its entry number orders it among the reports. */
+export interface ShardConfig {
+  sid: string;
+  seq: number;
+  modelName: string;
+  at: number;
+}
+
+const SEQUENCE_SPACE = 2 ** 22;
+
+function execute(service: ChaosService, database: string, sql: string): Record<string, unknown>[] {
+  const wrangler = join(service.root, "node_modules", ".bin", "wrangler");
+  const run = spawnSync(wrangler, ["d1", "execute", database, "--local", "--persist-to", service.persistTo, "--command", sql, "--json"], {
+    cwd: service.root,
+    env: service.environment,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (run.status !== 0) throw new Error(`wrangler d1 execute ${database} failed:\n${run.stderr}\n${run.stdout.slice(0, 2000)}`);
+  const out = JSON.parse(run.stdout) as { results: Record<string, unknown>[] }[];
+  return out.flatMap((o) => o.results);
+}
+
+/** Every report entry of every shard. */
+export async function shardReports(service: ChaosService): Promise<ShardReport[]> {
+  const shards = databaseNames(service.root).slice(1);
+  const rows: ShardReport[] = [];
+  for (const shard of shards) {
+    const found = execute(service, shard, "SELECT e.sid AS sid, e.n AS n, e.status AS status, e.private AS private, e.body AS body, a.dir_num AS num FROM entries e JOIN agents a ON a.sid = e.sid WHERE e.kind = 'report'");
+    for (const r of found) {
+      const text = `${r.private ?? ""} ${r.body ?? ""}`;
+      const marker = /"chaos":"([^"]+)"/.exec(text)?.[1] ?? null;
+      rows.push({ sid: String(r.sid), n: Number(r.n), transactionId: Number(r.num) * SEQUENCE_SPACE + Number(r.n), status: String(r.status), marker });
+    }
+  }
+  return rows;
+}
+
+/** Every configuration change (not the configurations agents registered with) of every shard. */
+export async function shardConfigs(service: ChaosService): Promise<ShardConfig[]> {
+  const shards = databaseNames(service.root).slice(1);
+  return shards.flatMap((shard) =>
+    execute(service, shard, "SELECT sid, seq, model_name, created_at FROM config_history WHERE change_type IS NOT NULL AND seq IS NOT NULL").map((r) => ({
+      sid: String(r.sid),
+      seq: Number(r.seq),
+      modelName: String(r.model_name),
+      at: Date.parse(String(r.created_at)),
+    })),
+  );
+}
+
+/** Rows left in every agent object's journal, events outbox and log outbox. */
+export async function agentStorage(persistTo: string): Promise<{ objects: number; journal: number; outbox: number; logOutbox: number }> {
+  const { DatabaseSync } = await import("node:sqlite");
+  const root = join(persistTo, "v3", "do");
+  const totals = { objects: 0, journal: 0, outbox: 0, logOutbox: 0 };
+  if (!existsSync(root)) return totals;
+  for (const dir of readdirSync(root).filter((d) => d.endsWith("-Agent"))) {
+    for (const file of readdirSync(join(root, dir)).filter((f) => f.endsWith(".sqlite"))) {
+      const db = new DatabaseSync(join(root, dir, file), { readOnly: true });
+      try {
+        const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name));
+        const count = (table: string) => (tables.has(table) ? Number((db.prepare(`SELECT count(*) AS c FROM ${table}`).get() as { c: number }).c) : 0);
+        totals.objects++;
+        totals.journal += count("journal");
+        totals.outbox += count("outbox");
+        totals.logOutbox += count("log_outbox");
+      } finally {
+        db.close();
+      }
+    }
+  }
+  return totals;
+}
