@@ -318,7 +318,7 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
       for (const [field, dim] of [["reliabilitySignal", "reliability"], ["qualitySignal", "quality"], ["financialSignal", "financial"], ["securitySignal", "security"]]) {
         if (typeof info.report[field] === "number") signals[dim] = info.report[field];
       }
-      events.push({ kind: "report", order: row!.n, reporter: info.reporter, at: Date.parse(t.timestamp), outcome: t.outcome as never, signals, base: baseFor({ isOwner: info.reporter === ownerId, verified: false }), evidence: evidenceFactor(false), penalty: 1 });
+      events.push({ kind: "report", order: row!.n, reporter: String(info.reporter), at: Date.parse(t.timestamp), outcome: t.outcome as never, signals, base: baseFor({ isOwner: info.reporter === ownerId, verified: false }), evidence: evidenceFactor(false), penalty: 1 });
     }
     // The configurations in their entry order (the shard's config_history numbers them in the chain),
     // each change classified from what the run sent, as the service classified it.
@@ -333,8 +333,10 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     // the request came, and a single report on the same agent may be numbered between them).
     events.sort((a, b) => a.order - b.order);
     const createdAt = Date.parse(seen.reportB.created_at);
-    const evidence = replay(events, ownerId, createdAt);
-    const expected = scoreOf(evidence, { now: seen.scoreAt, ownerId, identityLevel: 0, operatorScore: seen.score.operator?.score ?? 500 });
+    // Version 3 keys reporters by strings; the run's reporters are unverified, so no credibility entry
+    // moves them off their seed and the replay needs none.
+    const evidence = replay(events, String(ownerId), createdAt);
+    const expected = scoreOf(evidence, { now: seen.scoreAt, ownerId: String(ownerId), identityLevel: 0, operatorScore: seen.score.operator?.score ?? 500 });
     const got = seen.score;
     const same = expected.composite === got.composite_score && (["reliability", "quality", "financial", "security", "stability"] as const).every((d) => expected.dimensions[d] === got[d]);
     if (!same) {
