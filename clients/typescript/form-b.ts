@@ -4000,6 +4000,7 @@ export interface operations {
     adminModelShadow: {
         parameters: {
             query?: {
+                /** @description The next_cursor of the previous page */
                 cursor?: string;
             };
             header: {

@@ -103,7 +103,7 @@ const shadow = createRoute({
         .string()
         .regex(/^[0-9]{1,3}:[A-Za-z0-9_]*$/, { error: "cursor must be a next_cursor of this route" })
         .optional()
-        .openapi({ param: { name: "cursor", in: "query" } }),
+        .openapi({ param: { name: "cursor", in: "query", description: "The next_cursor of the previous page" } }),
     }),
   },
   responses: {
