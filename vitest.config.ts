@@ -25,6 +25,8 @@ export default defineConfig(async () => {
             LOG_SIGNING_KEYS: newLogSigningKeys(),
             // Logs 0-7 (log 8 is unknown); the sequencer tests use objects of higher numbers directly.
             LOG_COUNT: "8",
+            // Version 3 from the start (test/routes/model-v3.test.ts moves the switch for the shadow period).
+            MODEL_SHADOW_DAYS: "0",
           },
         },
       }),

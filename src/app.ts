@@ -13,6 +13,7 @@ import { fromFramework, validationHook } from "./http/validation";
 import { renderError, toApiError } from "./http/wire";
 import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
+import { registerAdminModel } from "./routes/admin-model";
 import { registerAdminOperators } from "./routes/admin-operators";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
@@ -77,6 +78,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerHealth(app);
   registerApplications(app);
   registerAdmin(app);
+  registerAdminModel(app);
   registerAdminOperators(app);
   registerMe(app);
   registerAgents(app);

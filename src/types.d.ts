@@ -29,6 +29,12 @@ declare namespace Cloudflare {
     LOG_QUEUE?: Queue<import("./domain/log/messages").LogMessage>;
     /** How many logs there are (logs 0 ... LOG_COUNT-1; default 1). Only ever raised. */
     LOG_COUNT?: string;
+    /**
+     * Days of the scoring model's shadow period (version 3 computed beside version 2, version 2 served)
+     * from the deployment's first start; default 14; "0": version 3 from the start. An admin may move
+     * the switch (PUT /admin/model/switch).
+     */
+    MODEL_SHADOW_DAYS?: string;
     /** The host name in the logs' origins, `<LOG_ORIGIN>/log/<n>`: the service's public host, set once. */
     LOG_ORIGIN?: string;
     /** Names agents in the log, HMAC-SHA256(LOG_KEY, sid): 32 random bytes, base64 (a Worker secret). */

@@ -216,6 +216,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The scoring model's settings: the switch from version 2 and the bootstrap latch
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        get: operations["adminModelSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/model/switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Move the switch to version 3 (the end of the shadow period)
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        put: operations["adminModelSwitch"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/model/bootstrap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the bootstrap latch's end (at most 180 days ahead; now or earlier closes it for good)
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        put: operations["adminModelBootstrap"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/model/shadow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shadow period: agents that would change recommendation under version 3, and which way (paginated)
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        get: operations["adminModelShadow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/operators": {
         parameters: {
             query?: never;
@@ -1368,6 +1448,57 @@ export interface components {
              */
             created_at: string;
         };
+        ModelSettings: {
+            /** @enum {number} */
+            version: 3;
+            /**
+             * Format: date-time
+             * @description Agents on version 2 switch to version 3 from this time, each within 6 hours after it
+             * @example 2026-11-21T10:20:30.000Z
+             */
+            switch_at: string;
+            shadow_days: number;
+            bootstrap: {
+                on: boolean;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:20:30.000Z
+                 */
+                started_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:20:30.000Z
+                 */
+                ends_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:20:30.000Z
+                 */
+                closed_at: string | null;
+            };
+        };
+        ModelShadow: {
+            /** @description Agents still on version 2 compared in this page */
+            compared: number;
+            changed: number;
+            changes: {
+                /** @enum {string} */
+                from: "clear" | "review" | "caution";
+                /** @enum {string} */
+                to: "clear" | "review" | "caution";
+                agents: number;
+            }[];
+            /** @description Up to 20 agents that would change */
+            examples: {
+                /** @example SID-0x3f9a0c1d2e4b5a69 */
+                sid: string;
+                /** @enum {string} */
+                from: "clear" | "review" | "caution";
+                /** @enum {string} */
+                to: "clear" | "review" | "caution";
+            }[];
+            next_cursor: string | null;
+        };
         ApiKey: {
             id: number;
             /** @description The first 8 hex characters of the key */
@@ -1505,7 +1636,8 @@ export interface components {
             /** @enum {string} */
             recommendation: "clear" | "review" | "caution";
             /** @description Up to 4 reason codes, most important first */
-            reasons: ("LOW_RELIABILITY" | "LOW_QUALITY" | "LOW_SECURITY" | "LOW_FINANCIAL" | "LOW_STABILITY" | "RECENT_CONFIG_CHANGE" | "NO_OWNER" | "OPERATOR_RECORD" | "FEW_INDEPENDENT_REPORTERS" | "INSUFFICIENT_EVIDENCE" | "IDENTITY_UNVERIFIED")[];
+            reasons: ("LOW_RELIABILITY" | "LOW_QUALITY" | "LOW_SECURITY" | "LOW_FINANCIAL" | "LOW_STABILITY" | "RECENT_FAILURES" | "SIMILAR_TO_CAUTIONED" | "RECENT_CONFIG_CHANGE" | "NO_OWNER" | "OPERATOR_RECORD" | "FEW_INDEPENDENT_REPORTERS" | "INSUFFICIENT_EVIDENCE" | "IDENTITY_UNVERIFIED")[];
+            model: components["schemas"]["ScoringModel"];
             /** @description The owning operator; null until a self-registered agent is claimed */
             operator: {
                 name: string;
@@ -1526,6 +1658,21 @@ export interface components {
              * @example 2026-11-21T10:20:30.000Z
              */
             last_updated: string;
+        };
+        /**
+         * @example {
+         *       "version": 3,
+         *       "snapshot": null,
+         *       "bootstrap": false
+         *     }
+         */
+        ScoringModel: {
+            /** @description The scoring model version (3; 2 only for an agent not yet switched) */
+            version: number;
+            /** @description The credibility snapshot in force; null while credibility comes from seeds and the bootstrap latch alone */
+            snapshot: string | null;
+            /** @description The bootstrap latch was on at the agent's last credibility change: verified operators count with a standing floor */
+            bootstrap: boolean;
         };
         PublicScoreA: {
             /** @example SID-0x3f9a0c1d2e4b5a69 */
@@ -1560,7 +1707,8 @@ export interface components {
                 recommendation: "clear" | "review" | "caution";
             };
             /** @description Up to 4 reason codes, most important first */
-            reasons: ("LOW_RELIABILITY" | "LOW_QUALITY" | "LOW_SECURITY" | "LOW_FINANCIAL" | "LOW_STABILITY" | "RECENT_CONFIG_CHANGE" | "NO_OWNER" | "OPERATOR_RECORD" | "FEW_INDEPENDENT_REPORTERS" | "INSUFFICIENT_EVIDENCE" | "IDENTITY_UNVERIFIED")[];
+            reasons: ("LOW_RELIABILITY" | "LOW_QUALITY" | "LOW_SECURITY" | "LOW_FINANCIAL" | "LOW_STABILITY" | "RECENT_FAILURES" | "SIMILAR_TO_CAUTIONED" | "RECENT_CONFIG_CHANGE" | "NO_OWNER" | "OPERATOR_RECORD" | "FEW_INDEPENDENT_REPORTERS" | "INSUFFICIENT_EVIDENCE" | "IDENTITY_UNVERIFIED")[];
+            model: components["schemas"]["ScoringModel"];
             /** @description 0 Unverified, 1 Callback-Verified, 2 Signature-Verified */
             identity_level: number;
             /** @enum {string} */
@@ -1795,7 +1943,7 @@ export interface components {
                 /** @description The entry's number: 1, 2, 3, … with no gap (its leaf's `seq`) */
                 n: number;
                 /** @enum {string} */
-                kind: "registration" | "report" | "config" | "withdrawal" | "dispute" | "claim" | "status" | "identity" | "credibility" | "model" | "snapshot";
+                kind: "registration" | "report" | "config" | "withdrawal" | "dispute" | "claim" | "status" | "identity" | "credibility" | "inheritance" | "model" | "snapshot";
                 /** @description The entry's RFC 8785 canonical JSON, byte for byte what `hash` covers (parse it, never re-serialise it to hash) */
                 entry: string;
                 /** @description Lowercase hex SHA-256 of `entry`: the next entry's `prev` and its leaf's `entry_hash` */
@@ -2119,6 +2267,8 @@ export type ErrorA = components['schemas']['ErrorA'];
 export type Application = components['schemas']['Application'];
 export type AdminOperator = components['schemas']['AdminOperator'];
 export type WaitlistEntry = components['schemas']['WaitlistEntry'];
+export type ModelSettings = components['schemas']['ModelSettings'];
+export type ModelShadow = components['schemas']['ModelShadow'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type Me = components['schemas']['Me'];
 export type RegistrationA = components['schemas']['RegistrationA'];
@@ -2126,6 +2276,7 @@ export type RegisterRequestA = components['schemas']['RegisterRequestA'];
 export type ConfigUpdatedA = components['schemas']['ConfigUpdatedA'];
 export type ConfigRequest = components['schemas']['ConfigRequest'];
 export type ScoreA = components['schemas']['ScoreA'];
+export type ScoringModel = components['schemas']['ScoringModel'];
 export type PublicScoreA = components['schemas']['PublicScoreA'];
 export type ReportA = components['schemas']['ReportA'];
 export type BadgeEndpoint = components['schemas']['BadgeEndpoint'];
@@ -3438,6 +3589,381 @@ export interface operations {
             };
         };
     };
+    adminModelSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Settings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": 3,
+                     *       "switch_at": "2026-12-05T10:00:00.000Z",
+                     *       "shadow_days": 14,
+                     *       "bootstrap": {
+                     *         "on": true,
+                     *         "started_at": "2026-11-21T10:00:00.000Z",
+                     *         "ends_at": "2027-05-20T10:00:00.000Z",
+                     *         "closed_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelSettings"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid admin token",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Admin interface is not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    adminModelSwitch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When agents switch; now or earlier: at their next run
+                     * @example 2026-11-21T10:20:30.000Z
+                     */
+                    at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Settings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": 3,
+                     *       "switch_at": "2026-12-05T10:00:00.000Z",
+                     *       "shadow_days": 14,
+                     *       "bootstrap": {
+                     *         "on": true,
+                     *         "started_at": "2026-11-21T10:00:00.000Z",
+                     *         "ends_at": "2027-05-20T10:00:00.000Z",
+                     *         "closed_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelSettings"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid admin token",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Admin interface is not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    adminModelBootstrap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-21T10:20:30.000Z
+                     */
+                    ends_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Settings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": 3,
+                     *       "switch_at": "2026-12-05T10:00:00.000Z",
+                     *       "shadow_days": 14,
+                     *       "bootstrap": {
+                     *         "on": true,
+                     *         "started_at": "2026-11-21T10:00:00.000Z",
+                     *         "ends_at": "2027-05-20T10:00:00.000Z",
+                     *         "closed_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelSettings"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid admin token",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Admin interface is not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    adminModelShadow: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The difference */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "compared": 120,
+                     *       "changed": 3,
+                     *       "changes": [
+                     *         {
+                     *           "from": "clear",
+                     *           "to": "review",
+                     *           "agents": 3
+                     *         }
+                     *       ],
+                     *       "examples": [
+                     *         {
+                     *           "sid": "SID-0x3f9a1c2b7d4e5f60",
+                     *           "from": "clear",
+                     *           "to": "review"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelShadow"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid cursor",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid admin token",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Admin interface is not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
     adminListOperators: {
         parameters: {
             query?: {
@@ -3713,7 +4239,7 @@ export interface operations {
                      *         "id": 7,
                      *         "name": "Acme Agents",
                      *         "email": "ops@acme.example",
-                     *         "operator_score": 717,
+                     *         "operator_score": 500,
                      *         "verified": true,
                      *         "api_key_prefix": "3f9a0c1d",
                      *         "created_at": "2026-05-24T10:20:30.000Z"
@@ -3723,9 +4249,9 @@ export interface operations {
                      *           "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *           "name": "Invoice Bot",
                      *           "description": "Reconciles supplier invoices",
-                     *           "composite_score": 808,
-                     *           "confidence": "medium",
-                     *           "recommendation": "clear",
+                     *           "composite_score": 708,
+                     *           "confidence": "low",
+                     *           "recommendation": "review",
                      *           "status": "active",
                      *           "identity_level": 1,
                      *           "created_at": "2026-10-01T10:20:30.000Z"
@@ -4223,16 +4749,16 @@ export interface operations {
                      *       "change_detected": true,
                      *       "change_type": "model_swap",
                      *       "updated_scores": {
-                     *         "composite_score": 775,
+                     *         "composite_score": 647,
                      *         "dimensions": {
-                     *           "reliability": 768,
-                     *           "quality": 784,
+                     *           "reliability": 643,
+                     *           "quality": 653,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 776
+                     *           "stability": 646
                      *         },
-                     *         "confidence": "medium",
-                     *         "recommendation": "clear"
+                     *         "confidence": "low",
+                     *         "recommendation": "review"
                      *       },
                      *       "fingerprint_hash": "b2a39c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b",
                      *       "message": "Configuration change detected (model_swap); scores decayed in proportion"
@@ -4406,20 +4932,26 @@ export interface operations {
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *       "agent_name": "Invoice Bot",
-                     *       "composite_score": 808,
-                     *       "reliability": 799,
-                     *       "quality": 822,
+                     *       "composite_score": 708,
+                     *       "reliability": 702,
+                     *       "quality": 717,
                      *       "financial": 500,
                      *       "security": 500,
-                     *       "stability": 801,
-                     *       "confidence": "medium",
-                     *       "recommendation": "clear",
+                     *       "stability": 704,
+                     *       "confidence": "low",
+                     *       "recommendation": "review",
                      *       "reasons": [
-                     *         "RECENT_CONFIG_CHANGE"
+                     *         "RECENT_CONFIG_CHANGE",
+                     *         "FEW_INDEPENDENT_REPORTERS"
                      *       ],
+                     *       "model": {
+                     *         "version": 3,
+                     *         "snapshot": null,
+                     *         "bootstrap": false
+                     *       },
                      *       "operator": {
                      *         "name": "Acme Agents",
-                     *         "score": 717,
+                     *         "score": 500,
                      *         "verified": true
                      *       },
                      *       "config_fingerprint": "b2a39c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b",
@@ -4563,9 +5095,9 @@ export interface operations {
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *       "agent_name": "Invoice Bot",
-                     *       "composite_score": 808,
-                     *       "confidence": "medium",
-                     *       "recommendation": "clear",
+                     *       "composite_score": 708,
+                     *       "confidence": "low",
+                     *       "recommendation": "review",
                      *       "identity_level": 1,
                      *       "operator_name": "Acme Agents"
                      *     }
@@ -4673,34 +5205,40 @@ export interface operations {
                      *       "description": "Reconciles supplier invoices",
                      *       "status": "active",
                      *       "current_score": {
-                     *         "composite": 808,
-                     *         "reliability": 799,
-                     *         "quality": 822,
+                     *         "composite": 708,
+                     *         "reliability": 702,
+                     *         "quality": 717,
                      *         "financial": 500,
                      *         "security": 500,
-                     *         "stability": 801,
-                     *         "confidence": "medium",
-                     *         "recommendation": "clear"
+                     *         "stability": 704,
+                     *         "confidence": "low",
+                     *         "recommendation": "review"
                      *       },
                      *       "reasons": [
-                     *         "RECENT_CONFIG_CHANGE"
+                     *         "RECENT_CONFIG_CHANGE",
+                     *         "FEW_INDEPENDENT_REPORTERS"
                      *       ],
+                     *       "model": {
+                     *         "version": 3,
+                     *         "snapshot": null,
+                     *         "bootstrap": false
+                     *       },
                      *       "identity_level": 1,
                      *       "identity_label": "Callback-Verified",
                      *       "identity_key": null,
                      *       "operator": {
                      *         "name": "Acme Agents",
-                     *         "score": 717,
+                     *         "score": 500,
                      *         "verified": true
                      *       },
                      *       "score_history": [
                      *         {
-                     *           "composite": 808,
-                     *           "reliability": 799,
-                     *           "quality": 822,
+                     *           "composite": 708,
+                     *           "reliability": 702,
+                     *           "quality": 717,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 801,
+                     *           "stability": 704,
                      *           "event_type": "transaction:timeout",
                      *           "timestamp": "2026-11-20T22:20:30.000Z",
                      *           "transaction_id": 4294967493,
@@ -4708,12 +5246,12 @@ export interface operations {
                      *           "status": "active"
                      *         },
                      *         {
-                     *           "composite": 814,
-                     *           "reliability": 805,
-                     *           "quality": 822,
+                     *           "composite": 713,
+                     *           "reliability": 707,
+                     *           "quality": 717,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 820,
+                     *           "stability": 719,
                      *           "event_type": "transaction:success",
                      *           "timestamp": "2026-11-20T21:20:30.000Z",
                      *           "transaction_id": 4294967492,
@@ -4721,12 +5259,12 @@ export interface operations {
                      *           "status": "active"
                      *         },
                      *         {
-                     *           "composite": 812,
-                     *           "reliability": 803,
-                     *           "quality": 822,
+                     *           "composite": 712,
+                     *           "reliability": 706,
+                     *           "quality": 717,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 815,
+                     *           "stability": 717,
                      *           "event_type": "transaction:success",
                      *           "timestamp": "2026-11-20T20:20:30.000Z",
                      *           "transaction_id": 4294967491,
@@ -4898,7 +5436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <svg xmlns="http://www.w3.org/2000/svg" width="132" height="20" role="img" aria-label="trust: 808 · clear · L1"><title>trust: 808 · clear · L1</title><filter id="blur"><feGaussianBlur stdDeviation="16"/></filter><linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient><clipPath id="r"><rect width="132" height="20" rx="3"/></clipPath><g clip-path="url(#r)"><rect width="37" height="20" fill="#555"/><rect x="37" width="95" height="20" fill="#67ac09"/><rect width="132" height="20" fill="url(#s)"/></g><g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision" font-size="110"><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="195" y="150" fill-opacity=".8" filter="url(#blur)" textLength="270">trust</text><text x="195" y="150" fill-opacity=".3" textLength="270">trust</text></g><text x="195" y="140" textLength="270">trust</text></g><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="835" y="150" fill-opacity=".8" filter="url(#blur)" textLength="850">808 · clear · L1</text><text x="835" y="150" fill-opacity=".3" textLength="850">808 · clear · L1</text></g><text x="835" y="140" textLength="850">808 · clear · L1</text></g></g></svg> */
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" width="140" height="20" role="img" aria-label="trust: 708 · review · L1"><title>trust: 708 · review · L1</title><filter id="blur"><feGaussianBlur stdDeviation="16"/></filter><linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient><clipPath id="r"><rect width="140" height="20" rx="3"/></clipPath><g clip-path="url(#r)"><rect width="37" height="20" fill="#555"/><rect x="37" width="103" height="20" fill="#d8b800"/><rect width="140" height="20" fill="url(#s)"/></g><g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision" font-size="110"><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="195" y="150" fill-opacity=".8" filter="url(#blur)" textLength="270">trust</text><text x="195" y="150" fill-opacity=".3" textLength="270">trust</text></g><text x="195" y="140" textLength="270">trust</text></g><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="875" y="150" fill-opacity=".8" filter="url(#blur)" textLength="930">708 · review · L1</text><text x="875" y="150" fill-opacity=".3" textLength="930">708 · review · L1</text></g><text x="875" y="140" textLength="930">708 · review · L1</text></g></g></svg> */
                     "image/svg+xml": string;
                 };
             };
@@ -4975,8 +5513,8 @@ export interface operations {
                      * @example {
                      *       "schemaVersion": 1,
                      *       "label": "trust",
-                     *       "message": "808 · clear · L1",
-                     *       "color": "green"
+                     *       "message": "708 · review · L1",
+                     *       "color": "yellow"
                      *     }
                      */
                     "application/json": components["schemas"]["BadgeEndpoint"];
@@ -5060,7 +5598,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 808 · clear · L1" width="132" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">808<small> / 1000</small></span><span class="chip chip-clear">Clear</span></div><p>The evidence supports dealing with this agent.</p><dl class="facts"><dt>Confidence</dt><dd>Medium: a fair number of reports from several independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifSwibG9nIjp7Im9yaWdpbiI6InRydXN0LmV4YW1wbGUuY29tL2xvZy8wIiwiaW5kZXgiOjEsInRyZWVfc2l6ZSI6Miwicm9vdCI6Ii9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9IiwiaW5jbHVzaW9uIjpbIlYxcGREV1VFNVFzbmJUUzdtSDRFaU1kZHJFeGJ1M3N6WmJHOFA0SmxKQ2c9Il0sImxlYWYiOnsiYWdlbnQiOiIxZmE0ZTQwZGNmZDI3ZWI0YmVjZjk5Zjk0NTBkZTE3NDZmMmJmMmMxZGEyMjQwODE4MmUwNjFkZTZiY2EzYWE3Iiwic2VxIjoyLCJlbnRyeV9oYXNoIjoiZmFlZWNlM2EzOTkxZTEzZmVjNDNkZjE1OGRmOWY1YmQ4OTM4ZmIwZTA5YTg1MGE3MjM3MzRhZjY4ZTFiOTlhNSIsInNjb3JlX2NvbW1pdCI6IjcwYmYzNGY0YWMyZmE3OGY2ZDYwOTNlZjViZDgwODMxNGUwZmZiYWVjNDA1M2JjYTE2ZGM1OTE3OTQ0MTg0NmMifSwib3BlbmluZyI6eyJzY29yZSI6NTM4LCJub25jZSI6Ijk5ODg3NzY2NTU0NDMzMjIxMTAwZmZlZWRkY2NiYmFhIn0sImNoZWNrcG9pbnQiOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMFxuMlxuL0JzeFFtRmZPQ0doOXJ1ZTcvZjcyT01zREsrMHV3b0lMSE5wbStvcy8zaz1cblxu4oCUIHRydXN0LmV4YW1wbGUuY29tL2xvZy8wIEFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE9XG4ifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 708 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">708<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -5300,16 +5838,16 @@ export interface operations {
                      *           "success": true,
                      *           "transaction_id": 4294967493,
                      *           "updated_scores": {
-                     *             "composite_score": 808,
+                     *             "composite_score": 708,
                      *             "dimensions": {
-                     *               "reliability": 799,
-                     *               "quality": 822,
+                     *               "reliability": 702,
+                     *               "quality": 717,
                      *               "financial": 500,
                      *               "security": 500,
-                     *               "stability": 801
+                     *               "stability": 704
                      *             },
-                     *             "confidence": "medium",
-                     *             "recommendation": "clear"
+                     *             "confidence": "low",
+                     *             "recommendation": "review"
                      *           },
                      *           "receipt": {
                      *             "accepted": true
@@ -5610,16 +6148,16 @@ export interface operations {
                      *       "success": true,
                      *       "transaction_id": 4294967493,
                      *       "updated_scores": {
-                     *         "composite_score": 808,
+                     *         "composite_score": 708,
                      *         "dimensions": {
-                     *           "reliability": 799,
-                     *           "quality": 822,
+                     *           "reliability": 702,
+                     *           "quality": 717,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 801
+                     *           "stability": 704
                      *         },
-                     *         "confidence": "medium",
-                     *         "recommendation": "clear"
+                     *         "confidence": "low",
+                     *         "recommendation": "review"
                      *       },
                      *       "receipt": {
                      *         "accepted": true
@@ -7063,7 +7601,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifSwibG9nIjp7Im9yaWdpbiI6InRydXN0LmV4YW1wbGUuY29tL2xvZy8wIiwiaW5kZXgiOjEsInRyZWVfc2l6ZSI6Miwicm9vdCI6Ii9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9IiwiaW5jbHVzaW9uIjpbIlYxcGREV1VFNVFzbmJUUzdtSDRFaU1kZHJFeGJ1M3N6WmJHOFA0SmxKQ2c9Il0sImxlYWYiOnsiYWdlbnQiOiIxZmE0ZTQwZGNmZDI3ZWI0YmVjZjk5Zjk0NTBkZTE3NDZmMmJmMmMxZGEyMjQwODE4MmUwNjFkZTZiY2EzYWE3Iiwic2VxIjoyLCJlbnRyeV9oYXNoIjoiZmFlZWNlM2EzOTkxZTEzZmVjNDNkZjE1OGRmOWY1YmQ4OTM4ZmIwZTA5YTg1MGE3MjM3MzRhZjY4ZTFiOTlhNSIsInNjb3JlX2NvbW1pdCI6IjcwYmYzNGY0YWMyZmE3OGY2ZDYwOTNlZjViZDgwODMxNGUwZmZiYWVjNDA1M2JjYTE2ZGM1OTE3OTQ0MTg0NmMifSwib3BlbmluZyI6eyJzY29yZSI6NTM4LCJub25jZSI6Ijk5ODg3NzY2NTU0NDMzMjIxMTAwZmZlZWRkY2NiYmFhIn0sImNoZWNrcG9pbnQiOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMFxuMlxuL0JzeFFtRmZPQ0doOXJ1ZTcvZjcyT01zREsrMHV3b0lMSE5wbStvcy8zaz1cblxu4oCUIHRydXN0LmV4YW1wbGUuY29tL2xvZy8wIEFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE9XG4ifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                      *     }
                      */
                     "application/json": components["schemas"]["Attestation"];
@@ -10163,7 +10701,7 @@ export interface operations {
                  *       "params": {
                  *         "name": "verify_attestation",
                  *         "arguments": {
-                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifSwibG9nIjp7Im9yaWdpbiI6InRydXN0LmV4YW1wbGUuY29tL2xvZy8wIiwiaW5kZXgiOjEsInRyZWVfc2l6ZSI6Miwicm9vdCI6Ii9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9IiwiaW5jbHVzaW9uIjpbIlYxcGREV1VFNVFzbmJUUzdtSDRFaU1kZHJFeGJ1M3N6WmJHOFA0SmxKQ2c9Il0sImxlYWYiOnsiYWdlbnQiOiIxZmE0ZTQwZGNmZDI3ZWI0YmVjZjk5Zjk0NTBkZTE3NDZmMmJmMmMxZGEyMjQwODE4MmUwNjFkZTZiY2EzYWE3Iiwic2VxIjoyLCJlbnRyeV9oYXNoIjoiZmFlZWNlM2EzOTkxZTEzZmVjNDNkZjE1OGRmOWY1YmQ4OTM4ZmIwZTA5YTg1MGE3MjM3MzRhZjY4ZTFiOTlhNSIsInNjb3JlX2NvbW1pdCI6IjcwYmYzNGY0YWMyZmE3OGY2ZDYwOTNlZjViZDgwODMxNGUwZmZiYWVjNDA1M2JjYTE2ZGM1OTE3OTQ0MTg0NmMifSwib3BlbmluZyI6eyJzY29yZSI6NTM4LCJub25jZSI6Ijk5ODg3NzY2NTU0NDMzMjIxMTAwZmZlZWRkY2NiYmFhIn0sImNoZWNrcG9pbnQiOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMFxuMlxuL0JzeFFtRmZPQ0doOXJ1ZTcvZjcyT01zREsrMHV3b0lMSE5wbStvcy8zaz1cblxu4oCUIHRydXN0LmV4YW1wbGUuY29tL2xvZy8wIEFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE9XG4ifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                  *         }
                  *       }
                  *     }
@@ -10189,7 +10727,7 @@ export interface operations {
                      *         "content": [
                      *           {
                      *             "type": "text",
-                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":808,\"confidence\":\"medium\",\"recommendation\":\"clear\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\",\"inclusion\":[\"V1pdDWUE5QsnbTS7mH4EiMddrExbu3szZbG8P4JlJCg=\"],\"leaf\":{\"agent\":\"1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7\",\"seq\":2,\"entry_hash\":\"faeece3a3991e13fec43df158df9f5bd8938fb0e09a850a723734af68e1b99a5\",\"score_commit\":\"70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c\"},\"opening\":{\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\n/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
+                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":708,\"confidence\":\"low\",\"recommendation\":\"review\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\",\"inclusion\":[\"V1pdDWUE5QsnbTS7mH4EiMddrExbu3szZbG8P4JlJCg=\"],\"leaf\":{\"agent\":\"1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7\",\"seq\":2,\"entry_hash\":\"faeece3a3991e13fec43df158df9f5bd8938fb0e09a850a723734af68e1b99a5\",\"score_commit\":\"70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c\"},\"opening\":{\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\n/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
                      *           }
                      *         ],
                      *         "structuredContent": {
@@ -10202,9 +10740,9 @@ export interface operations {
                      *             "iat": 1795256430,
                      *             "exp": 1795257330,
                      *             "status": "active",
-                     *             "composite_score": 808,
-                     *             "confidence": "medium",
-                     *             "recommendation": "clear",
+                     *             "composite_score": 708,
+                     *             "confidence": "low",
+                     *             "recommendation": "review",
                      *             "identity_level": 1,
                      *             "operator_name": "Acme Agents",
                      *             "status_list": {
@@ -10366,7 +10904,7 @@ export interface operations {
                      *       "required": false,
                      *       "params": {
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjgwOCwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifSwibG9nIjp7Im9yaWdpbiI6InRydXN0LmV4YW1wbGUuY29tL2xvZy8wIiwiaW5kZXgiOjEsInRyZWVfc2l6ZSI6Miwicm9vdCI6Ii9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9IiwiaW5jbHVzaW9uIjpbIlYxcGREV1VFNVFzbmJUUzdtSDRFaU1kZHJFeGJ1M3N6WmJHOFA0SmxKQ2c9Il0sImxlYWYiOnsiYWdlbnQiOiIxZmE0ZTQwZGNmZDI3ZWI0YmVjZjk5Zjk0NTBkZTE3NDZmMmJmMmMxZGEyMjQwODE4MmUwNjFkZTZiY2EzYWE3Iiwic2VxIjoyLCJlbnRyeV9oYXNoIjoiZmFlZWNlM2EzOTkxZTEzZmVjNDNkZjE1OGRmOWY1YmQ4OTM4ZmIwZTA5YTg1MGE3MjM3MzRhZjY4ZTFiOTlhNSIsInNjb3JlX2NvbW1pdCI6IjcwYmYzNGY0YWMyZmE3OGY2ZDYwOTNlZjViZDgwODMxNGUwZmZiYWVjNDA1M2JjYTE2ZGM1OTE3OTQ0MTg0NmMifSwib3BlbmluZyI6eyJzY29yZSI6NTM4LCJub25jZSI6Ijk5ODg3NzY2NTU0NDMzMjIxMTAwZmZlZWRkY2NiYmFhIn0sImNoZWNrcG9pbnQiOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMFxuMlxuL0JzeFFtRmZPQ0doOXJ1ZTcvZjcyT01zREsrMHV3b0lMSE5wbStvcy8zaz1cblxu4oCUIHRydXN0LmV4YW1wbGUuY29tL2xvZy8wIEFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE9XG4ifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
                      *         "jwks_uri": "https://trust.example.com/.well-known/jwks.json",
                      *         "attestation_uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
                      *         "status_list": {

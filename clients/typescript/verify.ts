@@ -12,9 +12,9 @@
 // problem found is reported, never thrown.
 
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
-import { historyOfEntries, replayHistory } from "../../src/domain/agent";
+import { chainModel, historyOfEntries, replayHistory } from "../../src/domain/agent";
 import { checkChain, sha256HexOfBytes, type Entry } from "../../src/domain/entries";
-import { scoreOf } from "../../src/domain/model";
+import { scoreOfEvidence } from "../../src/domain/scoring";
 import { CheckpointError, createLogClient, fromBase64, leafHash, LogReadError, parseLeaf, scoreCommit, toBase64, verifyCheckpoint, verifyInclusion, type Checkpoint, type Leaf } from "./log";
 import { parseBundle, tileWidth, TILE_WIDTH } from "../../src/domain/log/tiles";
 
@@ -71,15 +71,17 @@ export const PROMISE_GRACE_MS = 24 * 3_600_000;
 /**
  * The agent's score replayed from its entries at `now`: the one function every replay goes through.
  * Reporters and owners are the entries' commitments; the owner is the last registration's or claim's.
+ * `version` is the scoring model to replay under (the one the service says it serves; by default
+ * version 3, as every chain since the switch is, and a chain with a `model` entry always is).
  */
-export function replayScore(entries: readonly Entry[], now: number): number {
+export function replayScore(entries: readonly Entry[], now: number, version: 2 | 3 = chainModel(entries.map((entry) => ({ entry })), 3)): number {
   const registered = entries.find((e) => e.kind === "registration");
   const createdAt = registered ? Date.parse(registered.at) : 0;
   const who = (e: Entry) => (e.kind === "report" ? e.reporter : e.kind === "registration" || e.kind === "claim" ? e.owner : null);
   const history = historyOfEntries(entries.map((entry) => ({ entry, who: who(entry) })));
-  const { evidence } = replayHistory(history.items, history.owner, createdAt, now);
+  const { evidence } = replayHistory(history.items, history.owner, createdAt, now, chainModel(entries.map((entry) => ({ entry })), version));
   const identity = entries.findLast((e) => e.kind === "identity");
-  return scoreOf(evidence, { now, ownerId: history.owner, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
+  return scoreOfEvidence(evidence, { now, ownerLocal: history.owner, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
 }
 
 const faceOf = (entry: Entry): number | null => ("score" in entry && entry.score ? entry.score.composite : null);
@@ -198,8 +200,8 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
     if (highest > listed.length) problem("log", `the log holds a leaf of entry ${highest}, but the entries end at ${listed.length}: entries dropped`);
 
     // The replay: the entries, through the model, to the score the service serves now.
-    const served = await get<{ composite_score: number }>(`/score/${encodeURIComponent(options.sid)}`, true);
-    const replayed = replayScore(listed.map((e) => JSON.parse(e.entry) as Entry), now);
+    const served = await get<{ composite_score: number; model?: { version: 2 | 3 } }>(`/score/${encodeURIComponent(options.sid)}`, true);
+    const replayed = replayScore(listed.map((e) => JSON.parse(e.entry) as Entry), now, served.model?.version);
     report.score = { served: served.composite_score, replayed };
     if (replayed !== served.composite_score) problem("replay", `the entries replay to ${replayed}, the service serves ${served.composite_score}`);
   }

@@ -5,7 +5,8 @@ import { eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { AgentRecord, AgentRef } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import type { AgentConfiguration } from "../domain/configuration";
-import { DIMENSIONS, type AgentEvidence, type Dimension } from "../domain/model";
+import { DIMENSIONS, type Dimension } from "../domain/model";
+import type { Evidence } from "../domain/scoring";
 import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent";
 import { SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
 import { toAgentScore, type AgentReport, type ConfigChange, type OperatorSummary, type ScoreEvent, type TransactionEntry, type TransactionStatus } from "../domain/views";
@@ -44,7 +45,7 @@ const mapRow = mapperOf<AgentRow>(AGENT_COLUMNS);
 const mapConfigRow = mapperOf<typeof configHistory.$inferSelect>(Object.entries(getTableColumns(configHistory)));
 
 /** The working state of an agent rebuilt from its shard: its row, its keys and the evidence its history replays to. */
-export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evidence: AgentEvidence, chain: { seq: number; chainHash: string; locals: Record<string, number> }): AgentRecord {
+export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evidence: Evidence, chain: { seq: number; chainHash: string; locals: Record<string, number> }): AgentRecord {
   return {
     ...ref,
     operatorId: row.operatorId,

@@ -152,3 +152,14 @@ export const withdrawals = sqliteTable("reporter_withdrawals", {
   operatorId: integer("operator_id").notNull(),
   withdrawnAt: text("withdrawn_at").notNull(),
 }, (t) => [index("reporter_withdrawals_operator").on(t.operatorId, t.withdrawnAt)]);
+
+/**
+ * Deployment-wide facts of the scoring model, one row each, value JSON: `switch` (when agents move
+ * from version 2 to version 3: the end of the shadow period) and `bootstrap` (the bootstrap latch).
+ * Written once at the first start, then only by admins (src/db/model-settings.ts).
+ */
+export const modelSettings = sqliteTable("model_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});

@@ -32,10 +32,15 @@ export const agents = sqliteTable("agents", {
   publicProfile: integer("public_profile", { mode: "boolean" }).notNull().default(false),
   // Pre-sharding only: the claim token now lives in the agent's object.
   claimTokenHash: text("claim_token_hash"),
-  /** The scoring model's evidence (src/domain/model.ts AgentEvidence, JSON); reads score it at their own time. */
+  /** The scoring model's evidence (src/domain/scoring.ts Evidence, JSON); reads score it at their own time. */
   evidence: text("evidence").notNull(),
-  /** 1: the evidence is the first model's (pre-sharding rows); the agent's object replays its history to 2. */
+  /**
+   * The model the evidence is: 1 the first (pre-sharding rows; the agent's object replays its history),
+   * 2 version 2 (until the agent's switch), 3 version 3.
+   */
   modelVersion: integer("model_version").notNull().default(1),
+  /** R6 across owners: the configuration matched an agent of another owner in caution (SIMILAR_TO_CAUTIONED). */
+  similarToCautioned: integer("similar_to_cautioned", { mode: "boolean" }).notNull().default(false),
   // Pre-sharding only: reporters now live inside the evidence.
   reporters: text("reporters").notNull().default("{}"),
   // The score as of updated_at (kept current by the object, at least daily): lists, operator figures.
@@ -55,7 +60,7 @@ export const agents = sqliteTable("agents", {
   ownerLocal: integer("owner_local"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
-}, (t) => [index("agents_operator").on(t.operatorId, t.createdAt)]);
+}, (t) => [index("agents_operator").on(t.operatorId, t.createdAt), index("agents_fingerprint").on(t.fingerprint)]);
 
 /**
  * The agent's history as a chain (src/domain/entries.ts): one row per entry, a report's the only row

@@ -7,7 +7,7 @@ import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AgentRecord } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import type { Dispute } from "../domain/disputes";
-import { contributionOf, ownerLocal, scoreOfRecord } from "../domain/agent";
+import { contributionOf, modelOf, ownerLocal, scoreOfRecord } from "../domain/agent";
 import { MODEL, type ChangeType } from "../domain/model";
 import { db, type Database } from "./client";
 import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
@@ -66,7 +66,8 @@ export function agentRow(record: AgentRecord, now: number): ShardWrite {
       publicProfile: record.publicProfile ?? false,
       claimTokenHash: null,
       evidence: JSON.stringify(record.evidence),
-      modelVersion: MODEL.version,
+      modelVersion: modelOf(record),
+      similarToCautioned: record.similarToCautioned ?? false,
       reporters: "{}",
       composite: score.composite,
       confidence: score.confidence,

@@ -4,27 +4,21 @@
 import type { AgentKey } from "./agent-keys";
 import type { AgentConfiguration } from "./configuration";
 import { GENESIS, type Entry } from "./entries";
+import { CHANGE_TYPES, OUTCOMES, classifyChange, baseFor, damping, MODEL, type ChangeType, type CredibilityInput, type Outcome, type ScoreView, type SignalDimension } from "./model";
 import {
-  CHANGE_TYPES,
-  OUTCOMES,
-  applyConfigChange,
-  classifyChange,
-  applyReport,
-  baseFor,
-  damping,
-  emptyEvidence,
-  independentContribution,
-  MODEL,
-  replay,
-  scoreOf,
-  type AgentEvidence,
-  type ChangeType,
-  type Contribution,
-  type HistoryEvent,
-  type Outcome,
-  type ScoreView,
-  type SignalDimension,
-} from "./model";
+  configInto,
+  contributionOfEvidence,
+  credibilityInto,
+  emptyEvidenceOf,
+  replayEvidence,
+  reportInto,
+  scoreOfEvidence,
+  versionOf,
+  type Evidence,
+  type HistoryItem,
+} from "./scoring";
+
+export type { HistoryItem } from "./scoring";
 
 export const AGENT_STATUSES = ["active", "suspended"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -64,7 +58,13 @@ export interface AgentRecord extends AgentRef {
    * page. Absent in records stored before the option existed: false.
    */
   publicProfile?: boolean;
-  evidence: AgentEvidence;
+  /** The scoring model's evidence: version 3's state, or version 2's before the agent's switch (./scoring). */
+  evidence: Evidence;
+  /**
+   * R6 across owners: at registration (or its last configuration change) the configuration matched
+   * an agent of another owner in caution. Absent in records from before version 3: false.
+   */
+  similarToCautioned?: boolean;
   outcomes: Record<string, number>;
   /** The number of the agent's last history entry: a report's transaction id is num × 2^22 + its entry's number. */
   seq: number;
@@ -117,8 +117,9 @@ export const SCORE_EVENT_TYPES = [
 
 export function newRecord(
   ref: AgentRef,
-  input: { operatorId: number | null; name: string; description: string | null; config: AgentConfiguration; fingerprint: string; claimTokenHash: string | null },
+  input: { operatorId: number | null; name: string; description: string | null; config: AgentConfiguration; fingerprint: string; claimTokenHash: string | null; similarToCautioned?: boolean },
   now: number,
+  version: 2 | 3 = 3,
 ): AgentRecord {
   const iso = new Date(now).toISOString();
   return {
@@ -133,7 +134,8 @@ export function newRecord(
     keys: [],
     directories: {},
     publicProfile: false,
-    evidence: emptyEvidence(now),
+    similarToCautioned: input.similarToCautioned ?? false,
+    evidence: emptyEvidenceOf(version, now),
     outcomes: {},
     seq: 0,
     chainHash: GENESIS,
@@ -148,7 +150,13 @@ export function newRecord(
  * where it is not at hand (inside the agent's object) the neutral 500 is used.
  */
 export function scoreOfRecord(record: AgentRecord, now: number, operatorScore = 500): ScoreView {
-  return scoreOf(record.evidence, { now, ownerId: ownerLocal(record), identityLevel: record.identityLevel, operatorScore });
+  return scoreOfEvidence(record.evidence, {
+    now,
+    ownerLocal: ownerLocal(record),
+    identityLevel: record.identityLevel,
+    operatorScore,
+    similarToCautioned: record.similarToCautioned ?? false,
+  });
 }
 
 /** The owner's number on the agent (null: unclaimed). */
@@ -201,7 +209,15 @@ export function nextFaceChange(record: AgentRecord, now: number, horizonMs: numb
   return changed;
 }
 
-export const contributionOf = (record: AgentRecord, now: number): Contribution => independentContribution(record.evidence, ownerLocal(record), now);
+export const contributionOf = (record: AgentRecord, now: number) => contributionOfEvidence(record.evidence, ownerLocal(record), now);
+
+/** The model the record is served by. */
+export const modelOf = (record: Pick<AgentRecord, "evidence">): 2 | 3 => versionOf(record.evidence);
+
+/** Applies a credibility entry (values by the reporters' numbers on the agent). */
+export function applyCredibilityTo(record: AgentRecord, input: CredibilityInput): AgentRecord {
+  return { ...record, evidence: credibilityInto(record.evidence, input), seq: record.seq + 1 };
+}
 
 /** A transaction report as the agent's object receives it. */
 export interface Report {
@@ -237,7 +253,7 @@ export interface RecordedReport extends Report {
 export function applyReportTo(before: AgentRecord, report: Report, k: number): { record: AgentRecord; recorded: RecordedReport; score: ScoreView } {
   const { record, local } = localOf(before, report.reporter);
   const base = baseFor({ isOwner: report.reporter === record.operatorId, verified: report.verified });
-  const applied = applyReport(
+  const applied = reportInto(
     record.evidence,
     { reporter: local, at: report.at, outcome: report.outcome, signals: report.signals, base, evidence: report.evidenceFactor, penalty: report.penalty },
     ownerLocal(record),
@@ -276,46 +292,24 @@ export function applyConfigTo(record: AgentRecord, config: AgentConfiguration, f
     fingerprint,
     configVersion: record.configVersion + 1,
     lastConfigChangeAt: iso,
-    evidence: applyConfigChange(record.evidence, changes, now),
+    evidence: configInto(record.evidence, changes, now),
     seq,
     updatedAt: iso,
   };
   return { record: next, changes, changeType, seq, score: scoreOfRecord(next, now) };
 }
 
-/** One event of an agent's history, in the order it was applied. */
-export type HistoryItem =
-  | {
-      kind: "report";
-      /** The report's entry number. */
-      id: number;
-      /** The reporter's number on the agent. */
-      reporter: number;
-      at: number;
-      outcome: Outcome;
-      signals: Partial<Record<SignalDimension, number>>;
-      base: number;
-      evidenceFactor: number;
-      penalty: number;
-    }
-  | { kind: "config"; at: number; changes: ChangeType[] };
-
 /**
  * The evidence that replaying the history gives, with `ownerId` as the owner (after a claim: the new
  * one, which re-weights the claimer's earlier reports), and the report times within the damping
  * window of `now`, per reporter, for the next report's k.
  */
-export function replayHistory(history: HistoryItem[], ownerId: number | null, createdAt: number, now: number) {
-  const events: HistoryEvent[] = history.map((h) =>
-    h.kind === "config"
-      ? h
-      : { kind: "report", reporter: h.reporter, at: h.at, outcome: h.outcome, signals: h.signals, base: h.base, evidence: h.evidenceFactor, penalty: h.penalty },
-  );
+export function replayHistory(history: HistoryItem[], ownerId: number | null, createdAt: number, now: number, version: 2 | 3 = 3) {
   const recent = new Map<number, number[]>();
   for (const h of history) {
     if (h.kind === "report" && h.at > now - MODEL.dampingWindowMs) recent.set(h.reporter, [...(recent.get(h.reporter) ?? []), h.at]);
   }
-  return { evidence: replay(events, ownerId, createdAt), recent };
+  return { evidence: replayEvidence(version, history, ownerId, createdAt), recent };
 }
 
 /**
@@ -330,11 +324,28 @@ export function historyOfEntries(entries: readonly { entry: Entry; who: string |
   owner: number | null;
 } {
   const locals = new Map<string, number>();
-  const number = (who: string | number) => {
+  // Credibility and inheritance entries name reporters by commitment only, possibly before their
+  // first report: such a reporter is numbered there (new ones in commitment order, as the object
+  // numbers them) and its later entries find the number by their commitment.
+  const byCommitment = new Map<string, number>();
+  let count = 0;
+  const number = (who: string | number, commitment: string | null) => {
     const key = String(who);
-    let local = locals.get(key);
-    if (local === undefined) locals.set(key, (local = locals.size + 1));
+    let local = locals.get(key) ?? (commitment === null ? undefined : byCommitment.get(commitment));
+    if (local === undefined) local = ++count;
+    locals.set(key, local);
+    if (commitment !== null) byCommitment.set(commitment, local);
     return local;
+  };
+  const named = (commitment: string) => {
+    let local = byCommitment.get(commitment);
+    if (local === undefined) byCommitment.set(commitment, (local = ++count));
+    return local;
+  };
+  const byLocal = <T>(values: Record<string, T>): Record<string, T> => {
+    const out: Record<string, T> = {};
+    for (const commitment of Object.keys(values).sort()) out[String(named(commitment))] = values[commitment];
+    return out;
   };
   const withdrawn = new Set(entries.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
   const items: HistoryItem[] = [];
@@ -342,22 +353,32 @@ export function historyOfEntries(entries: readonly { entry: Entry; who: string |
   for (const { entry, who } of entries) {
     const at = Date.parse(entry.at);
     if (entry.kind === "registration" || entry.kind === "claim") {
-      owner = who === null ? null : number(who);
+      owner = who === null ? null : number(who, entry.owner);
     } else if (entry.kind === "report") {
-      const reporter = number(who!);
+      const reporter = number(who!, entry.reporter);
       if (withdrawn.has(entry.n)) continue;
       items.push({ kind: "report", id: entry.n, reporter, at, outcome: entry.outcome, signals: entry.signals, base: entry.base, evidenceFactor: entry.evidence, penalty: entry.penalty });
     } else if (entry.kind === "config" && entry.changes.length > 0) {
       items.push({ kind: "config", at, changes: entry.changes });
+    } else if (entry.kind === "credibility") {
+      items.push({ kind: "credibility", at, values: byLocal(entry.values), bootstrap: entry.bootstrap ?? false });
+    } else if (entry.kind === "inheritance") {
+      items.push({ kind: "inheritance", input: { at, reporters: byLocal(entry.reporters), caution: entry.caution } });
+    } else if (entry.kind === "model" && entry.version === 3) {
+      items.push({ kind: "switch", at });
     }
   }
   return { items, locals, owner };
 }
 
-/** The replay of a chain of entries as the model folds it, with each operator's number on the agent. */
-export function replayOf(entries: readonly { entry: Entry; who: string | number | null }[], createdAt: number, now: number) {
+/** The model a chain is served by: 3 from its model-switch entry, or when it was created under version 3 (`born`). */
+export const chainModel = (entries: readonly { entry: Entry }[], born: 2 | 3): 2 | 3 =>
+  born === 3 || entries.some(({ entry }) => entry.kind === "model" && entry.version === 3) ? 3 : 2;
+
+/** The replay of a chain of entries under `version`, with each operator's number on the agent. */
+export function replayOf(entries: readonly { entry: Entry; who: string | number | null }[], createdAt: number, now: number, version: 2 | 3 = 3) {
   const history = historyOfEntries(entries);
-  const replayed = replayHistory(history.items, history.owner, createdAt, now);
+  const replayed = replayHistory(history.items, history.owner, createdAt, now, version);
   return { ...replayed, locals: Object.fromEntries(history.locals) as Record<string, number> };
 }
 

@@ -5,11 +5,11 @@
 // kept beside the entry, so deleting the salt erases the text without breaking the chain.
 
 import canonicalize from "canonicalize";
-import type { ChangeType, Dimension, Outcome, ScoreView, SignalDimension } from "./model";
+import type { ChangeType, Dimension, InheritedReporter, Outcome, ScoreView, SignalDimension } from "./model";
 import { DIMENSIONS } from "./model";
 import { randomHex } from "./identifiers";
 
-export const ENTRY_KINDS = ["registration", "report", "config", "withdrawal", "dispute", "claim", "status", "identity", "credibility", "model", "snapshot"] as const;
+export const ENTRY_KINDS = ["registration", "report", "config", "withdrawal", "dispute", "claim", "status", "identity", "credibility", "inheritance", "model", "snapshot"] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
 /** The entries a score history shows (the report's `score_history`): each moved the scores. */
@@ -50,7 +50,14 @@ export interface EntryBodies {
   /** The identity level, the proven key and every registered key (RFC 7638 thumbprints). */
   identity: { level: number; key: string | null; keys: string[] };
   /** The credibility in force for some of the agent's reporters from here on, by commitment. */
-  credibility: { values: Record<string, number> };
+  credibility: { values: Record<string, number>; bootstrap: boolean };
+  /**
+   * R6 whitewashing: the negative evidence a new agent takes over from the cautioned agent of the
+   * same owner and configuration, by the reporters' commitments on this agent; `caution`: the source
+   * was in caution (or suspended), so this agent starts in caution.
+   */
+  inheritance: { reporters: Record<string, InheritedReporter>; caution: boolean };
+  /** The switch to a scoring model (3: version 3 folds the whole history from here on). */
   model: { version: number };
   snapshot: { state: unknown };
 }

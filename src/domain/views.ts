@@ -3,7 +3,8 @@
 import type { AgentStatus, ScoreEventType } from "./agent";
 import type { ReceiptRefusal } from "./receipts";
 import type { Dispute } from "./disputes";
-import { scoreOf, type AgentEvidence, type ChangeType, type Dimension, type Outcome, type ScoreView } from "./model";
+import type { ChangeType, Dimension, Outcome, ScoreView } from "./model";
+import { scoreOfEvidence, type Evidence } from "./scoring";
 
 export interface OperatorSummary {
   name: string;
@@ -139,11 +140,19 @@ export interface StoredAgent {
   /** 2: the evidence keys reporters by their numbers on the agent (the owner's is `ownerLocal`); 1: by operator id. */
   historyVersion: number;
   ownerLocal: number | null;
+  /** R6 across owners (absent: false). */
+  similarToCautioned?: boolean | null;
 }
 
 /** The agent's score at `now` from its stored row, with its owner's operator score (reasons). */
 export const scoreOfRow = (row: StoredAgent, now: number, operatorScore = 500): ScoreView =>
-  scoreOf(JSON.parse(row.evidence) as AgentEvidence, { now, ownerId: row.historyVersion >= 2 ? row.ownerLocal : row.operatorId, identityLevel: row.identityLevel, operatorScore });
+  scoreOfEvidence(JSON.parse(row.evidence) as Evidence, {
+    now,
+    ownerLocal: row.historyVersion >= 2 ? row.ownerLocal : row.operatorId,
+    identityLevel: row.identityLevel,
+    operatorScore,
+    similarToCautioned: row.similarToCautioned === true,
+  });
 
 export function toAgentScore(row: StoredAgent, operator: OperatorSummary | null, now: number): AgentScore {
   return {

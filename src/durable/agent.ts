@@ -11,6 +11,7 @@ import { Identity } from "./agent/identity";
 import { Kernel, NO_PROBES, type Probes } from "./agent/kernel";
 import { Profile, type ConfigInput, type RegistrationInput } from "./agent/profile";
 import { Reports, type ReportInput } from "./agent/reports";
+import type { Inherited } from "./agent/model";
 
 export type { ConfigInput, RegistrationInput } from "./agent/profile";
 export type { ReportInput } from "./agent/reports";
@@ -47,6 +48,7 @@ export class Agent extends DurableObject<Env> {
   claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> { return this.profile.claim(ref, input); }
   setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> { return this.profile.setStatus(ref, status, now); }
   sync(ref: AgentRef): Promise<Result<null>> { return this.profile.sync(ref); }
+  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> { return this.profile.inheritance(ref, now); }
   statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> { return this.profile.statusFacts(ref, now); }
   setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> { return this.profile.setPublicProfile(ref, input); }
 

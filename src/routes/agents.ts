@@ -8,6 +8,7 @@ import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
 import { forgetOperator, locate, scorerOf } from "../http/agents";
 import { listAgent } from "../http/status-lists";
+import { whitewashOf } from "../http/whitewash";
 import { NEW_AGENT } from "../domain/status-list";
 import { logCount, placementShards } from "../env";
 import { idempotent } from "../http/idempotency";
@@ -176,12 +177,16 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
   const place = await listAgent(c, sid, NEW_AGENT);
   const entry = await enterAgent(c.get("db"), { sid, shard, log, operatorId, createdAt: new Date(now).toISOString(), statusList: place?.list, statusIdx: place?.idx });
   const ref = { sid, num: entry.num, shard, log };
+  const print = await fingerprint(input.config);
+  const whitewash = await whitewashOf(c, print, operatorId, now);
   const out = await scorerOf(c, ref).register(ref, {
     operatorId,
     name: input.name,
     description: input.description,
     config: input.config,
-    fingerprint: await fingerprint(input.config),
+    fingerprint: print,
+    inheritance: whitewash.inheritance,
+    similarToCautioned: whitewash.similarToCautioned,
     claimTokenHash: claimToken ? await sha256Hex(claimToken) : null,
     now,
   });

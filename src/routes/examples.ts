@@ -10,7 +10,7 @@ import { STATUS_LIST_TYPE, statusListClaims, statusListUri } from "../domain/sta
 import { RESPOND_WITHIN_MS, type Dispute } from "../domain/disputes";
 import { EVENT_TYPES } from "../domain/events";
 import { errors } from "../domain/errors";
-import { operatorScore, type Outcome, type SignalDimension } from "../domain/model";
+import { operatorScoreFromSums, type Outcome, type SignalDimension } from "../domain/model";
 import { SCOPES } from "../domain/scopes";
 import type { AgentReport, AgentScore, ConfigChange, Registration, ScoreEvent, TransactionRecorded } from "../domain/views";
 import { admin } from "../http/wire/admin";
@@ -98,7 +98,8 @@ function sampleHistory() {
 }
 
 const history = sampleHistory();
-const operatorScoreNow = operatorScore([contributionOf(history.record, NOW)]);
+const contribution = contributionOf(history.record, NOW);
+const operatorScoreNow = operatorScoreFromSums(contribution.evidence, contribution.evidence * contribution.composite);
 const operator = { name: owner.name, score: operatorScoreNow, verified: true };
 
 const agent: AgentScore = {

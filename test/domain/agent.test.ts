@@ -1,28 +1,34 @@
 // When time alone changes an agent's face (confidence, recommendation): the moment the object's
 // alarm is set for.
 import { describe, expect, it } from "vitest";
-import { applyReportTo, faceAt as face, newRecord, nextFaceChange, type AgentRecord } from "../../src/domain/agent";
+import { applyCredibilityTo, applyReportTo, faceAt as face, newRecord, nextFaceChange, type AgentRecord } from "../../src/domain/agent";
 
 const T0 = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const MINUTE = 60_000;
 
-/** An agent with 15 good reports from three verified reporters at T0: medium confidence. */
+/**
+ * An agent with a good report a day for eight days from each of three verified reporters, credible
+ * (c = 1, the bootstrap latch's floor) from their first reports: medium confidence. Version 3 counts
+ * only reporters established on the agent (reports on two days) towards confidence.
+ */
 function reportedAgent(): AgentRecord {
   let record = newRecord(
     { sid: "SID-0x00000000000000a1", num: 1024, shard: 0, log: 0 },
     { operatorId: 1, name: "A", description: null, config: { modelProvider: "p", modelName: "m", systemPromptHash: null, tools: [], memoryConfig: null }, fingerprint: "f", claimTokenHash: null },
-    T0,
+    T0 - 8 * DAY,
   );
-  for (const reporter of [2, 3, 4]) {
-    for (let k = 0; k < 5; k++) {
+  for (let day = 8; day >= 1; day--) {
+    for (const reporter of [2, 3, 4]) {
+      const at = T0 - day * DAY + reporter * MINUTE;
       record = applyReportTo(
         record,
-        { reporter, verified: true, at: T0, transactionType: "t", outcome: "success", signals: { quality: 950, reliability: 950 }, metadata: null, evidenceFactor: 1, penalty: 1 },
-        k,
+        { reporter, verified: true, at, transactionType: "t", outcome: "success", signals: { quality: 950, reliability: 950 }, metadata: null, evidenceFactor: 1, penalty: 1 },
+        0,
       ).record;
     }
+    if (day === 8) record = applyCredibilityTo(record, { at: T0 - day * DAY + 5 * MINUTE, values: Object.fromEntries([2, 3, 4].map((r) => [String(record.locals[r]), 1])), bootstrap: true });
   }
   return record;
 }

@@ -30,7 +30,7 @@ import {
   type ReportInput,
   type ScoreView,
   type SignalDimension,
-} from "../../src/domain/model";
+} from "../../src/domain/model-v2";
 import { randomFor, type Random } from "../../scripts/simulation";
 
 const T0 = Date.UTC(2026, 0, 1);

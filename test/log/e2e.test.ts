@@ -74,7 +74,8 @@ describe("the transparency log, end to end", () => {
     const { sid } = await registerAgent(owner.key);
     await report(reporter.key, sid);
     const n = await logOf(sid);
-    expect(await outbox(sid)).toEqual([1, 2]);
+    // The registration; then the reporter's credibility entry (version 3) and its report, one change.
+    expect(await outbox(sid)).toEqual([1, 2, 3]);
     const sent = queues.pending.filter((m) => m.queue === "trust-log");
     expect(sent).toHaveLength(2);
     const tag = tagOf(sent[0].body);
@@ -82,15 +83,15 @@ describe("the transparency log, end to end", () => {
     const log = await sequence(n);
     const entries = await readEntries(await shardOf(sid), sid);
     const status = await log.status(tag);
-    expect(status.acknowledged).toBe(2);
-    expect(status.sequenced).toMatchObject({ seq: 2 });
+    expect(status.acknowledged).toBe(3);
+    expect(status.sequenced).toMatchObject({ seq: 3 });
 
     const reader = client(n);
     const info = await reader.keys();
     const checkpoint = await reader.verifiedCheckpoint(info.verifier_keys, info.origin);
     expect(checkpoint.size).toBeGreaterThan(status.sequenced!.index);
     const leaf = await reader.leaf(status.sequenced!.index, checkpoint);
-    expect(leaf).toMatchObject({ seq: 2, entry_hash: entries[1].hash });
+    expect(leaf).toMatchObject({ seq: 3, entry_hash: entries[2].hash });
     expect(await reader.verifyLeaf(leaf!, status.sequenced!.index, checkpoint)).toBe(true);
 
     // The agent's next alarm asks the log how far it holds the agent's leaves and drops them.
@@ -109,9 +110,9 @@ describe("the transparency log, end to end", () => {
 
     await report(reporter.key, sid);
     const lost = queues.pending.splice(0).filter((m) => m.queue === "trust-log");
-    expect(lost).toHaveLength(1); // the message of entry 2, lost before any consumer saw it
+    expect(lost).toHaveLength(1); // the message of entries 2 and 3 (credibility, report), lost before any consumer saw it
     await agentAlarm(sid);
-    expect(await outbox(sid)).toEqual([2]); // the log lacks it: kept, and sent again
+    expect(await outbox(sid)).toEqual([2, 3]); // the log lacks them: kept, and sent again
     const again = queues.pending.filter((m) => m.queue === "trust-log");
     expect(again.map((m) => m.body)).toEqual(lost.map((m) => m.body));
 
@@ -120,9 +121,9 @@ describe("the transparency log, end to end", () => {
     const log = await sequence(n);
     const tag = tagOf(lost[0].body);
     const status = await log.status(tag);
-    expect(status).toMatchObject({ acknowledged: 2, sequenced: { seq: 2 } });
+    expect(status).toMatchObject({ acknowledged: 3, sequenced: { seq: 3 } });
     const held = await leavesOfAgent(n, status.sequenced!.tree_size, tag);
-    expect(held.map((l) => l.seq)).toEqual([1, 2]);
+    expect(held.map((l) => l.seq)).toEqual([1, 2, 3]);
     await agentAlarm(sid);
     expect(await outbox(sid)).toEqual([]);
   });

@@ -47,7 +47,10 @@ async function report(key: string, sid: string, extra: Record<string, unknown> =
   return (await res.json()) as { transaction_id: number; log_promise: string };
 }
 
-/** An agent with a registration, three reports and a configuration change, all sequenced in its log. */
+/**
+ * An agent with a registration, the verified reporter's credibility entry (version 3, before its first
+ * report) and three reports (entries 3 and 4 the reporter's, 5 the owner's), all sequenced in its log.
+ */
 async function world() {
   const owner = await createOperator();
   const reporter = await createOperator({ verified: true });
@@ -88,7 +91,7 @@ describe("npm run verify (verifyAgent) against the service", () => {
     const { verify, promises, sid } = await world();
     const result = await verify({ promises });
     expect(result.problems).toEqual([]);
-    expect(result).toMatchObject({ ok: true, entries: 4, sequenced: 4, promises: { checked: 2, pending: 0 } });
+    expect(result).toMatchObject({ ok: true, entries: 5, sequenced: 5, promises: { checked: 2, pending: 0 } });
     expect(result.score!.replayed).toBe(result.score!.served);
     expect(verifyExitCode(result)).toBe(VERIFY_EXIT.ok);
     const other = await createOperator();
@@ -98,34 +101,34 @@ describe("npm run verify (verifyAgent) against the service", () => {
   it("pages the entries with the house's cursor, oldest first, with the openings of the owner's and reporters' text", async () => {
     const { owner, sid } = await world();
     const first = (await (await call(`/agents/${sid}/entries?limit=3`, { headers: bearer(owner.key) })).json()) as { entries: ListedEntry[]; next_cursor: string };
-    expect(first.entries.map((e) => [e.n, e.kind])).toEqual([[1, "registration"], [2, "report"], [3, "report"]]);
-    expect(first.entries[1].opening).toMatchObject({ type: "t", metadata: null, salt: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(first.entries.map((e) => [e.n, e.kind])).toEqual([[1, "registration"], [2, "credibility"], [3, "report"]]);
+    expect(first.entries[2].opening).toMatchObject({ type: "t", metadata: null, salt: expect.stringMatching(/^[0-9a-f]{32}$/) });
     const second = (await (await call(`/agents/${sid}/entries?limit=3&cursor=${first.next_cursor}`, { headers: bearer(owner.key) })).json()) as { entries: ListedEntry[]; next_cursor: null };
-    expect([second.entries.map((e) => e.n), second.next_cursor]).toEqual([[4], null]);
+    expect([second.entries.map((e) => e.n), second.next_cursor]).toEqual([[4, 5], null]);
     const bad = await call(`/agents/${sid}/entries?cursor=nope!`, { headers: bearer(owner.key) });
     expect([bad.status, ((await bad.json()) as { error: string }).error]).toEqual([400, "Invalid cursor"]);
   });
 
   it("detects a dropped entry, in the middle (the chain breaks) or at the end (the log holds more)", async () => {
     const { sid, owner, verify } = await world();
-    const middle = await verify({}, await tamperedEntries(sid, owner.key, (es) => es.filter((e) => e.n !== 2)));
+    const middle = await verify({}, await tamperedEntries(sid, owner.key, (es) => es.filter((e) => e.n !== 3)));
     expect(middle.ok).toBe(false);
     expect(kinds(middle.problems)).toContain("chain");
     const tail = await verify({}, await tamperedEntries(sid, owner.key, (es) => es.slice(0, -1)));
-    expect(tail.problems).toContainEqual({ kind: "log", message: "the log holds a leaf of entry 4, but the entries end at 3: entries dropped" });
+    expect(tail.problems).toContainEqual({ kind: "log", message: "the log holds a leaf of entry 5, but the entries end at 4: entries dropped" });
     // Dropped and re-chained so the chain holds: the log still has the original leaves.
-    const rewritten = await verify({}, await tamperedEntries(sid, owner.key, (es) => rechain(es.filter((e) => e.n !== 2))));
+    const rewritten = await verify({}, await tamperedEntries(sid, owner.key, (es) => rechain(es.filter((e) => e.n !== 3))));
     expect(kinds(rewritten.problems)).toContain("log");
   });
 
   it("detects an altered entry, even re-chained, and a reordered one", async () => {
     const { sid, owner, verify } = await world();
-    const flip = (es: ListedEntry[]) => es.map((e) => (e.n === 3 ? { ...e, entry: e.entry.replace('"outcome":"failure"', '"outcome":"success"') } : e));
+    const flip = (es: ListedEntry[]) => es.map((e) => (e.n === 4 ? { ...e, entry: e.entry.replace('"outcome":"failure"', '"outcome":"success"') } : e));
     const altered = await verify({}, await tamperedEntries(sid, owner.key, flip));
     expect(kinds(altered.problems)).toContain("chain");
     const rechained = await verify({}, await tamperedEntries(sid, owner.key, (es) => rechain(flip(es))));
-    expect(rechained.problems).toContainEqual({ kind: "log", message: "entry 3 is not the entry its leaf commits to: altered or replaced" });
-    const swapped = await verify({}, await tamperedEntries(sid, owner.key, (es) => [es[0], es[2], es[1], es[3]]));
+    expect(rechained.problems).toContainEqual({ kind: "log", message: "entry 4 is not the entry its leaf commits to: altered or replaced" });
+    const swapped = await verify({}, await tamperedEntries(sid, owner.key, (es) => [es[0], es[2], es[1], ...es.slice(3)]));
     expect(swapped.problems[0]).toEqual({ kind: "chain", message: "entry 2 is missing (found 3)" });
     expect([verifyExitCode(swapped), verifyExitCode(rechained)]).toEqual([VERIFY_EXIT.chain, VERIFY_EXIT.log]);
   });
@@ -158,9 +161,9 @@ describe("npm run verify (verifyAgent) against the service", () => {
     const soon = await verify({ promises: [log_promise] });
     expect(soon.promises).toEqual({ checked: 1, pending: 1 });
     const later = await verify({ promises: [log_promise], now: T_CALL + 25 * 3_600_000, key: undefined });
-    expect(later.problems).toContainEqual({ kind: "promise", message: "the report promised as entry 5 is missing from the log" });
-    const dropped = await verify({ promises: [log_promise] }, await tamperedEntries(sid, owner.key, (es) => es.slice(0, 4)));
-    expect(dropped.problems).toContainEqual({ kind: "promise", message: "entry 5 promised to a reporter is not among the entries: dropped or replaced" });
+    expect(later.problems).toContainEqual({ kind: "promise", message: "the report promised as entry 6 is missing from the log" });
+    const dropped = await verify({ promises: [log_promise] }, await tamperedEntries(sid, owner.key, (es) => es.slice(0, 5)));
+    expect(dropped.problems).toContainEqual({ kind: "promise", message: "entry 6 promised to a reporter is not among the entries: dropped or replaced" });
   });
 
   it("keeps a withdrawn report, followed by its withdrawal, and detects it erased", async () => {
@@ -171,12 +174,12 @@ describe("npm run verify (verifyAgent) against the service", () => {
     await sequence(n);
     const honest = await verify();
     expect(honest.problems).toEqual([]);
-    expect(honest).toMatchObject({ entries: 6, sequenced: 6 });
-    // The report and its withdrawal erased, the rest re-chained: the log still has all six.
-    const erased = await verify({}, await tamperedEntries(sid, owner.key, (es) => rechain(es.slice(0, 4))));
-    expect(erased.problems).toContainEqual({ kind: "log", message: "the log holds a leaf of entry 6, but the entries end at 4: entries dropped" });
+    expect(honest).toMatchObject({ entries: 7, sequenced: 7 });
+    // The report and its withdrawal erased, the rest re-chained: the log still has all seven.
+    const erased = await verify({}, await tamperedEntries(sid, owner.key, (es) => rechain(es.slice(0, 5))));
+    expect(erased.problems).toContainEqual({ kind: "log", message: "the log holds a leaf of entry 7, but the entries end at 5: entries dropped" });
     // The withdrawal dropped, so that the report would count again: the log holds the withdrawal.
-    const unwithdrawn = await verify({}, await tamperedEntries(sid, owner.key, (es) => es.slice(0, 5)));
+    const unwithdrawn = await verify({}, await tamperedEntries(sid, owner.key, (es) => es.slice(0, 6)));
     expect(kinds(unwithdrawn.problems)).toContain("log");
   });
 
@@ -196,7 +199,7 @@ describe("npm run verify (verifyAgent) against the service", () => {
     const jws = ((await (await call(`/score/${sid}/attestation`, { headers: { "cf-connecting-ip": "198.51.100.77" } })).json()) as { attestation: string }).attestation;
     const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(jws.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)))) as { log: AttestationLog };
     const keys = ((await (await call("/log/keys")).json()) as { logs: { log: number; verifier_keys: string[] }[] }).logs.find((l) => l.log === n)!.verifier_keys;
-    expect(claims.log).toMatchObject({ origin: logOrigin(env, n), leaf: { seq: 4 } });
+    expect(claims.log).toMatchObject({ origin: logOrigin(env, n), leaf: { seq: 5 } });
     expect(await verifyAttestationLog(claims.log, keys)).toEqual([]);
     const lying = { ...claims.log, opening: { ...claims.log.opening, score: claims.log.opening.score + 100 } };
     expect(await verifyAttestationLog(lying, keys)).toEqual([{ kind: "log", message: "the attestation's opening does not open its leaf's score commitment" }]);

@@ -98,6 +98,7 @@ describe("GET /score/{sid}", () => {
       identity_label: "Unverified",
       identity_key: null,
       last_updated: expect.any(String),
+      model: { version: 3, snapshot: null, bootstrap: false },
     });
   });
 

@@ -29,12 +29,13 @@ describe("the chain of an agent's entries", () => {
     expect((await call(`/agents/${sid}/config`, { headers: bearer(owner.key), body: { ...agentConfig, modelName: "other" } })).status).toBe(200);
     expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
     const stored = await entriesOf(sid);
-    expect(stored.map((e) => e.kind)).toEqual(["registration", "report", "report", "config", "status"]);
-    expect(stored.map((e) => e.n)).toEqual([1, 2, 3, 4, 5]);
+    // Version 3: the values in force for the verified reporter go in before its first report.
+    expect(stored.map((e) => e.kind)).toEqual(["registration", "credibility", "report", "report", "config", "status"]);
+    expect(stored.map((e) => e.n)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(stored[0].entry.prev).toBe(GENESIS);
     expect(await checkChain(stored.map((e) => e.text))).toBeNull();
     const state = await live(sid);
-    expect(state.record!.chainHash).toBe(stored[4].hash);
+    expect(state.record!.chainHash).toBe(stored[5].hash);
     const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(state.record!.createdAt), Date.now());
     expect(replayed.evidence).toEqual(state.record!.evidence);
   });
@@ -46,11 +47,11 @@ describe("the chain of an agent's entries", () => {
     await reportOn(reporter.key, a.sid, { transactionType: "wire-transfer-to-acme", metadata: { invoice: "INV-7731" } });
     await reportOn(reporter.key, b.sid);
     const [ea, eb] = [await entriesOf(a.sid), await entriesOf(b.sid)];
-    const [ra, rb] = [ea[1], eb[1]];
-    if (ra.entry.kind !== "report" || rb.entry.kind !== "report") throw new Error("not reports");
+    const [ra, rb] = [ea.find((e) => e.kind === "report"), eb.find((e) => e.kind === "report")];
+    if (ra?.entry.kind !== "report" || rb?.entry.kind !== "report") throw new Error("not reports");
     expect(ra.entry.reporter).toMatch(/^[0-9a-f]{64}$/);
     expect(ra.entry.reporter).not.toBe(rb.entry.reporter);
-    for (const text of [ra.text, ea[0].text]) {
+    for (const text of ea.map((e) => e.text)) {
       expect(text).not.toContain("wire-transfer");
       expect(text).not.toContain("INV-7731");
       expect(text).not.toContain(`"${reporter.id}"`);
@@ -68,7 +69,7 @@ describe("the chain of an agent's entries", () => {
     const { payload, protectedHeader } = await compactVerify(log_promise, createLocalJWKSet(jwks));
     expect(protectedHeader.typ).toBe("trust-log-promise+jwt");
     const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub: string; seq: number; entry_hash: string; log: string; leaf: { seq: number; entry_hash: string; score_commit: string; agent: string } };
-    const entry = (await entriesOf(sid))[1];
+    const entry = (await entriesOf(sid)).find((e) => e.kind === "report")!;
     expect(claims).toMatchObject({ sub: sid, seq: entry.n, entry_hash: entry.hash, log: expect.stringMatching(/\/log\/[0-7]$/) });
     expect(claims.leaf).toMatchObject({ seq: entry.n, entry_hash: entry.hash, agent: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const score = (entry.entry as Entry & { score: { composite: number } }).score.composite;
@@ -83,9 +84,9 @@ describe("the chain of an agent's entries", () => {
     expect((await call(`/transactions/${transaction_id}/dispute`, { headers: bearer(owner.key), body: { reason: "never happened" } })).status).toBe(201);
     expect((await call(`/disputes/${transaction_id}/respond`, { headers: bearer(reporter.key), body: { stand: false } })).status).toBe(200);
     const stored = await entriesOf(sid);
-    expect(stored.map((e) => e.kind)).toEqual(["registration", "report", "withdrawal"]);
-    expect(stored[1].status).toBe("withdrawn");
-    expect(stored[2].entry).toMatchObject({ kind: "withdrawal", of: 2 });
+    expect(stored.map((e) => e.kind)).toEqual(["registration", "credibility", "report", "withdrawal"]);
+    expect(stored[2].status).toBe("withdrawn");
+    expect(stored[3].entry).toMatchObject({ kind: "withdrawal", of: 3 });
     expect(await checkChain(stored.map((e) => e.text))).toBeNull();
     const state = await live(sid);
     expect(replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(state.record!.createdAt), Date.now()).evidence).toEqual(state.record!.evidence);
@@ -125,7 +126,13 @@ describe("an agent whose history is in the tables from before the chain", () => 
     const { sid, owner, num, reports } = await legacyAgent(12);
     const score = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { composite_score: number };
     const stored = await entriesOf(sid);
-    expect(stored.map((e) => e.kind)).toEqual(["registration", ...Array.from({ length: 12 }, (_, i) => (i === 2 ? ["report", "withdrawal"] : ["report"])).flat()]);
+    // Then version 3 takes over (the switch time has passed): one model entry, the credibility in force.
+    expect(stored.map((e) => e.kind)).toEqual([
+      "registration",
+      ...Array.from({ length: 12 }, (_, i) => (i === 2 ? ["report", "withdrawal"] : ["report"])).flat(),
+      "model",
+      "credibility",
+    ]);
     expect(stored.filter((e) => e.kind === "report").map((e) => e.ref)).toEqual(Array.from({ length: reports }, (_, i) => num * 2 ** 22 + i + 1));
     expect(await checkChain(stored.map((e) => e.text))).toBeNull();
     expect(await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(0);
@@ -150,8 +157,10 @@ describe("an agent whose history is in the tables from before the chain", () => 
     const done = await call(`/score/${sid}`, { headers: bearer(owner.key) });
     expect(done.status).toBe(200);
     const stored = await entriesOf(sid);
-    expect(stored).toHaveLength(1 + 450 + 1);
-    expect(stored.map((e) => e.n)).toEqual(Array.from({ length: 452 }, (_, i) => i + 1));
+    // Registration, 450 reports, one withdrawal; then the switch to version 3 (model, credibility) once.
+    expect(stored).toHaveLength(1 + 450 + 1 + 2);
+    expect(stored.map((e) => e.n)).toEqual(Array.from({ length: 454 }, (_, i) => i + 1));
+    expect(stored.filter((e) => e.kind === "model")).toHaveLength(1);
     expect(await checkChain(stored.map((e) => e.text))).toBeNull();
   });
 });

@@ -53,7 +53,8 @@ describe("one agent, two renderings, same numbers", () => {
       dimensions: Record<string, number>;
       updated_at: string;
     };
-    expect(Object.keys(b).sort()).toEqual(["confidence", "dimensions", "identity_level", "reasons", "recommendation", "score", "sid", "updated_at"]);
+    expect(Object.keys(b).sort()).toEqual(["confidence", "dimensions", "identity_level", "model", "reasons", "recommendation", "score", "sid", "updated_at"]);
+    expect((b as unknown as { model: unknown }).model).toEqual((a as unknown as { model: unknown }).model);
     expect(b.score).toBe(a.composite_score);
     expect(b.confidence).toBe(a.confidence);
     expect(b.recommendation).toBe(a.recommendation);

@@ -1,10 +1,11 @@
 // Deployments from before sharding: the old database becomes the control database and shard 0, in
 // place; its agents keep their history, their transaction ids and (replayed under the current
 // model) their scores.
-import { applyD1Migrations, type D1Migration } from "cloudflare:test";
+import { applyD1Migrations, runInDurableObject, type D1Migration } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LEGACY_ID_CEILING, locateTransaction } from "../../src/domain/agent";
+import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, testApp } from "../helpers";
 
 const migrations = env as unknown as { TEST_MIGRATIONS: D1Migration[]; TEST_SHARD_MIGRATIONS: D1Migration[]; MIGRATION_CHECK: D1Database };
@@ -118,12 +119,18 @@ describe("migrating a database from before sharding", () => {
     }
 
     h.clock.now = plan[plan.length - 1].at + HOUR;
+    // The legacy agent's object moves into the chain and switches to the current model on this first
+    // read: at the test's instant, as the twin's reports were, not at the machine's.
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => {
+      (o as Agent).clock = () => h.clock.now;
+    });
     const legacy = (await (await h.request(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as Record<string, unknown>;
     const today = (await (await h.request(`/score/${twin.sid}`, { headers: bearer(owner.key) })).json()) as Record<string, unknown>;
     for (const field of ["composite_score", "reliability", "quality", "financial", "security", "stability", "confidence", "recommendation", "reasons"]) {
       expect(legacy[field], field).toEqual(today[field]);
     }
-    expect(await shard0.prepare("SELECT model_version FROM agents WHERE sid = ?").bind(sid).first("model_version")).toBe(2);
+    // Replayed under the current model: version 3, once its switch time has passed (the tests set no shadow period).
+    expect(await shard0.prepare("SELECT model_version FROM agents WHERE sid = ?").bind(sid).first("model_version")).toBe(3);
 
     // Its history and its ids are kept; a new report gets an id of the new kind, after the old ones.
     const listed = (await (await h.request(`/agents/${sid}/transactions?limit=200`, { headers: bearer(owner.key) })).json()) as { transactions: { transaction_id: number }[] };

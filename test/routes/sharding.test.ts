@@ -8,6 +8,7 @@ import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, reportRows, shardOf, testApp, T_CALL } from "../helpers";
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const shards = () => [env.SHARD_0, env.SHARD_1!];
 const scorer = (sid: string) => env.AGENT.getByName(sid);
 const inspect = (sid: string) => runInDurableObject(scorer(sid), (o) => (o as Agent).inspect());
@@ -50,8 +51,8 @@ describe("routing by shard", () => {
       const tx = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900 } });
       expect(tx.status).toBe(201);
       const { transaction_id } = (await tx.json()) as { transaction_id: number };
-      // Entry 1 is the registration; the first report is entry 2.
-      expect(locateTransaction(transaction_id)).toMatchObject({ legacy: false, seq: 2 });
+      // Entry 1 is the registration, entry 2 the reporter's credibility (version 3); the first report is entry 3.
+      expect(locateTransaction(transaction_id)).toMatchObject({ legacy: false, seq: 3 });
       expect(await shards()[n].prepare("SELECT count(*) AS n FROM entries WHERE sid = ? AND kind = 'report'").bind(sid).first("n")).toBe(1);
       expect(await other.prepare("SELECT count(*) AS n FROM entries WHERE sid = ?").bind(sid).first("n")).toBe(0);
       expect(await other.prepare("SELECT count(*) AS n FROM agents WHERE sid = ?").bind(sid).first("n")).toBe(0);
@@ -163,20 +164,31 @@ describe("concurrency across shards", () => {
     expect(statuses.every((s) => s === 201)).toBe(true);
     for (const sid of sids) {
       expect(await reportRows(sid)).toHaveLength(6);
-      expect((await inspect(sid)).record!.seq).toBe(7);
+      // Registration, the reporter's credibility entry (version 3), six reports.
+      expect((await inspect(sid)).record!.seq).toBe(8);
     }
   });
 });
 
-/** An agent with five good reports from each of three verified reporters: medium confidence. */
+/**
+ * An agent with a good report a day for eight days from each of three verified reporters, the last
+ * the day before T_CALL: medium confidence (version 3 counts only reporters established on it, by
+ * reports on two days, towards confidence).
+ */
 async function wellReported(): Promise<string> {
   const owner = await createOperator();
   const reporters = await Promise.all([1, 2, 3].map(() => createOperator({ verified: true })));
-  const { sid } = await registerAgent(owner.key);
-  for (const r of reporters) {
-    await unlimited(r.id);
-    for (let i = 0; i < 5; i++) {
-      await call("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 950, reliabilitySignal: 950 } });
+  const start = T_CALL - 9 * DAY;
+  const h = testApp({ now: start });
+  const registered = await h.request("/register", { headers: bearer(owner.key), body: { name: "Agent", ...agentConfig } });
+  expect(registered.status).toBe(201);
+  const { sid } = (await registered.json()) as { sid: string };
+  for (const r of reporters) await unlimited(r.id);
+  for (let day = 1; day <= 8; day++) {
+    for (const [k, r] of reporters.entries()) {
+      h.clock.now = start + day * DAY + k * HOUR;
+      const res = await h.request("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 950, reliabilitySignal: 950 } });
+      expect(res.status).toBe(201);
     }
   }
   return sid;
@@ -250,9 +262,10 @@ describe("transaction ids", () => {
     for (let i = 0; i < 3; i++) {
       ids.push(((await (await call("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success" } })).json()) as { transaction_id: number }).transaction_id);
     }
-    expect(ids).toEqual([2, 3, 4].map((seq) => num * SEQUENCE_SPACE + seq));
+    // Entry 2 is the reporter's credibility entry (version 3, before its first report).
+    expect(ids).toEqual([3, 4, 5].map((seq) => num * SEQUENCE_SPACE + seq));
     expect(ids.every(Number.isSafeInteger)).toBe(true);
-    expect(locateTransaction(ids[2])).toEqual({ legacy: false, num, seq: 4 });
+    expect(locateTransaction(ids[2])).toEqual({ legacy: false, num, seq: 5 });
     expect(locateTransaction(1234)).toEqual({ legacy: true });
   });
 });

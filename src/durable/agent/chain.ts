@@ -10,6 +10,9 @@ import type { Env } from "../../env";
 import { sequencerName } from "../log-sequencer";
 import type { Feature } from "./feature";
 
+/** At most this many leaves go in one log message (a queue message holds 128 KB). */
+const LEAVES_PER_MESSAGE = 200;
+
 /** An entry a change appends: the entry itself, the composite that followed it, and what its row keeps beside it. */
 export interface EntryWrite {
   draft: EntryDraft;
@@ -31,6 +34,8 @@ export class Chain implements Feature {
   private agentName: Promise<string> | undefined;
   /** Whether the outbox may hold leaves (false once read empty, until a commit adds some). */
   private maybePending = true;
+  /** Leaves up to this entry number were sent to the log in this object's life. */
+  private sent = 0;
 
   constructor(
     private readonly env: Env,
@@ -100,6 +105,35 @@ export class Chain implements Feature {
       console.error(JSON.stringify({ level: "error", message: "log: the sequencer's status is unavailable; leaves stay in the outbox", sid: record.sid, error: String(err) }));
       return null;
     }
+  }
+
+  /**
+   * Sends the leaves of new entries to the agent's log (through the log queue), once per object life;
+   * they stay in the outbox until the log acknowledges them, and the alarm sends again what it has not.
+   * True when leaves went out (or failed to): the caller checks on them later.
+   */
+  async publish(record: AgentRecord): Promise<boolean> {
+    const queue = this.env.LOG_QUEUE;
+    if (!queue) return false;
+    const leaves = this.pending().filter((l) => l.seq > this.sent);
+    if (leaves.length === 0) return false;
+    try {
+      for (let i = 0; i < leaves.length; i += LEAVES_PER_MESSAGE) {
+        await queue.send({ log: record.log ?? 0, leaves: leaves.slice(i, i + LEAVES_PER_MESSAGE).map((leaf) => ({ sid: record.sid, leaf })) }, { contentType: "json" });
+      }
+      this.sent = leaves[leaves.length - 1].seq;
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", message: "leaves not sent; the log outbox keeps them", sid: record.sid, leaves: leaves.length, error: String(err) }));
+    }
+    return true;
+  }
+
+  /** At the alarm: the leaves the log lacks go again, from the first it lacks (a lost message). */
+  async resend(record: AgentRecord): Promise<boolean> {
+    const held = await this.reconcile(record);
+    if (held === null) return false;
+    this.sent = held;
+    return this.publish(record);
   }
 
   /** The agent's name in its log, HMAC-SHA256(LOG_KEY, sid): computed once per object life. */

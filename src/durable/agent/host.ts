@@ -60,10 +60,10 @@ export interface AgentHost {
   append(record: AgentRecord, writes: readonly EntryWrite[]): Promise<Appended>;
   /**
    * The replay of the agent's whole chain (journal applied first), with `pending` entries of the
-   * change at hand after it: the evidence as of `now`, report times for damping, and the operators'
-   * numbers. Null when the shard failed.
+   * change at hand after it: the evidence as of `now` under `version` (by default the record's
+   * model), report times for damping, and the operators' numbers. Null when the shard failed.
    */
-  replay(record: AgentRecord, now: number, pending?: readonly { entry: Entry; who: number | null }[]): Promise<Replayed | null>;
+  replay(record: AgentRecord, now: number, pending?: readonly { entry: Entry; who: number | null }[], version?: 2 | 3): Promise<Replayed | null>;
   /** The answer kept under an Idempotency-Key: replayed (or a mismatch refused), or null when there is none. */
   replayed<T>(operatorId: number, idempotency: Idempotency | undefined, now: number): Result<T> | null;
   keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number): void;

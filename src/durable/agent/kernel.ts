@@ -1,14 +1,13 @@
 // The agent object's kernel: one change at a time, the record in memory and in storage, each change
 // stored in one storage transaction (commit) and then applied to the agent's shard and the control
-// database in one batch each (flush), its events published after, the alarm, and the rebuild of an
-// empty storage from the shard. Its atomicity is reviewed here, in one place; feature modules
+// database in one batch each (flush), its events published after, and the alarm (an empty storage is
+// rebuilt from the shard by ./rebuild). Its atomicity is reviewed here, in one place; feature modules
 // (reports, profile, identity, disputes) decide what a change is and hand it to `commit`.
 
-import { readAgentRow, recordOfRow } from "../../db/agents";
-import { readEntries, readKeys } from "../../db/history";
+import { readEntries } from "../../db/history";
 import { agentRow, controlStatements, shardStatements, type ShardWrite } from "../../db/shard-writes";
-import { nextFaceChange, replayOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
-import { GENESIS, type Entry } from "../../domain/entries";
+import { modelOf, nextFaceChange, replayOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import type { Entry } from "../../domain/entries";
 import { scoreChangedData, scoreCrossed } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
@@ -17,15 +16,15 @@ import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
 import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
+import { rebuild } from "./rebuild";
 import { KernelStorage } from "./storage";
+import { refreshCredibility, switchIfDue } from "./model";
 
 const DAY_MS = 86_400_000;
 /** A shard batch that failed is retried by the alarm after this long (and by the next change). */
 const RETRY_MS = 5_000;
 /** Leaves the log has not acknowledged are checked and sent again this long after they were sent. */
 const LOG_CHECK_MS = 60_000;
-/** At most this many leaves go in one log message (a queue message holds 128 KB). */
-const LEAVES_PER_MESSAGE = 200;
 
 /** Where tests reach in: the clock of alarms and rebuilds, and injected failures. Production has none. */
 export interface Probes {
@@ -38,8 +37,6 @@ export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
 export class Kernel implements AgentHost {
   readonly store: KernelStorage;
   readonly chain: Chain;
-  /** Leaves up to this entry number were sent to the log in this object's life. */
-  private sentLeaves = 0;
   recent = new Map<number, number[]>();
   private tail: Promise<unknown> = Promise.resolve();
   /** The cached record; undefined until read from storage. */
@@ -78,15 +75,22 @@ export class Kernel implements AgentHost {
     return run;
   }
 
+  /** The record, switched to scoring model version 3 first when its switch time has passed (./model). */
   async load(ref: AgentRef): Promise<AgentRecord | null> {
+    const record = await this.loadStored(ref);
+    if (!record || modelOf(record) === 3) return record;
+    return switchIfDue(this, record, this.probes.now());
+  }
+
+  private async loadStored(ref: AgentRef): Promise<AgentRecord | null> {
     if (this.record) return this.record;
     const stored = this.store.record();
-    if (!stored) return this.rebuild(ref);
+    if (!stored) return rebuild(this, this.features, ref, (record) => this.scheduleRefresh(record));
     // A record from before the chain, or whose move into it was interrupted: the move goes on first.
-    if (stored.chainHash === undefined || stored.migrating) return migrateChain(this, { ...ref, ...stored, log: stored.log ?? ref.log });
+    if (stored.chainHash === undefined || stored.migrating) return migrateChain(this, { ...ref, ...stored, log: stored.log ?? ref.log }, [], 2);
     this.record = stored.log === undefined ? { ...stored, log: ref.log } : stored;
     this.recent = this.store.recentReports();
-    return stored;
+    return this.record;
   }
 
   async owned(ref: AgentRef, callerId: number): Promise<AgentRecord | Refused> {
@@ -230,27 +234,8 @@ export class Kernel implements AgentHost {
    */
   private async publish(record: AgentRecord): Promise<void> {
     await this.publishEvents(record);
-    await this.publishLeaves(record);
-  }
-
-  /**
-   * Sends the leaves of new entries to the agent's log (through the log queue), once per object life;
-   * they stay in the outbox until the log acknowledges them, and the alarm sends again what it has not.
-   */
-  private async publishLeaves(record: AgentRecord): Promise<void> {
-    const queue = this.env.LOG_QUEUE;
-    if (!queue) return;
-    const leaves = this.chain.pending().filter((l) => l.seq > this.sentLeaves);
-    if (leaves.length === 0) return;
-    try {
-      for (let i = 0; i < leaves.length; i += LEAVES_PER_MESSAGE) {
-        await queue.send({ log: record.log ?? 0, leaves: leaves.slice(i, i + LEAVES_PER_MESSAGE).map((leaf) => ({ sid: record.sid, leaf })) }, { contentType: "json" });
-      }
-      this.sentLeaves = leaves[leaves.length - 1].seq;
-    } catch (err) {
-      log("error", "leaves not sent; the log outbox keeps them", { sid: record.sid, leaves: leaves.length, error: String(err) });
-    }
-    await this.scheduleAlarm(this.probes.now() + LOG_CHECK_MS);
+    // Leaves go to the log (./chain); the alarm checks on them and sends again what it lacks.
+    if (await this.chain.publish(record)) await this.scheduleAlarm(this.probes.now() + LOG_CHECK_MS);
   }
 
   private async publishEvents(record: AgentRecord): Promise<void> {
@@ -327,10 +312,10 @@ export class Kernel implements AgentHost {
     if (idempotency) this.store.keepAnswer(operatorId, idempotency.key, idempotency.requestHash, result, now);
   }
 
-  async replay(record: AgentRecord, now: number, pending: readonly { entry: Entry; who: number | null }[] = []): Promise<Replayed | null> {
+  async replay(record: AgentRecord, now: number, pending: readonly { entry: Entry; who: number | null }[] = [], version = modelOf(record)): Promise<Replayed | null> {
     if ((await this.flush()) === null) return null;
     const stored = await readEntries(this.shard(record.shard).withSession("first-primary"), record.sid);
-    return replayOf([...stored.map((e) => ({ entry: e.entry, who: e.operator })), ...pending], Date.parse(record.createdAt), now);
+    return replayOf([...stored.map((e) => ({ entry: e.entry, who: e.operator })), ...pending], Date.parse(record.createdAt), now, version);
   }
 
   /** Test and operator view: the record, and how many journal entries the shard still lacks. */
@@ -347,12 +332,14 @@ export class Kernel implements AgentHost {
   async alarm(): Promise<void> {
     this.alarmAt = null;
     await this.serial(async () => {
-      const record = this.stored();
-      if (!record) return;
+      const stored = this.stored();
+      if (!stored) return;
       // A cold object: the report times for damping come with the record, as load() takes them.
       if (!this.record) this.recent = this.store.recentReports();
-      this.record = record;
+      this.record = stored;
       const now = this.probes.now();
+      // The model: the switch when its time has passed, else the credibility in force brought up to date.
+      const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
       this.store.forgetExpired(now);
       for (const f of this.features) f.alarm?.(record, now);
       const shown = this.store.shown();
@@ -364,50 +351,9 @@ export class Kernel implements AgentHost {
         // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
         await this.scheduleRefresh(record);
-        // Leaves the log has not acknowledged go again, from the first it lacks (a lost message).
-        const held = await this.chain.reconcile(record);
-        if (held !== null) {
-          this.sentLeaves = held;
-          await this.publishLeaves(record);
-        }
+        if (await this.chain.resend(record)) await this.scheduleAlarm(this.probes.now() + LOG_CHECK_MS);
       }
     });
-  }
-
-  /**
-   * Empty storage: the agent's row and history on its shard are the truth. Its history is replayed
-   * under the current scoring model, and the result becomes this object's working state, with what
-   * each feature restores of its own (the disputes still to decide).
-   */
-  private async rebuild(ref: AgentRef): Promise<AgentRecord | null> {
-    const shard = this.shard(ref.shard);
-    const row = await readAgentRow(shard, ref.sid);
-    if (!row) return null;
-    const now = Date.now();
-    const keys = await readKeys(shard, ref.sid);
-    if (row.historyVersion < 2) {
-      // Its history is still in the tables from before the chain: the move builds its working state.
-      const restores = await Promise.all(this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {})));
-      return migrateChain(this, recordOfRow(ref, row, keys, { at: now, reporters: {}, lastConfigChangeAt: null }, { seq: 0, chainHash: GENESIS, locals: {} }), restores);
-    }
-    const [stored, ...restores] = await Promise.all([readEntries(shard, ref.sid), ...this.features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {}))]);
-    const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(row.createdAt), now);
-    const last = stored[stored.length - 1];
-    const record = recordOfRow(ref, row, keys, replayed.evidence, { seq: last?.n ?? 0, chainHash: last?.hash ?? GENESIS, locals: replayed.locals });
-    // Written back at once: the row now carries the current model's evidence. Not stored, it must not
-    // be used either: a later commit would store the record without the disputes and report times.
-    const committed = this.commit(record, {
-      shard: [agentRow(record, now)],
-      at: now,
-      also: () => {
-        this.store.replaceRecent(replayed.recent);
-        for (const restore of restores) restore();
-      },
-    });
-    if (!committed) throw new Error(`the rebuilt state of ${ref.sid} could not be stored`);
-    this.recent = replayed.recent;
-    await this.scheduleRefresh(record);
-    return record;
   }
 
   /** Takes a record a migration built (it was committed): memory follows storage. */

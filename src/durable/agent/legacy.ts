@@ -8,7 +8,8 @@ import { agentRow } from "../../db/shard-writes";
 import { readEntries, readLegacyHistory, type LegacyItem } from "../../db/history";
 import { applyReportTo, replayOf, scoreOfRecord, type AgentRecord } from "../../domain/agent";
 import { GENESIS, type Entry } from "../../domain/entries";
-import { applyConfigChange, emptyEvidence, MODEL } from "../../domain/model";
+import { MODEL } from "../../domain/model";
+import { configInto, emptyEvidenceOf } from "../../domain/scoring";
 import type { EntryWrite } from "./chain";
 import { configWrite, registrationWrite, reportWrite, withdrawalWrite } from "./entry-writes";
 import { log, type AgentHost } from "./host";
@@ -25,7 +26,7 @@ const CHUNK = 200;
 
 type Plan = { kind: "registration" } | { kind: "item"; item: LegacyItem } | { kind: "withdrawal"; of: LegacyItem & { kind: "report" } };
 
-export async function migrateChain(kernel: MigrationHost, start: AgentRecord, restores: readonly (() => void)[] = []): Promise<AgentRecord> {
+export async function migrateChain(kernel: MigrationHost, start: AgentRecord, restores: readonly (() => void)[] = [], version: 2 | 3 = 3): Promise<AgentRecord> {
   if ((await kernel.flush()) === null) throw new Error(`the journal of ${start.sid} could not be applied`);
   const shard = kernel.shard(start.shard).withSession("first-primary");
   const [legacy, stored] = await Promise.all([readLegacyHistory(shard, start.sid), readEntries(shard, start.sid)]);
@@ -39,7 +40,7 @@ export async function migrateChain(kernel: MigrationHost, start: AgentRecord, re
   const commitment = (op: number) => kernel.chain.commitment(start.sid, op);
   let state: AgentRecord = {
     ...start,
-    evidence: emptyEvidence(createdAt),
+    evidence: emptyEvidenceOf(version, createdAt),
     outcomes: {},
     seq: 0,
     chainHash: GENESIS,
@@ -56,7 +57,7 @@ export async function migrateChain(kernel: MigrationHost, start: AgentRecord, re
     if (plan.kind === "registration") return registrationWrite(state, scoreOfRecord(state, createdAt), createdAt, commitment);
     if (plan.kind === "withdrawal") {
       const at = plan.of.at;
-      const replayed = replayOf([...chain, { entry: { kind: "withdrawal", of: numbered.get(plan.of)! } as Entry, who: null }], createdAt, at);
+      const replayed = replayOf([...chain, { entry: { kind: "withdrawal", of: numbered.get(plan.of)! } as Entry, who: null }], createdAt, at, version);
       const outcomes = { ...state.outcomes, [plan.of.outcome]: (state.outcomes[plan.of.outcome] ?? 1) - 1 };
       state = { ...state, evidence: replayed.evidence, outcomes };
       recent = replayed.recent;
@@ -64,7 +65,7 @@ export async function migrateChain(kernel: MigrationHost, start: AgentRecord, re
     }
     const { item } = plan;
     if (item.kind === "config") {
-      state = { ...state, evidence: applyConfigChange(state.evidence, item.changes, item.at), lastConfigChangeAt: new Date(item.at).toISOString() };
+      state = { ...state, evidence: configInto(state.evidence, item.changes, item.at), lastConfigChangeAt: new Date(item.at).toISOString() };
       return configWrite(item.changes, item.fingerprint, scoreOfRecord(state, item.at), item.at);
     }
     const { row } = item;
@@ -110,7 +111,7 @@ export async function migrateChain(kernel: MigrationHost, start: AgentRecord, re
 
   // The working state is the replay of the whole chain, as a rebuild would give.
   const now = kernel.now();
-  const replayed = replayOf(chain, createdAt, now);
+  const replayed = replayOf(chain, createdAt, now, version);
   const record: AgentRecord = { ...state, evidence: replayed.evidence, locals: replayed.locals, migrating: false };
   const committed = kernel.commit(record, {
     shard: [agentRow(record, now), { kind: "retireLegacy", sid: record.sid }],

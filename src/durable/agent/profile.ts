@@ -12,6 +12,7 @@ import type { Leaf } from "../../domain/log/leaf";
 import type { ConfigUpdated, Registration } from "../../domain/views";
 import { claimWrite, configWrite, registrationWrite, statusWrite } from "./entry-writes";
 import { ok, refuse, type AgentHost } from "./host";
+import { inheritanceOf, inheritanceStep, modelForNew, type Inherited } from "./model";
 
 export interface RegistrationInput {
   operatorId: number | null;
@@ -21,6 +22,10 @@ export interface RegistrationInput {
   fingerprint: string;
   claimTokenHash: string | null;
   now: number;
+  /** R6: the negative evidence of a cautioned agent of the same owner and configuration. */
+  inheritance?: Inherited | null;
+  /** R6 across owners: the configuration matches a cautioned agent of another owner. */
+  similarToCautioned?: boolean;
 }
 
 export interface ConfigInput {
@@ -34,13 +39,31 @@ export interface ConfigInput {
 export class Profile {
   constructor(private readonly host: AgentHost) {}
 
+  /** R6: what this agent passes on to a new agent of its owner with its configuration (null: nothing). */
+  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> {
+    return this.host.serial(async () => {
+      const record = await this.host.load(ref);
+      return record ? ok(inheritanceOf(record, now)) : refuse("not_found");
+    });
+  }
+
   register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> {
     const { host } = this;
     return host.serial(async () => {
       if (host.store.record()) return refuse("already_registered");
-      const created = newRecord(ref, input, input.now);
+      const { inheritance: _inheritance, ...registration } = input;
+      const created = newRecord(ref, registration, input.now, await modelForNew(host, ref.sid, input.now));
       const score = scoreOfRecord(created, input.now);
-      const { record, shard, leaves } = await host.append(created, [await registrationWrite(created, score, input.now, (op) => host.chain.commitment(ref.sid, op))]);
+      const commitment = (op: number) => host.chain.commitment(ref.sid, op);
+      const entries = [await registrationWrite(created, score, input.now, commitment)];
+      // R6: a repeat of a cautioned agent of the same owner starts with its negative evidence (and in caution).
+      let inheriting = { ...created, seq: created.seq + 1 };
+      const inherited = input.inheritance ? await inheritanceStep(inheriting, input.inheritance, commitment) : null;
+      if (inherited) {
+        inheriting = inherited.record;
+        entries.push(inherited.write);
+      }
+      const { record, shard, leaves } = await host.append({ ...inheriting, seq: created.seq }, entries);
       const writes = [agentRow(record, input.now), ...shard, configRow(record, record.seq, [], input.now)];
       const committed = host.commit(record, { shard: writes, leaves, at: input.now, also: () => host.store.setNotified({ composite: 500, recommendation: "review" }) });
       if (!committed) return refuse("write_failed");

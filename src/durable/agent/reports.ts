@@ -5,7 +5,8 @@
 import { scoreColumns, type ShardWrite } from "../../db/shard-writes";
 import { applyReportTo, localOf, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type Report } from "../../domain/agent";
 import type { Idempotency } from "../../domain/idempotency";
-import { evidenceFactor, MODEL } from "../../domain/model";
+import { evidenceFactor, MODEL, type CredibilitySource } from "../../domain/model";
+import { isV3 } from "../../domain/scoring";
 import { checkReceipt, type ReceiptCheck } from "../../domain/receipts";
 import type { Result } from "../../domain/results";
 import type { TransactionRecorded } from "../../domain/views";
@@ -13,6 +14,7 @@ import type { Leaf } from "../../domain/log/leaf";
 import type { EntryWrite } from "./chain";
 import { reportWrite } from "./entry-writes";
 import { log, ok, refuse, type AgentHost, type Feature } from "./host";
+import { credibilityStep, sourceNow } from "./model";
 
 export interface ReportInput extends Omit<Report, "evidenceFactor"> {
   idempotency?: Idempotency;
@@ -128,7 +130,9 @@ export class Reports implements Feature {
       reports.map((p) => (p.input.receipt === undefined ? null : checkReceipt(p.input.receipt, { sid: record.sid, reporter: p.input.reporter, keys: record.keys, now: p.input.at }))),
     );
     const group = new Group(record);
-    for (const [i, report] of reports.entries()) await this.apply(group, report, receipts[i]);
+    // Version 3 weighs each reporter by its credibility: the source is asked once per group.
+    const source = isV3(record.evidence) ? await sourceNow(this.host, reports[reports.length - 1].input.at) : null;
+    for (const [i, report] of reports.entries()) await this.apply(group, report, receipts[i], source);
     const applied = group.times.length > 0;
     if (applied && !(await this.store(group, reports[reports.length - 1].input.at))) {
       for (const report of reports) report.resolve(refuse("write_failed"));
@@ -142,7 +146,7 @@ export class Reports implements Feature {
   }
 
   /** One report of the group, in order: replayed, refused, or applied to the group's record. */
-  private async apply(group: Group, report: Pending, checked: ReceiptCheck | null): Promise<void> {
+  private async apply(group: Group, report: Pending, checked: ReceiptCheck | null, source: CredibilitySource | null): Promise<void> {
     const { input } = report;
     const idem = input.idempotency;
     const groupKey = idem && `${input.reporter}\n${idem.key}`;
@@ -154,6 +158,15 @@ export class Reports implements Feature {
     if (group.record.seq + 1 >= SEQUENCE_SPACE) {
       group.settled.push({ report, answer: refuse("history_full") });
       return;
+    }
+    if (source) {
+      // The credibility in force before the report (a new reporter's first report is weighed with its value).
+      const commit = (op: number) => this.host.chain.commitment(group.record.sid, op);
+      const step = await credibilityStep(group.record, source, input.at, commit, { operatorId: input.reporter, verified: input.verified });
+      if (step) {
+        group.record = step.record;
+        group.entries.push(step.write);
+      }
     }
     const since = input.at - MODEL.dampingWindowMs;
     const { local } = localOf(group.record, input.reporter);

@@ -15,6 +15,15 @@ export const reasons = z
   .array(z.enum(REASON_CODES))
   .max(MODEL.maxReasons)
   .openapi({ description: `Up to ${MODEL.maxReasons} reason codes, most important first` });
+/** The scoring model behind a score: its version, the standing snapshot in force, the bootstrap latch. */
+export const scoringModel = z
+  .object({
+    version: z.number().int().min(2).max(3).openapi({ description: "The scoring model version (3; 2 only for an agent not yet switched)" }),
+    snapshot: z.string().nullable().openapi({ description: "The credibility snapshot in force; null while credibility comes from seeds and the bootstrap latch alone" }),
+    bootstrap: z.boolean().openapi({ description: "The bootstrap latch was on at the agent's last credibility change: verified operators count with a standing floor" }),
+  })
+  .openapi("ScoringModel", { example: { version: 3, snapshot: null, bootstrap: false } });
+export const modelOfScore = (s: { model: { version: 2 | 3; bootstrap: boolean } }) => ({ version: s.model.version, snapshot: null, bootstrap: s.model.bootstrap });
 export const identityLevel = z
   .number()
   .int()

@@ -9,7 +9,7 @@ import { DISPUTE_STATUSES } from "../../domain/disputes";
 import { RECEIPT_REFUSALS } from "../../domain/receipts";
 import { CHANGE_TYPES, OUTCOMES } from "../../domain/model";
 import { TRANSACTION_STATUSES, type AgentReport, type AgentScore, type AgentSummary, type ConfigUpdated, type OperatorProfile, type Registration, type TransactionEntry, type TransactionRecorded } from "../../domain/views";
-import { confidence, dimensionsOf, errorA, identityLabel, identityLevel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { confidence, dimensionsOf, errorA, identityLabel, identityLevel, modelOfScore, scoringModel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 
 const operator = z
   .object({ name: z.string(), score: scoreValue.openapi({ description: "The operator score" }), verified: z.boolean() })
@@ -44,6 +44,7 @@ export const schemas = {
       confidence,
       recommendation,
       reasons,
+      model: scoringModel,
       operator,
       config_fingerprint: fingerprint,
       identity_level: identityLevel,
@@ -71,6 +72,7 @@ export const schemas = {
       status: z.enum(AGENT_STATUSES),
       current_score: z.object({ composite: scoreValue, ...dimensions.shape, confidence, recommendation }),
       reasons,
+      model: scoringModel,
       identity_level: identityLevel,
       identity_label: identityLabel,
       identity_key: z.string().nullable(),
@@ -241,6 +243,7 @@ export const formA = {
     confidence: a.score.confidence,
     recommendation: a.score.recommendation,
     reasons: a.score.reasons,
+    model: modelOfScore(a.score),
     operator: a.operator,
     config_fingerprint: a.fingerprint,
     identity_level: a.identityLevel,
@@ -271,6 +274,7 @@ export const formA = {
       recommendation: r.score.recommendation,
     },
     reasons: r.score.reasons,
+    model: modelOfScore(r.score),
     identity_level: r.identityLevel,
     identity_label: IDENTITY_LABELS[r.identityLevel as 0 | 1 | 2],
     identity_key: r.identityKey,

@@ -5,7 +5,7 @@ import { AGENT_STATUSES } from "../../domain/agent";
 import type { ApiError } from "../../domain/errors";
 import { DIMENSIONS, type Dimension, type ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
-import { confidence, dimensionsOf, errorB, identityLevel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { confidence, dimensionsOf, errorB, identityLevel, modelOfScore, scoringModel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 import { configSchema, formA, logPromiseSchema, receiptSchema, schemas as a, type BatchOutcome } from "./form-a";
 
 const unit = z.number().min(0).max(1).openapi({ description: "0.0 to 1.0 (Form A's 0-1000 divided by 1000)" });
@@ -33,6 +33,7 @@ export const schemas = {
       recommendation,
       dimensions,
       reasons,
+      model: scoringModel,
       identity_level: identityLevel,
       updated_at: timestamp,
     })
@@ -49,6 +50,7 @@ export const schemas = {
       recommendation,
       dimensions,
       reasons,
+      model: scoringModel,
       identity_level: identityLevel,
       operator: z
         .object({
@@ -142,6 +144,7 @@ export const formB = {
     recommendation: a.score.recommendation,
     dimensions: unitScale(a.score),
     reasons: a.score.reasons,
+    model: modelOfScore(a.score),
     identity_level: a.identityLevel,
     updated_at: a.lastUpdated,
   }),
@@ -163,6 +166,7 @@ export const formB = {
     recommendation: r.score.recommendation,
     dimensions: unitScale(r.score),
     reasons: r.score.reasons,
+    model: modelOfScore(r.score),
     identity_level: r.identityLevel,
     operator: r.operatorProfile && {
       score: r.operatorProfile.score,

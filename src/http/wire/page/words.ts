@@ -15,6 +15,8 @@ export const REASON_WORDS: Record<ReasonCode, string> = {
   LOW_SECURITY: `Security is below ${LOW}: reporters were concerned about how it handles security.`,
   LOW_FINANCIAL: `Financial is below ${LOW}: reporters were concerned about how it handles money.`,
   LOW_STABILITY: `Stability is below ${LOW}: too many of its transactions ended in a failure, a timeout or an error.`,
+  RECENT_FAILURES: "Several credible reporters saw it fail in the last two days; it cannot be rated clear until that stops.",
+  SIMILAR_TO_CAUTIONED: "Its configuration is the same as that of another operator's agent rated caution.",
   RECENT_CONFIG_CHANGE: `Its configuration (provider, model, prompt, tools or memory) changed in the last ${RECENT_DAYS} days, so what it earned before counts for less.`,
   NO_OWNER: "No operator has claimed it, so nobody is accountable for it; it cannot be rated clear.",
   OPERATOR_RECORD: `The operator that owns it has a weak record across its agents (an operator score below ${MODEL.operatorRecordBelow}).`,

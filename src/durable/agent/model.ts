@@ -1,0 +1,170 @@
+// The scoring model in the agent's object: which model serves the agent (version 2 until its switch,
+// during the shadow period), the switch itself (one `model` entry), and the credibility entries of
+// version 3 (R1): before a reporter's first report and whenever the source's values for the agent's
+// reporters change, the values in force go into the agent's history, so every replay (claims,
+// withdrawals, rebuilds) weighs each report with the values of its time.
+
+import { agentRow } from "../../db/shard-writes";
+import { credibilitySource } from "../../db/credibility";
+import { readModelSettings, servedModel, switchTimeOf } from "../../db/model-settings";
+import { applyCredibilityTo, chainModel, localOf, modelOf, ownerLocal, scoreOfRecord, type AgentRecord } from "../../domain/agent";
+import type { Entry } from "../../domain/entries";
+import {
+  applySwitch,
+  credibilityUpdate,
+  inheritanceFrom,
+  isWhitewashSource,
+  type AgentState,
+  type CredibilitySource,
+  type InheritanceInput,
+  type InheritedReporter,
+} from "../../domain/model";
+import { inheritanceInto, isV3 } from "../../domain/scoring";
+import type { EntryWrite } from "./chain";
+import type { AgentHost, Replayed } from "./host";
+
+type Commitment = (operatorId: number) => Promise<string>;
+
+/** The model an agent created at `createdAt` whose chain is `entries` is served by now. */
+export async function modelAtRebuild(host: Pick<AgentHost, "env">, sid: string, createdAt: number, entries: readonly { entry: Entry }[], now: number): Promise<2 | 3> {
+  const settings = await readModelSettings(host.env, now);
+  return chainModel(entries, createdAt >= switchTimeOf(settings, sid) ? 3 : 2);
+}
+
+/** The model a new agent is served by (version 3 once the switch time has passed). */
+export async function modelForNew(host: Pick<AgentHost, "env">, sid: string, now: number): Promise<2 | 3> {
+  return servedModel(await readModelSettings(host.env, now), sid, now);
+}
+
+/** The source with the object's numbering: reporter keys are the operators' numbers on the agent. */
+function numbered(record: AgentRecord, source: CredibilitySource): CredibilitySource {
+  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), op]));
+  return {
+    bootstrap: source.bootstrap,
+    credibility: (key, owner, verified) => source.credibility(operatorOf.get(key) ?? key, owner === null ? null : (operatorOf.get(owner) ?? owner), verified),
+  };
+}
+
+/**
+ * The credibility entry due at `at` (before `reporter`'s report, when given), applied to the record,
+ * or null when the values in force are the source's already. A reporter new to the agent gets its
+ * number here: the entry may be the first to name it.
+ */
+export async function credibilityStep(
+  before: AgentRecord,
+  source: CredibilitySource,
+  at: number,
+  commitment: Commitment,
+  reporter?: { operatorId: number; verified: boolean },
+): Promise<{ record: AgentRecord; write: EntryWrite } | null> {
+  if (!isV3(before.evidence)) return null;
+  let record = before;
+  let extra: { reporter: string; verified: boolean } | undefined;
+  if (reporter) {
+    const known = record.locals[reporter.operatorId] !== undefined;
+    const numberedRecord = localOf(record, reporter.operatorId);
+    const key = String(numberedRecord.local);
+    if (!(record.evidence as AgentState).reporters[key]) extra = { reporter: key, verified: reporter.verified };
+    if (!known) record = numberedRecord.record;
+  }
+  const owner = ownerLocal(record);
+  const update = credibilityUpdate(record.evidence as AgentState, numbered(record, source), owner === null ? null : String(owner), at, extra);
+  if (!update) return null;
+  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), Number(op)]));
+  const values: Record<string, number> = {};
+  for (const [key, c] of Object.entries(update.values)) values[await commitment(operatorOf.get(key)!)] = c;
+  const next = applyCredibilityTo(record, update);
+  const named = extra && update.values[extra.reporter] !== undefined && reporter ? reporter.operatorId : null;
+  return {
+    record: next,
+    write: { draft: { kind: "credibility", at, body: { values, bootstrap: update.bootstrap } }, composite: scoreOfRecord(next, at).composite, row: { operator: named } },
+  };
+}
+
+/** The host's credibility source now (seeds and the bootstrap latch; later the standing snapshot). */
+export const sourceNow = (host: Pick<AgentHost, "env">, now: number) => credibilitySource(host.env, now);
+
+/**
+ * The switch to version 3 of an agent on version 2 whose switch time has passed: its chain replayed
+ * under version 3, one `model` entry, then the credibility in force. Its score.changed (if the switch
+ * moves the face) goes out as any change's: the switch times of the fleet are spread over hours.
+ * Returns the record unchanged when it is not due (or the shard failed: the next run tries again).
+ */
+export async function switchIfDue(host: AgentHost, record: AgentRecord, now: number): Promise<AgentRecord> {
+  if (modelOf(record) === 3) return record;
+  if (servedModel(await readModelSettings(host.env, now), record.sid, now) !== 3) return record;
+  const replayed: Replayed | null = await host.replay(record, now, [], 3);
+  if (!replayed || !isV3(replayed.evidence)) return record;
+  const commitment = (op: number) => host.chain.commitment(record.sid, op);
+  let next: AgentRecord = { ...record, evidence: applySwitch(replayed.evidence, now), locals: replayed.locals, seq: record.seq + 1 };
+  const writes: EntryWrite[] = [{ draft: { kind: "model", at: now, body: { version: 3 } }, composite: scoreOfRecord(next, now).composite }];
+  const credibility = await credibilityStep(next, await sourceNow(host, now), now, commitment);
+  if (credibility) {
+    next = credibility.record;
+    writes.push(credibility.write);
+  }
+  const appended = await host.append({ ...next, seq: record.seq, chainHash: record.chainHash }, writes);
+  next = appended.record;
+  const committed = host.commit(next, { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now, also: () => host.store.replaceRecent(replayed.recent) });
+  if (!committed) return record;
+  host.recent = replayed.recent;
+  await host.flush();
+  return next;
+}
+
+/**
+ * At the alarm: a credibility entry when the source's values for the agent's reporters changed (the
+ * bootstrap latch closed; later, a new standing snapshot). Returns the record as committed.
+ */
+export async function refreshCredibility(host: AgentHost, record: AgentRecord, now: number): Promise<AgentRecord> {
+  if (!isV3(record.evidence) || Object.keys(record.evidence.reporters).length === 0) return record;
+  const step = await credibilityStep(record, await sourceNow(host, now), now, (op) => host.chain.commitment(record.sid, op));
+  if (!step) return record;
+  const appended = await host.append({ ...step.record, seq: record.seq, chainHash: record.chainHash }, [step.write]);
+  const next = appended.record;
+  return host.commit(next, { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now }) ? next : record;
+}
+
+/** What a cautioned agent passes on (R6), its reporters by operator id. */
+export interface Inherited {
+  at: number;
+  reporters: Record<string, InheritedReporter>;
+  caution: boolean;
+}
+
+/** The inheritance this agent passes to a new agent of its owner with its configuration, or null. */
+export function inheritanceOf(record: AgentRecord, now: number): Inherited | null {
+  if (!isV3(record.evidence)) return null;
+  if (!isWhitewashSource(record.evidence, { now, suspended: record.status === "suspended" })) return null;
+  const input = inheritanceFrom(record.evidence, now, { suspended: record.status === "suspended" });
+  if (!input) return null;
+  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), op]));
+  const reporters: Record<string, InheritedReporter> = {};
+  for (const [key, r] of Object.entries(input.reporters)) reporters[operatorOf.get(key)!] = r;
+  return { at: now, reporters, caution: input.caution };
+}
+
+/**
+ * The inheritance entry of a new agent (after its registration entry): the inherited reporters get
+ * their numbers on the agent in the order of their commitments (as a replay numbers them).
+ */
+export async function inheritanceStep(before: AgentRecord, inherited: Inherited, commitment: Commitment): Promise<{ record: AgentRecord; write: EntryWrite } | null> {
+  if (!isV3(before.evidence)) return null;
+  const named = await Promise.all(Object.keys(inherited.reporters).map(async (op) => ({ op: Number(op), c: await commitment(Number(op)) })));
+  named.sort((x, y) => (x.c < y.c ? -1 : x.c > y.c ? 1 : 0));
+  let record = before;
+  const byLocal: Record<string, InheritedReporter> = {};
+  const byCommitment: Record<string, InheritedReporter> = {};
+  for (const { op, c } of named) {
+    const numberedRecord = localOf(record, op);
+    record = numberedRecord.record;
+    byLocal[String(numberedRecord.local)] = inherited.reporters[op];
+    byCommitment[c] = inherited.reporters[op];
+  }
+  const input: InheritanceInput = { at: inherited.at, reporters: byLocal, caution: inherited.caution };
+  const next: AgentRecord = { ...record, evidence: inheritanceInto(record.evidence, input), seq: record.seq + 1 };
+  return {
+    record: next,
+    write: { draft: { kind: "inheritance", at: inherited.at, body: { reporters: byCommitment, caution: inherited.caution } }, composite: scoreOfRecord(next, inherited.at).composite },
+  };
+}
