@@ -92,6 +92,11 @@ describe("architecture", () => {
     expect(cycles).toEqual([]);
   });
 
+  it("keeps every file under src/ at 400 lines or fewer", () => {
+    const long = files.filter((file) => sources[`../${file}`].split("\n").length > 401).map((file) => `${file}: ${sources[`../${file}`].split("\n").length - 1}`);
+    expect(long).toEqual([]);
+  });
+
   it("spells out the five dimension names only in the model (DIMENSIONS), the tables' column definitions and tables the compiler checks whole", () => {
     const names = ["reliability", "quality", "financial", "security", "stability"];
     const spelled = files.filter((file) => names.every((name) => new RegExp(`\\b${name}\\b`).test(sources[`../${file}`])));
