@@ -13,6 +13,7 @@
 
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { chainModel, historyOfEntries, replayHistory } from "../../src/domain/agent";
+import type { AttestationLog } from "../../src/domain/attestations";
 import { checkChain, sha256HexOfBytes, type Entry } from "../../src/domain/entries";
 import { scoreOfEvidence } from "../../src/domain/scoring";
 import { CheckpointError, createLogClient, fromBase64, leafHash, LogReadError, parseLeaf, scoreCommit, toBase64, verifyCheckpoint, verifyInclusion, type Checkpoint, type Leaf } from "./log";
@@ -261,17 +262,8 @@ async function agentLeaves(log: ReturnType<typeof createLogClient>, checkpoint: 
 
 export { Unreachable as VerifyUnreachable };
 
-/** An attestation's `log` claim (GET /score/{sid}/attestation). */
-export interface AttestationLog {
-  origin: string;
-  index: number;
-  tree_size: number;
-  root: string;
-  inclusion: string[];
-  leaf: Leaf;
-  opening: { score: number; nonce: string };
-  checkpoint: string;
-}
+/** An attestation's `log` claim (GET /score/{sid}/attestation): the service's own type. */
+export type { AttestationLog };
 
 /**
  * Checks an attestation's `log` offline: its checkpoint is signed by a pinned key of its origin and

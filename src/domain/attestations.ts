@@ -74,7 +74,8 @@ export async function parseSigningKeys(raw: string | undefined): Promise<{ ok: t
   return { ok: true, keys };
 }
 
-const imported = new WeakMap<SigningKey, Promise<CryptoKey | Uint8Array>>();
+// Typed from importJWK: the Node-side programs that load this file (the typed client) know no global CryptoKey.
+const imported = new WeakMap<SigningKey, ReturnType<typeof importJWK>>();
 
 /** A compact JWS of `claims` with header typ `typ`, signed with `key` (imported once per isolate). */
 export async function signJws(claims: object, key: SigningKey, typ: string): Promise<string> {

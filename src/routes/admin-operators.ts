@@ -11,10 +11,9 @@ import { admin as view } from "../http/wire/admin";
 import { nextCursor } from "../http/wire/common";
 import { keys as keyView } from "../http/wire/keys";
 import { sample } from "./examples";
-import { decimalId, pageQuery } from "./fields";
+import { decimalId, operatorIdParam, pageQuery } from "./fields";
 import { adminSecurity, createRoute, errorResponses, json } from "./openapi";
 
-const operatorId = z.object({ id: decimalId("id", "The operator's id") });
 
 const operatorList = createRoute({
   method: "get",
@@ -31,7 +30,7 @@ const operatorList = createRoute({
   },
 });
 
-const keyIdParams = z.object({ id: operatorId.shape.id, keyId: decimalId("keyId", "The key's id (GET /admin/operators/{id}/keys lists them)") });
+const keyIdParams = z.object({ id: operatorIdParam.shape.id, keyId: decimalId("keyId", "The key's id (GET /admin/operators/{id}/keys lists them)") });
 
 const operatorKeys = createRoute({
   method: "get",
@@ -41,7 +40,7 @@ const operatorKeys = createRoute({
   summary: "An operator's keys, by prefix (never the keys themselves), oldest first (paginated)",
   security: adminSecurity,
   middleware: [requireAdmin],
-  request: { params: operatorId, query: z.object(pageQuery) },
+  request: { params: operatorIdParam, query: z.object(pageQuery) },
   responses: {
     200: json(z.object({ keys: z.array(keyView.schemas.key), next_cursor: nextCursor }), "Keys", { keys: [sample.revokedKey, sample.key], next_cursor: null }),
     ...errorResponses(errors.badId(), 401, errors.operatorNotFound(), 503),

@@ -20,11 +20,10 @@ import { apiKey, nextCursor, sid } from "../http/wire/common";
 import { emailKey, type KeyEmailReason } from "../net/email";
 import { meterReading, resetMeter } from "../d1-meter";
 import { sample } from "./examples";
-import { decimalId, pageQuery, sidParam } from "./fields";
+import { decimalId, operatorIdParam, pageQuery, sidParam } from "./fields";
 import { adminSecurity, createRoute, errorResponses, json, jsonBody } from "./openapi";
 
 const applicationId = z.object({ id: decimalId("id", "The application's id") });
-const operatorId = z.object({ id: decimalId("id", "The operator's id") });
 
 const list = createRoute({
   method: "get",
@@ -102,7 +101,7 @@ const setOperator = createRoute({
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
-    params: operatorId,
+    params: operatorIdParam,
     body: jsonBody(
       z.object({
         tier: z.enum(TIER_NAMES, { error: "tier must be free, growth or enterprise" }).optional(),
@@ -130,7 +129,7 @@ const recover = createRoute({
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
-    params: operatorId,
+    params: operatorIdParam,
     body: jsonBody(z.object({ revoke_existing: z.boolean({ error: "revoke_existing must be a boolean" }).optional() })),
   },
   responses: {

@@ -110,6 +110,9 @@ export const decimalId = (field: string, description: string) =>
 
 const LIMIT_TEXT = "limit must be an integer between 1 and 200";
 /** `?limit=&cursor=` of every list. */
+/** The `{id}` of the admin's operator routes. */
+export const operatorIdParam = z.object({ id: decimalId("id", "The operator's id") });
+
 export const pageQuery = {
   limit: z
     .string()
