@@ -18,6 +18,7 @@ import {
   type ChangeType,
   type CredibilityInput,
   type HistoryEvent,
+  type ReportInput,
   type InheritanceInput,
   type Outcome,
   type ScoreView,
@@ -52,15 +53,8 @@ export function scoreOfEvidence(e: Evidence, ctx: ScoreInput): ScoreView {
   return { ...s, model: { version: 2, bootstrap: false } };
 }
 
-export interface ReportFacts {
-  reporter: number;
-  at: number;
-  outcome: Outcome;
-  signals: Partial<Record<SignalDimension, number>>;
-  base: number;
-  evidence: number;
-  penalty: number;
-}
+/** Version 3's report input with the reporter by its number on the agent (version 2's key). */
+export type ReportFacts = Omit<ReportInput, "reporter"> & { reporter: number };
 
 export function reportInto(e: Evidence, input: ReportFacts, ownerLocal: number | null, k: number): { state: Evidence; weight: number } {
   if (isV3(e)) return applyReport(e, { ...input, reporter: String(input.reporter) }, key(ownerLocal), k);
