@@ -73,22 +73,6 @@ function firstDifference(a: Json, b: Json, path = "$"): string | null {
   return null;
 }
 
-/**
- * An answer with each log promise replaced by what it promises: a replay signs its promise anew (its
- * `iat` is the replay's), but the log, the entry and the leaf it names must be the stored answer's.
- */
-function promised_(value: Json): Json {
-  if (Array.isArray(value)) return value.map(promised_);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => {
-      if (k !== "log_promise" || typeof v !== "string") return [k, promised_(v)];
-      const { iat: _iat, ...rest } = jwsPayload(v);
-      return [k, rest];
-    }),
-  );
-}
-
 /** Polls the agents' storage until nothing waits in a journal or an outbox (bounded): the alarms' work. */
 async function drainStorage(run: RunContext): Promise<{ first: Awaited<ReturnType<typeof agentStorage>>; last: Awaited<ReturnType<typeof agentStorage>>; waitedMs: number }> {
   const started = Date.now();
@@ -194,10 +178,10 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     if (!p.probe) continue;
     probesSent++;
     const first = answered(p)!;
-    const same = p.probe.answered && p.probe.status === first.status && firstDifference(promised_(first.json), promised_(p.probe.json)) === null;
+    const same = p.probe.answered && p.probe.status === first.status && firstDifference(first.json, p.probe.json) === null;
     if (!same) {
       probeMismatches++;
-      const where = p.probe.answered ? (p.probe.status !== first.status ? `status ${first.status} / ${p.probe.status}` : firstDifference(promised_(first.json), promised_(p.probe.json))) : p.probe.error;
+      const where = p.probe.answered ? (p.probe.status !== first.status ? `status ${first.status} / ${p.probe.status}` : firstDifference(first.json, p.probe.json)) : p.probe.error;
       if (probeMismatches <= 5) failures.push(`replay of ${p.label} #${p.id} differs at ${where}`);
     }
   }
