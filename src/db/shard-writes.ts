@@ -10,6 +10,7 @@ import type { Dispute } from "../domain/disputes";
 import { contributionOf, modelOf, ownerLocal, scoreOfRecord } from "../domain/agent";
 import { MODEL, type ChangeType } from "../domain/model";
 import { db, type Database } from "./client";
+import { storedRollup, upsertRollup } from "./rollups";
 import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
 import { agentKeys, agents, configHistory, entries, scoreEvents, transactions } from "./shard-schema";
 
@@ -22,7 +23,9 @@ export type ShardWrite =
   /** The agent's rows in the tables from before the chain, once its chain holds them. */
   | { kind: "retireLegacy"; sid: string }
   | { kind: "keyAdded"; row: typeof agentKeys.$inferInsert }
-  | { kind: "keyRemoved"; sid: string; thumbprint: string };
+  | { kind: "keyRemoved"; sid: string; thumbprint: string }
+  /** A reporter's rollup row of one day (model version 3, R1), whole. */
+  | { kind: "rollup"; row: ReturnType<typeof storedRollup> };
 
 export type EntryRow = typeof entries.$inferInsert;
 
@@ -170,6 +173,9 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
         break;
       case "keyRemoved":
         statements.push(raw(d1, d().delete(agentKeys).where(and(eq(agentKeys.sid, w.sid), eq(agentKeys.thumbprint, w.thumbprint)))));
+        break;
+      case "rollup":
+        statements.push(upsertRollup(d1, w.row));
     }
   }
   if (row && scoreOnly) {
@@ -227,4 +233,5 @@ export const keyAdded = (sid: string, key: AgentKey): ShardWrite => ({
   kind: "keyAdded",
   row: { sid, thumbprint: key.thumbprint, jwk: JSON.stringify(key.jwk), directoryUrl: key.directoryUrl, addedAt: key.addedAt },
 });
+export const rollupWrite = (row: Parameters<typeof storedRollup>[0]): ShardWrite => ({ kind: "rollup", row: storedRollup(row) });
 export const keyRemoved = (sid: string, thumbprint: string): ShardWrite => ({ kind: "keyRemoved", sid, thumbprint });

@@ -11,6 +11,7 @@ import { Identity } from "./agent/identity";
 import { Kernel, NO_PROBES, type Probes } from "./agent/kernel";
 import { Profile, type ConfigInput, type RegistrationInput } from "./agent/profile";
 import { Reports, type ReportInput } from "./agent/reports";
+import { Rollups } from "./agent/rollups";
 import type { Inherited } from "./agent/model";
 
 export type { ConfigInput, RegistrationInput } from "./agent/profile";
@@ -33,11 +34,12 @@ export class Agent extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env, probes: Probes = NO_PROBES) {
     super(ctx, metering(env));
     this.kernel = new Kernel(ctx, this.env, probes);
-    this.reports = new Reports(this.kernel);
+    const rollups = new Rollups(this.kernel);
+    this.reports = new Reports(this.kernel, rollups);
     this.profile = new Profile(this.kernel);
     this.identity = new Identity(this.kernel);
     this.disputes = new Disputes(this.kernel);
-    this.kernel.start([this.reports, this.identity, this.disputes]);
+    this.kernel.start([this.reports, rollups, this.identity, this.disputes]);
   }
 
   register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> { return this.profile.register(ref, input); }

@@ -12,7 +12,7 @@ export function credibilityOf(state: AgentState, id: string, r: ReporterState): 
   return c !== undefined ? c : seedOf(r);
 }
 
-export function isEstablished(r: ReporterState, now: number): boolean {
+export function isEstablished(r: Pick<ReporterState, "days" | "firstAt">, now: number): boolean {
   return r.days >= MODEL.established.days && now - r.firstAt >= MODEL.established.ageMs;
 }
 

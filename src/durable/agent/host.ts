@@ -67,6 +67,8 @@ export interface AgentHost {
   /** The answer kept under an Idempotency-Key: replayed (or a mismatch refused), or null when there is none. */
   replayed<T>(operatorId: number, idempotency: Idempotency | undefined, now: number): Result<T> | null;
   keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number): void;
+  /** The object's clock (the probes' in tests). */
+  now(): number;
   /** The report times kept for damping, by reporter (memory, in step with storage). */
   recent: Map<number, number[]>;
 }

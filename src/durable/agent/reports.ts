@@ -15,6 +15,7 @@ import type { EntryWrite } from "./chain";
 import { reportWrite } from "./entry-writes";
 import { log, ok, refuse, type AgentHost, type Feature } from "./host";
 import { credibilityStep, sourceNow } from "./model";
+import type { RollupReportFacts, Rollups } from "./rollups";
 
 export interface ReportInput extends Omit<Report, "evidenceFactor"> {
   idempotency?: Idempotency;
@@ -39,6 +40,8 @@ class Group {
   readonly entries: EntryWrite[] = [];
   leaves: Leaf[] = [];
   readonly times: { reporter: number; at: number }[] = [];
+  /** The applied reports as the daily rollups count them (R1). */
+  readonly rolled: RollupReportFacts[] = [];
   readonly answers: { operatorId: number; idempotency: Idempotency; result: TransactionRecorded; at: number }[] = [];
   /** Receipt ids credited in this group, with when each may be forgotten. */
   readonly jtis = new Map<string, number>();
@@ -61,7 +64,10 @@ export class Reports implements Feature {
   ];
   private queue: Pending[] = [];
 
-  constructor(private readonly host: AgentHost) {}
+  constructor(
+    private readonly host: AgentHost,
+    private readonly rollups: Rollups,
+  ) {}
 
   private get sql() {
     return this.host.store.sql;
@@ -129,12 +135,13 @@ export class Reports implements Feature {
     const receipts = await Promise.all(
       reports.map((p) => (p.input.receipt === undefined ? null : checkReceipt(p.input.receipt, { sid: record.sid, reporter: p.input.reporter, keys: record.keys, now: p.input.at }))),
     );
+    const rolling = await this.rollups.ready(record);
     const group = new Group(record);
     // Version 3 weighs each reporter by its credibility: the source is asked once per group.
     const source = isV3(record.evidence) ? await sourceNow(this.host, reports[reports.length - 1].input.at) : null;
     for (const [i, report] of reports.entries()) await this.apply(group, report, receipts[i], source);
     const applied = group.times.length > 0;
-    if (applied && !(await this.store(group, reports[reports.length - 1].input.at))) {
+    if (applied && !(await this.store(group, reports[reports.length - 1].input.at, rolling))) {
       for (const report of reports) report.resolve(refuse("write_failed"));
       return;
     }
@@ -179,6 +186,7 @@ export class Reports implements Feature {
     const { recorded } = applied;
     group.entries.push(await reportWrite({ ...recorded, receipt: receipt?.accepted === true }, applied.score, (op) => this.host.chain.commitment(group.record.sid, op)));
     group.times.push({ reporter: local, at: input.at });
+    group.rolled.push({ reporter: input.reporter, at: input.at, outcome: input.outcome, signals: input.signals, receipted: receipt?.accepted === true });
     const result: TransactionRecorded = {
       transactionId: recorded.id,
       recordedAt: input.at,
@@ -193,19 +201,21 @@ export class Reports implements Feature {
   }
 
   /** The group's one commit: the record, its entries, report times, receipt ids and idempotency records. */
-  private async store(group: Group, last: number): Promise<boolean> {
+  private async store(group: Group, last: number, rolling: boolean): Promise<boolean> {
     const { host } = this;
+    const rolled = rolling ? this.rollups.add(group.record, group.rolled) : { shard: [], store: () => {} };
     const appended = await host.append({ ...group.record, seq: group.before.seq, chainHash: group.before.chainHash }, group.entries);
     group.record = appended.record;
     group.leaves = appended.leaves;
     // Each answer (and the idempotency record that replays it) names the report's leaf: the route's promise is made of it.
     for (const { answer } of group.settled) if ("applied" in answer) answer.applied.leaf = appended.leaves[answer.entry];
     const committed = host.commit(group.record, {
-      shard: [...appended.shard, scoreColumns(group.record, last)],
+      shard: [...appended.shard, ...rolled.shard, scoreColumns(group.record, last)],
       leaves: appended.leaves,
       at: last,
       also: () => {
         host.store.rememberReports(group.times, last);
+        rolled.store();
         for (const [jti, forgetAt] of group.jtis) this.sql.exec("INSERT INTO receipts (jti, at, forget_at) VALUES (?, ?, ?)", jti, last, forgetAt);
         for (const a of group.answers) host.store.keepAnswer(a.operatorId, a.idempotency.key, a.idempotency.requestHash, a.result, a.at);
       },

@@ -1,0 +1,46 @@
+// The daily rollups an agent's object writes for the credibility job (R1): what it keeps per reporter
+// to write them (the reporter's first report and distinct days on the agent, for R2's "established",
+// and the row of its last day), and the same rows made from a history at once (the rollup migration
+// and a rebuilt object agree with the rows written report by report).
+
+import { DAY_MS } from "./constants";
+import { addToRollup, type RollupReport, type RollupRow } from "./standing";
+import { isEstablished } from "./weighing";
+
+/** One reporter on one agent, as the rollups need it. */
+export interface RollupTrack {
+  firstAt: number;
+  /** Distinct UTC days it reported on, and the last of them. */
+  days: number;
+  lastDay: number;
+  /** Its row of `lastDay`. */
+  row: RollupRow;
+}
+
+export type TrackedReport = Omit<RollupReport, "established">;
+
+/** The track and the day's row after one more report (`track` null for the reporter's first). */
+export function trackReport(track: RollupTrack | null, report: TrackedReport): RollupTrack {
+  const day = Math.floor(report.at / DAY_MS);
+  const firstAt = track?.firstAt ?? report.at;
+  const sameDay = track !== null && track.lastDay === day;
+  const days = (track?.days ?? 0) + (sameDay ? 0 : 1);
+  const established = isEstablished({ days, firstAt }, report.at);
+  const row = addToRollup(sameDay ? track.row : null, { ...report, established });
+  return { firstAt, days, lastDay: day, row };
+}
+
+/**
+ * Every rollup row of a history's reports (in time order), from `fromDay` on, and each reporter's
+ * track at the end: the rows the object would have written one report at a time.
+ */
+export function rollupsOf(reports: readonly TrackedReport[], fromDay = -Infinity): { rows: RollupRow[]; tracks: Map<string, RollupTrack> } {
+  const tracks = new Map<string, RollupTrack>();
+  const rows = new Map<string, RollupRow>();
+  for (const report of reports) {
+    const track = trackReport(tracks.get(report.reporter) ?? null, report);
+    tracks.set(report.reporter, track);
+    if (track.lastDay >= fromDay) rows.set(`${track.lastDay}\n${report.reporter}`, track.row);
+  }
+  return { rows: [...rows.values()], tracks };
+}

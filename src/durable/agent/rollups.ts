@@ -1,0 +1,99 @@
+// The daily rollups (R1) this agent's reports add to its shard for the credibility job: one row per
+// (reporter, agent, UTC day), written whole with each group commit of the day (the journal may send
+// it twice; the second write changes nothing). What it needs per reporter (first report, distinct
+// days, the day's row) lives in the table `rollup_tracks`. An object without tracks (storage from
+// before rollups, or rebuilt) first makes them, and the rows of its last 180 days, from its history
+// on the shard: resumable by construction, since every row it writes is whole.
+
+import { readEntries } from "../../db/history";
+import { rollupWrite, shardStatements, type ShardWrite } from "../../db/shard-writes";
+import type { AgentRecord } from "../../domain/agent";
+import { DAY_MS, MODEL, rollupsOf, trackReport, type RollupTrack, type TrackedReport } from "../../domain/model";
+import type { Outcome, SignalDimension } from "../../domain/model";
+import { log, type AgentHost, type Feature } from "./host";
+
+/** The storage fact that says the tracks are made (its value: the version of how they were made). */
+const MADE = "rollups";
+const MADE_VERSION = 1;
+/** Rows written per shard batch by the migration. */
+const MIGRATION_BATCH = 50;
+
+export interface RollupReportFacts {
+  reporter: number;
+  at: number;
+  outcome: Outcome;
+  signals: Partial<Record<SignalDimension, number>>;
+  receipted: boolean;
+}
+
+export class Rollups implements Feature {
+  readonly schema = ["CREATE TABLE IF NOT EXISTS rollup_tracks (reporter INTEGER PRIMARY KEY, track TEXT NOT NULL)"];
+
+  constructor(private readonly host: AgentHost) {}
+
+  private get sql() {
+    return this.host.store.sql;
+  }
+
+  /**
+   * Makes the tracks from the agent's history when storage has none (once). False when the shard
+   * failed: the group goes on without rollups, and the next one makes them with its reports counted.
+   */
+  async ready(record: AgentRecord): Promise<boolean> {
+    if (this.host.store.fact<number>(MADE) === MADE_VERSION) return true;
+    try {
+      if ((await this.host.flush()) === null) return false;
+      const shard = this.host.shard(record.shard).withSession("first-primary");
+      const stored = await readEntries(shard, record.sid);
+      const owner = record.operatorId === null ? null : String(record.operatorId);
+      const reports: TrackedReport[] = [];
+      for (const { entry, operator, at } of stored) {
+        if (entry.kind !== "report" || operator === null) continue;
+        reports.push({ reporter: String(operator), agent: record.sid, owner, at, outcome: entry.outcome, signals: entry.signals, receipted: entry.receipt });
+      }
+      const fromDay = Math.floor(this.host.now() / DAY_MS) - MODEL.credibility.standingWindowMs / DAY_MS;
+      const { rows, tracks } = rollupsOf(reports, fromDay);
+      for (let i = 0; i < rows.length; i += MIGRATION_BATCH) {
+        await shard.batch(shardStatements(shard, rows.slice(i, i + MIGRATION_BATCH).map(rollupWrite)));
+      }
+      this.host.store.atomically(() => {
+        this.sql.exec("DELETE FROM rollup_tracks");
+        for (const [reporter, track] of tracks) this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?)", Number(reporter), JSON.stringify(track));
+        this.host.store.setFact(MADE, MADE_VERSION);
+      });
+      return true;
+    } catch (err) {
+      log("error", "rollups not made; the next change tries again", { sid: record.sid, error: String(err) });
+      return false;
+    }
+  }
+
+  /**
+   * The rollup rows of a group's reports (one per reporter and day, the day's last state) and the
+   * storage writes of their tracks, to join the group's commit.
+   */
+  add(record: AgentRecord, reports: readonly RollupReportFacts[]): { shard: ShardWrite[]; store: () => void } {
+    const tracks = new Map<number, RollupTrack | null>();
+    const rows = new Map<string, ShardWrite>();
+    const owner = record.operatorId === null ? null : String(record.operatorId);
+    for (const r of reports) {
+      if (!tracks.has(r.reporter)) tracks.set(r.reporter, this.track(r.reporter));
+      const track = trackReport(tracks.get(r.reporter)!, { reporter: String(r.reporter), agent: record.sid, owner, at: r.at, outcome: r.outcome, signals: r.signals, receipted: r.receipted });
+      tracks.set(r.reporter, track);
+      rows.set(`${track.lastDay}\n${r.reporter}`, rollupWrite(track.row));
+    }
+    return {
+      shard: [...rows.values()],
+      store: () => {
+        for (const [reporter, track] of tracks) {
+          this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?) ON CONFLICT (reporter) DO UPDATE SET track = excluded.track", reporter, JSON.stringify(track));
+        }
+      },
+    };
+  }
+
+  private track(reporter: number): RollupTrack | null {
+    const row = this.sql.exec<{ track: string }>("SELECT track FROM rollup_tracks WHERE reporter = ?", reporter).toArray()[0];
+    return row ? (JSON.parse(row.track) as RollupTrack) : null;
+  }
+}
