@@ -13,6 +13,7 @@ import { fromFramework, validationHook } from "./http/validation";
 import { renderError, toApiError } from "./http/wire";
 import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
+import { registerAdminCredibility } from "./routes/admin-credibility";
 import { registerAdminModel } from "./routes/admin-model";
 import { registerAdminOperators } from "./routes/admin-operators";
 import { registerAgents } from "./routes/agents";
@@ -79,6 +80,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerApplications(app);
   registerAdmin(app);
   registerAdminModel(app);
+  registerAdminCredibility(app);
   registerAdminOperators(app);
   registerMe(app);
   registerAgents(app);

@@ -25,6 +25,8 @@ declare namespace Cloudflare {
     LOG_SEQUENCER: DurableObjectNamespace<import("./durable/log-sequencer").LogSequencer>;
     /** The logs' tiles, entry bundles and checkpoints, written by the sequencers, read by GET /log/... */
     LOG_BUCKET: R2Bucket;
+    /** The credibility job's snapshots (R1) and the rollup pages of its run in progress (src/db/credibility.ts). */
+    MODEL_BUCKET: R2Bucket;
     /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */
     LOG_QUEUE?: Queue<import("./domain/log/messages").LogMessage>;
     /** How many logs there are (logs 0 ... LOG_COUNT-1; default 1). Only ever raised. */

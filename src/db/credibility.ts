@@ -1,23 +1,139 @@
 // The service's credibility source (R1): the one place an agent's object asks for the credibility of
-// its reporters. Today it gives the seeds by verification and the bootstrap latch's floor (no standing
-// snapshot exists yet: the earned share is 0, so the floor is 1 while the latch is on); the scheduled
-// job that computes standing snapshots from the shards' daily rollups will hand its latest snapshot to
-// `credibilitySource` and nothing else changes. Reporters are keyed by operator id here; the object
-// translates them to its own numbering.
+// its reporters, and where the credibility job's snapshots live (R2, binding MODEL_BUCKET).
+//
+// A snapshot is published as a set of objects under `credibility/snapshots/<id>/`: `state.json` (the
+// whole StandingSnapshot, the next run's `previous`) and `reporters/<b>.json`, the entries of the
+// reporters whose hash falls in bucket b of `buckets`; then `credibility/current.json` names it
+// (written last, so a reader sees a whole snapshot or the one before). An isolate keeps the manifest
+// for a minute and each bucket it read for as long as that snapshot is current. Reporters are keyed
+// by operator id here; the object translates them to its own numbering.
 
-import { bootstrapFloor, snapshotSource, type CredibilitySource, type StandingSnapshot } from "../domain/model";
+import { bootstrapFloor, snapshotSource, type CredibilitySource, type StandingEntry, type StandingSnapshot } from "../domain/model";
 import type { Env } from "../env";
 import { readModelSettings } from "./model-settings";
+
+/** What `credibility/current.json` holds: the snapshot in force. */
+export interface SnapshotManifest {
+  /** The snapshot's name: its UTC day and run, e.g. "2026-11-27.1". */
+  id: string;
+  day: number;
+  publishedAt: number;
+  buckets: number;
+  earnedShare: number;
+  reporters: number;
+}
+
+export const MANIFEST_KEY = "credibility/current.json";
+export const snapshotPrefix = (id: string) => `credibility/snapshots/${id}/`;
+const MANIFEST_TTL_MS = 60_000;
+/** Reporters per bucket object aimed at: a bucket stays small enough to read on a report's path. */
+const REPORTERS_PER_BUCKET = 256;
+const MAX_BUCKETS = 4096;
+/** Bucket objects an isolate keeps (of the current snapshot). */
+const BUCKET_CACHE = 512;
 
 /** No standing computed yet: nobody has earned standing, and the earned share is 0. */
 export const EMPTY_SNAPSHOT: StandingSnapshot = { day: 0, reporters: {}, ledger: {}, earnedShare: 0 };
 
+/** The bucket of a reporter among `buckets` (FNV-1a of its id): where its entry is published. */
+export function bucketOf(reporter: string, buckets: number): number {
+  let h = 0x811c9dc5;
+  for (const ch of reporter) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return h % buckets;
+}
+
+/** How many buckets a snapshot of `reporters` reporters is published in (a power of two). */
+export function bucketCount(reporters: number): number {
+  let n = 1;
+  while (n < MAX_BUCKETS && n * REPORTERS_PER_BUCKET < reporters) n *= 2;
+  return n;
+}
+
+type Bucket = Pick<R2Bucket, "get" | "put" | "delete" | "list">;
+
 /**
- * The credibility source at `now`: c = max(seed, standing without the judged owner, the bootstrap
- * floor for a verified operator) × agreement, from `snapshot` (by default none yet) and the latch.
+ * Publishes `snapshot` as `id`: its buckets and state first, the manifest last. Returns the manifest.
+ * Idempotent: a run killed halfway publishes the same objects again.
  */
-export async function credibilitySource(env: Pick<Env, "DB" | "MODEL_SHADOW_DAYS">, now: number, snapshot: StandingSnapshot = EMPTY_SNAPSHOT): Promise<CredibilitySource> {
-  const { latch } = await readModelSettings(env, now);
+export async function publishSnapshot(bucket: Bucket, id: string, snapshot: StandingSnapshot, now: number): Promise<SnapshotManifest> {
+  const ids = Object.keys(snapshot.reporters);
+  const buckets = bucketCount(ids.length);
+  const parts: Record<string, StandingEntry>[] = Array.from({ length: buckets }, () => ({}));
+  for (const r of ids) parts[bucketOf(r, buckets)][r] = snapshot.reporters[r];
+  const prefix = snapshotPrefix(id);
+  // Sequential puts in groups: at most a few hundred in flight.
+  for (let i = 0; i < buckets; i += 100) {
+    await Promise.all(parts.slice(i, i + 100).map((part, j) => bucket.put(`${prefix}reporters/${i + j}.json`, JSON.stringify(part))));
+  }
+  await bucket.put(`${prefix}state.json`, JSON.stringify(snapshot));
+  const manifest: SnapshotManifest = { id, day: snapshot.day, publishedAt: now, buckets, earnedShare: snapshot.earnedShare, reporters: ids.length };
+  await bucket.put(MANIFEST_KEY, JSON.stringify(manifest));
+  manifestCache = { manifest, at: now };
+  return manifest;
+}
+
+/** The whole snapshot `id` (the job's `previous`), or null. */
+export async function readSnapshotState(bucket: Bucket, id: string): Promise<StandingSnapshot | null> {
+  const object = await bucket.get(`${snapshotPrefix(id)}state.json`);
+  return object ? ((await object.json()) as StandingSnapshot) : null;
+}
+
+let manifestCache: { manifest: SnapshotManifest | null; at: number } | null = null;
+const bucketCache = new Map<string, Record<string, StandingEntry>>();
+
+/** The snapshot in force (from the isolate's copy when under a minute old), or null before the first. */
+export async function currentSnapshot(bucket: Bucket, now: number): Promise<SnapshotManifest | null> {
+  if (manifestCache && Math.abs(now - manifestCache.at) < MANIFEST_TTL_MS) return manifestCache.manifest;
+  const object = await bucket.get(MANIFEST_KEY);
+  const manifest = object ? ((await object.json()) as SnapshotManifest) : null;
+  if (manifest?.id !== manifestCache?.manifest?.id) bucketCache.clear();
+  manifestCache = { manifest, at: now };
+  return manifest;
+}
+
+/** Drops this isolate's copies (tests, and after a publication elsewhere that must show at once). */
+export function forgetSnapshots(): void {
+  manifestCache = null;
+  bucketCache.clear();
+}
+
+/** The entries of `reporters` in snapshot `manifest`, reading only the buckets they fall in. */
+export async function snapshotOf(bucket: Bucket, manifest: SnapshotManifest, reporters: Iterable<string>): Promise<StandingSnapshot> {
+  const wanted = new Set<number>();
+  for (const r of reporters) wanted.add(bucketOf(r, manifest.buckets));
+  const parts = await Promise.all(
+    [...wanted].map(async (b) => {
+      const key = `${manifest.id}/${b}`;
+      const cached = bucketCache.get(key);
+      if (cached) return cached;
+      const object = await bucket.get(`${snapshotPrefix(manifest.id)}reporters/${b}.json`);
+      const part = object ? ((await object.json()) as Record<string, StandingEntry>) : {};
+      if (bucketCache.size >= BUCKET_CACHE) bucketCache.delete(bucketCache.keys().next().value!);
+      bucketCache.set(key, part);
+      return part;
+    }),
+  );
+  const entries: Record<string, StandingEntry> = {};
+  for (const r of reporters) {
+    for (const part of parts) if (part[r]) entries[r] = part[r];
+  }
+  return { day: manifest.day, reporters: entries, ledger: {}, earnedShare: manifest.earnedShare };
+}
+
+/** A credibility source and the snapshot it reads (null: seeds and the latch alone). */
+export interface SourceNow {
+  source: CredibilitySource;
+  snapshot: string | null;
+}
+
+/**
+ * The credibility source at `now` for `reporters` (operator ids): c = max(seed, standing without the
+ * judged owner, the bootstrap floor for a verified operator) × agreement, from the current snapshot
+ * (none before the first run) and the latch.
+ */
+export async function credibilitySource(env: Pick<Env, "DB" | "MODEL_SHADOW_DAYS" | "MODEL_BUCKET">, now: number, reporters: Iterable<string> = []): Promise<SourceNow> {
+  const [{ latch }, manifest] = await Promise.all([readModelSettings(env, now), env.MODEL_BUCKET ? currentSnapshot(env.MODEL_BUCKET, now) : Promise.resolve(null)]);
+  const snapshot = manifest ? await snapshotOf(env.MODEL_BUCKET, manifest, reporters) : EMPTY_SNAPSHOT;
   const { floor } = bootstrapFloor(latch, now, snapshot.earnedShare);
-  return snapshotSource(snapshot, floor);
+  return { source: { ...snapshotSource(snapshot, floor), snapshot: manifest?.id ?? null }, snapshot: manifest?.id ?? null };
 }

@@ -4,7 +4,7 @@
 // rows) takes them from a copy per isolate refreshed every minute. A copy a minute old is harmless:
 // an object records the credibility it used in the agent's history, so replays never re-read them.
 
-import { MODEL, setBootstrapEnd, startBootstrap, type BootstrapLatch } from "../domain/model";
+import { bootstrapFloor, MODEL, setBootstrapEnd, startBootstrap, type BootstrapLatch } from "../domain/model";
 import type { Env } from "../env";
 
 export interface ModelSettings {
@@ -100,3 +100,26 @@ export async function setBootstrapEndAt(env: Pick<Env, "DB" | "MODEL_SHADOW_DAYS
 
 /** Whether the latch is on at `now` (until its end; closed for good once past it). */
 export const bootstrapOn = (latch: BootstrapLatch, now: number) => latch.closedAt === null && now < latch.endsAt && MODEL.bootstrap.shareFrom >= 0;
+
+/**
+ * After a standing snapshot: the latch closes for good once the earned share reaches its end (R1's
+ * bootstrap is one-way). Returns the latch as it now is.
+ */
+export async function recordEarnedShare(env: Pick<Env, "DB" | "MODEL_SHADOW_DAYS">, earnedShare: number, now: number): Promise<BootstrapLatch> {
+  const current = await readModelSettings(env, now);
+  const { latch } = bootstrapFloor(current.latch, now, earnedShare);
+  if (latch.closedAt !== current.latch.closedAt) await write(env, "bootstrap", latch, now);
+  return latch;
+}
+
+/** The anchors (R1's genesis): operator ids the admins vouch for, who hold standing 1. */
+export async function readAnchors(env: Pick<Env, "DB">): Promise<number[]> {
+  const row = await env.DB.prepare("SELECT value FROM model_settings WHERE key = 'anchors'").first<{ value: string }>();
+  return row ? (JSON.parse(row.value) as number[]) : [];
+}
+
+export async function setAnchors(env: Pick<Env, "DB">, anchors: readonly number[], now: number): Promise<number[]> {
+  const sorted = [...new Set(anchors)].sort((a, b) => a - b);
+  await write(env, "anchors", sorted, now);
+  return sorted;
+}

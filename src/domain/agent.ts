@@ -361,7 +361,7 @@ export function historyOfEntries(entries: readonly { entry: Entry; who: string |
     } else if (entry.kind === "config" && entry.changes.length > 0) {
       items.push({ kind: "config", at, changes: entry.changes });
     } else if (entry.kind === "credibility") {
-      items.push({ kind: "credibility", at, values: byLocal(entry.values), bootstrap: entry.bootstrap ?? false });
+      items.push({ kind: "credibility", at, values: byLocal(entry.values), bootstrap: entry.bootstrap ?? false, ...(entry.snapshot === undefined ? {} : { snapshot: entry.snapshot }) });
     } else if (entry.kind === "inheritance") {
       items.push({ kind: "inheritance", input: { at, reporters: byLocal(entry.reporters), caution: entry.caution } });
     } else if (entry.kind === "model" && entry.version === 3) {

@@ -50,7 +50,7 @@ export interface EntryBodies {
   /** The identity level, the proven key and every registered key (RFC 7638 thumbprints). */
   identity: { level: number; key: string | null; keys: string[] };
   /** The credibility in force for some of the agent's reporters from here on, by commitment. */
-  credibility: { values: Record<string, number>; bootstrap: boolean };
+  credibility: { values: Record<string, number>; bootstrap: boolean; snapshot?: string };
   /**
    * R6 whitewashing: the negative evidence a new agent takes over from the cautioned agent of the
    * same owner and configuration, by the reporters' commitments on this agent; `caution`: the source

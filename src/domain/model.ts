@@ -7,4 +7,4 @@ export * as v2 from "./model-v2";
 import type { ScoreView as ScoreViewV3 } from "./model/index";
 
 /** A score as the service shows it: version 3's, or version 2's for an agent not yet switched. */
-export type ScoreView = Omit<ScoreViewV3, "model"> & { model: { version: 2 | 3; bootstrap: boolean } };
+export type ScoreView = Omit<ScoreViewV3, "model"> & { model: { version: 2 | 3; bootstrap: boolean; snapshot: string | null } };

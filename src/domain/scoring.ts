@@ -50,7 +50,7 @@ export function scoreOfEvidence(e: Evidence, ctx: ScoreInput): ScoreView {
     return scoreOf(e, { now: ctx.now, ownerId: key(ctx.ownerLocal), identityLevel: ctx.identityLevel, operatorScore: ctx.operatorScore, similarToCautioned: ctx.similarToCautioned });
   }
   const s = v2.scoreOf(e, { now: ctx.now, ownerId: ctx.ownerLocal, identityLevel: ctx.identityLevel, operatorScore: ctx.operatorScore });
-  return { ...s, model: { version: 2, bootstrap: false } };
+  return { ...s, model: { version: 2, bootstrap: false, snapshot: null } };
 }
 
 /** Version 3's report input with the reporter by its number on the agent (version 2's key). */
@@ -85,7 +85,7 @@ export function contributionOfEvidence(e: Evidence, ownerLocal: number | null, n
 export type HistoryItem =
   | { kind: "report"; id: number; reporter: number; at: number; outcome: Outcome; signals: Partial<Record<SignalDimension, number>>; base: number; evidenceFactor: number; penalty: number }
   | { kind: "config"; at: number; changes: ChangeType[] }
-  | { kind: "credibility"; at: number; values: Record<string, number>; bootstrap: boolean }
+  | { kind: "credibility"; at: number; values: Record<string, number>; bootstrap: boolean; snapshot?: string }
   | { kind: "inheritance"; input: InheritanceInput }
   | { kind: "switch"; at: number };
 

@@ -12,6 +12,8 @@ export interface CredibilitySource {
   credibility(reporter: string, owner: string | null, verified: boolean): number;
   /** The bootstrap latch is on: scores say so (`model.bootstrap`). */
   readonly bootstrap: boolean;
+  /** The standing snapshot the values come from, recorded in the `credibility` entries it causes. */
+  readonly snapshot?: string | null;
 }
 
 export function seedCredibility(verified: boolean): number {
@@ -97,5 +99,5 @@ export function credibilityUpdate(
     if (c !== seedCredibility(extra.verified)) values[extra.reporter] = c;
   }
   if (Object.keys(values).length === 0 && source.bootstrap === state.bootstrap) return null;
-  return { at, values, bootstrap: source.bootstrap };
+  return { at, values, bootstrap: source.bootstrap, ...(source.snapshot ? { snapshot: source.snapshot } : {}) };
 }

@@ -253,7 +253,8 @@ export function addCredibility(state: AgentState, input: CredibilityInput): Agen
     if (!(Number.isFinite(c) && c >= 0 && c <= 1)) throw new RangeError(`invalid credibility for ${id}: ${c}`);
   }
   const next = forgetTo(state, input.at);
-  return { ...next, credibility: { ...next.credibility, ...input.values }, bootstrap: input.bootstrap };
+  const snapshot = input.snapshot ?? next.snapshot;
+  return { ...next, credibility: { ...next.credibility, ...input.values }, bootstrap: input.bootstrap, ...(snapshot === undefined ? {} : { snapshot }) };
 }
 
 /**

@@ -18,7 +18,7 @@ export interface ScoreView {
   /** R_c: Σ c over established non-owner reporters active in the R_c window, unrounded. */
   independentReporters: number;
   reasons: ReasonCode[];
-  model: { version: 3; bootstrap: boolean };
+  model: { version: 3; bootstrap: boolean; snapshot: string | null };
 }
 
 export interface ScoreContext {
@@ -103,6 +103,6 @@ export function scoreOf(state: AgentState, ctx: ScoreContext): ScoreView {
     evidence,
     independentReporters: a.credible,
     reasons: reasons.slice(0, MODEL.maxReasons),
-    model: { version: 3, bootstrap: state.bootstrap },
+    model: { version: 3, bootstrap: state.bootstrap, snapshot: state.snapshot ?? null },
   };
 }

@@ -60,6 +60,8 @@ export interface AgentState {
   credibility: Record<string, number>;
   /** The bootstrap latch was on at the last `credibility` entry. */
   bootstrap: boolean;
+  /** The standing snapshot of the last `credibility` entry that named one (absent: none yet). */
+  snapshot?: string;
   lastConfigChangeAt: number | null;
   lastReportAt: number | null;
   episode: Episode;
@@ -86,6 +88,8 @@ export interface CredibilityInput {
   at: number;
   values: Record<string, number>;
   bootstrap: boolean;
+  /** The standing snapshot the values come from (absent: seeds and the bootstrap latch alone). */
+  snapshot?: string;
 }
 
 /** One inherited reporter (R6): its negative pairs only, with its days, times and `c`. */

@@ -41,6 +41,7 @@ function numbered(record: AgentRecord, source: CredibilitySource): CredibilitySo
   const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), op]));
   return {
     bootstrap: source.bootstrap,
+    snapshot: source.snapshot,
     credibility: (key, owner, verified) => source.credibility(operatorOf.get(key) ?? key, owner === null ? null : (operatorOf.get(owner) ?? owner), verified),
   };
 }
@@ -77,12 +78,17 @@ export async function credibilityStep(
   const named = extra && update.values[extra.reporter] !== undefined && reporter ? reporter.operatorId : null;
   return {
     record: next,
-    write: { draft: { kind: "credibility", at, body: { values, bootstrap: update.bootstrap } }, composite: scoreOfRecord(next, at).composite, row: { operator: named } },
+    write: { draft: { kind: "credibility", at, body: { values, bootstrap: update.bootstrap, ...(update.snapshot === undefined ? {} : { snapshot: update.snapshot }) } }, composite: scoreOfRecord(next, at).composite, row: { operator: named } },
   };
 }
 
-/** The host's credibility source now (seeds and the bootstrap latch; later the standing snapshot). */
-export const sourceNow = (host: Pick<AgentHost, "env">, now: number) => credibilitySource(host.env, now);
+/**
+ * The credibility source now for the agent's operators and `also` (operator ids): the current standing
+ * snapshot's values for them, the seeds and the bootstrap latch.
+ */
+export async function sourceNow(host: Pick<AgentHost, "env">, record: AgentRecord, now: number, also: readonly number[] = []): Promise<CredibilitySource> {
+  return (await credibilitySource(host.env, now, [...Object.keys(record.locals), ...also.map(String)])).source;
+}
 
 /**
  * The switch to version 3 of an agent on version 2 whose switch time has passed: its chain replayed
@@ -98,7 +104,7 @@ export async function switchIfDue(host: AgentHost, record: AgentRecord, now: num
   const commitment = (op: number) => host.chain.commitment(record.sid, op);
   let next: AgentRecord = { ...record, evidence: applySwitch(replayed.evidence, now), locals: replayed.locals, seq: record.seq + 1 };
   const writes: EntryWrite[] = [{ draft: { kind: "model", at: now, body: { version: 3 } }, composite: scoreOfRecord(next, now).composite }];
-  const credibility = await credibilityStep(next, await sourceNow(host, now), now, commitment);
+  const credibility = await credibilityStep(next, await sourceNow(host, next, now), now, commitment);
   if (credibility) {
     next = credibility.record;
     writes.push(credibility.write);
@@ -114,11 +120,11 @@ export async function switchIfDue(host: AgentHost, record: AgentRecord, now: num
 
 /**
  * At the alarm: a credibility entry when the source's values for the agent's reporters changed (the
- * bootstrap latch closed; later, a new standing snapshot). Returns the record as committed.
+ * bootstrap latch closed, a new standing snapshot). Returns the record as committed.
  */
 export async function refreshCredibility(host: AgentHost, record: AgentRecord, now: number): Promise<AgentRecord> {
   if (!isV3(record.evidence) || Object.keys(record.evidence.reporters).length === 0) return record;
-  const step = await credibilityStep(record, await sourceNow(host, now), now, (op) => host.chain.commitment(record.sid, op));
+  const step = await credibilityStep(record, await sourceNow(host, record, now), now, (op) => host.chain.commitment(record.sid, op));
   if (!step) return record;
   const appended = await host.append({ ...step.record, seq: record.seq, chainHash: record.chainHash }, [step.write]);
   const next = appended.record;

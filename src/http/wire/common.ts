@@ -23,7 +23,7 @@ export const scoringModel = z
     bootstrap: z.boolean().openapi({ description: "The bootstrap latch was on at the agent's last credibility change: verified operators count with a standing floor" }),
   })
   .openapi("ScoringModel", { example: { version: 3, snapshot: null, bootstrap: false } });
-export const modelOfScore = (s: { model: { version: 2 | 3; bootstrap: boolean } }) => ({ version: s.model.version, snapshot: null, bootstrap: s.model.bootstrap });
+export const modelOfScore = (s: { model: { version: 2 | 3; bootstrap: boolean; snapshot: string | null } }) => ({ version: s.model.version, snapshot: s.model.snapshot, bootstrap: s.model.bootstrap });
 export const identityLevel = z
   .number()
   .int()

@@ -1,0 +1,123 @@
+// The credibility job (R1): standing, vouching and agreement computed from the shards' daily rollups,
+// never from raw reports, and published as a snapshot that agents' objects read. Run by the Cron
+// Trigger every 15 minutes (it does nothing once the day's snapshot is out), by admins on demand
+// (POST /admin/model/credibility/run, `npm run admin -- credibility run`) and by tests.
+//
+// A run reads the last 180 days of rollups shard by shard, a page at a time, and stages each page in
+// R2 before it moves its cursor past it: a run stopped by its budget (or killed) resumes at its
+// cursor, and a page read again overwrites the same object, so nothing is counted twice. Once every
+// shard is read it computes the snapshot with the model's pure `computeStanding` (the previous
+// snapshot's standing vouches), publishes it, closes the bootstrap latch if earned standing reached
+// its end, prunes rollups past the window and drops the staged pages.
+
+import { readJobState, writeJobState, type JobRun, type JobState } from "../db/credibility-job";
+import { publishSnapshot, readSnapshotState, snapshotPrefix } from "../db/credibility";
+import { readAnchors, recordEarnedShare } from "../db/model-settings";
+import { pruneRollups, readRollups } from "../db/rollups";
+import { computeStanding, DAY_MS, MODEL, type RollupRow } from "../domain/model";
+import { shardDatabases, type Env } from "../env";
+
+/** Rollup rows per page (one D1 query, one staged R2 object). */
+export const PAGE_ROWS = 2_000;
+/** Pages one invocation reads before it stops (the cron's next run goes on). */
+export const PAGES_PER_RUN = 200;
+/** Old rollup rows deleted per shard per published run. */
+const PRUNE_ROWS = 10_000;
+/** Snapshots kept in R2: the current one and two before it (isolates may still read them for a minute). */
+const KEEP_SNAPSHOTS = 3;
+
+export interface JobOptions {
+  /** Pages to read in this invocation at most (default PAGES_PER_RUN). */
+  pages?: number;
+  /** Rows per page (default PAGE_ROWS; tests use fewer). */
+  pageRows?: number;
+  /** Start a new run even though today's snapshot is out. */
+  force?: boolean;
+}
+
+export interface JobOutcome {
+  /** `published`: this invocation published a snapshot; `in_progress`: the run goes on at the next; `current`: today's is out; `busy`: another runner moved first. */
+  status: "published" | "in_progress" | "current" | "busy";
+  state: JobState;
+  /** Rows and pages this invocation read. */
+  read: { rows: number; pages: number };
+}
+
+const windowDays = MODEL.credibility.standingWindowMs / DAY_MS;
+const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+const pageKey = (run: JobRun, shard: number, page: number) => `credibility/runs/${run.id}/${shard}/${page}.json`;
+
+export async function runCredibilityJob(env: Env, now: number, options: JobOptions = {}): Promise<JobOutcome> {
+  const budget = options.pages ?? PAGES_PER_RUN;
+  const pageRows = options.pageRows ?? PAGE_ROWS;
+  const shards = shardDatabases(env);
+  const today = Math.floor(now / DAY_MS);
+  const read = { rows: 0, pages: 0 };
+  let state = await readJobState(env);
+  const save = async (next: Omit<JobState, "v">) => {
+    const written = await writeJobState(env, state, next, now);
+    if (written) state = written;
+    return written !== null;
+  };
+
+  if (!state.run) {
+    if (!options.force && state.last && state.last.day >= today) return { status: "current", state, read };
+    const run: JobRun = { id: `${isoDay(today)}.${state.runs + 1}`, day: today, startedAt: now, shard: 0, cursor: null, pages: shards.map(() => 0), rows: 0 };
+    if (!(await save({ ...state, runs: state.runs + 1, run }))) return { status: "busy", state, read };
+  }
+
+  // Read: a page at a time, staged before the cursor moves past it.
+  const fromDay = state.run!.day - windowDays + 1;
+  while (state.run!.shard < shards.length && read.pages < budget) {
+    const run = state.run!;
+    const page = await readRollups(shards[run.shard], fromDay, run.cursor, pageRows);
+    read.pages++;
+    read.rows += page.rows.length;
+    const pages = [...run.pages];
+    if (page.rows.length > 0) {
+      await env.MODEL_BUCKET.put(pageKey(run, run.shard, pages[run.shard]), JSON.stringify(page.rows));
+      pages[run.shard]++;
+    }
+    const done = page.rows.length < pageRows;
+    const next: JobRun = { ...run, pages, rows: run.rows + page.rows.length, shard: done ? run.shard + 1 : run.shard, cursor: done ? null : page.last };
+    if (!(await save({ ...state, run: next }))) return { status: "busy", state, read };
+  }
+  if (state.run!.shard < shards.length) return { status: "in_progress", state, read };
+
+  // Compute and publish.
+  const run = state.run!;
+  const rows: RollupRow[] = [];
+  for (const [shard, count] of run.pages.entries()) {
+    for (let p = 0; p < count; p++) {
+      const object = await env.MODEL_BUCKET.get(pageKey(run, shard, p));
+      if (!object) throw new Error(`credibility job ${run.id}: staged page ${shard}/${p} is missing`);
+      rows.push(...((await object.json()) as RollupRow[]));
+    }
+  }
+  const previous = state.last ? await readSnapshotState(env.MODEL_BUCKET, state.last.id) : null;
+  const anchors = (await readAnchors(env)).map(String);
+  const snapshot = computeStanding(rows, { day: run.day, previous, anchors });
+  const manifest = await publishSnapshot(env.MODEL_BUCKET, run.id, snapshot, now);
+  await recordEarnedShare(env, snapshot.earnedShare, now);
+
+  const kept = [...state.kept.filter((id) => id !== run.id), run.id];
+  const dropped = kept.splice(0, Math.max(0, kept.length - KEEP_SNAPSHOTS));
+  const published = { id: run.id, day: run.day, publishedAt: now, rows: run.rows, reporters: manifest.reporters, earnedShare: snapshot.earnedShare };
+  if (!(await save({ ...state, run: null, last: published, kept }))) return { status: "busy", state, read };
+
+  // Housekeeping after the state moved on: a failure here leaves garbage, never a wrong snapshot.
+  for (const shard of shards) await pruneRollups(shard, run.day - windowDays + 1, PRUNE_ROWS);
+  await deletePrefix(env.MODEL_BUCKET, `credibility/runs/${run.id}/`);
+  for (const id of dropped) await deletePrefix(env.MODEL_BUCKET, snapshotPrefix(id));
+  console.log(JSON.stringify({ level: "info", message: "credibility snapshot published", snapshot: run.id, rows: run.rows, reporters: manifest.reporters, earned_share: snapshot.earnedShare }));
+  return { status: "published", state, read };
+}
+
+async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const listed = await bucket.list({ prefix, cursor });
+    if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+}
