@@ -16,6 +16,10 @@
 //   decide <dispute id> --outcome withdraw|keep [--note TEXT]
 //   reseal-webhooks [--limit N]                     after a WEBHOOK_SECRET_KEY rotation: seal every
 //                                                    webhook secret again under the new key
+//   credibility                                      the credibility job: the snapshot in force, the run
+//   credibility-run [--force] [--limit PAGES]        run the job now until it publishes (or finds
+//                                                    today's snapshot out); --force starts another run
+//   anchors [--set ID,ID,...]                        the anchors (operators the admins vouch for)
 //
 // Target: --url, else TRUST_API_URL, else http://127.0.0.1:8787 (npm start).
 // Token: ADMIN_TOKEN from the environment, else from .dev.vars (local development).
@@ -50,6 +54,8 @@ const OPTIONS = {
   note: { type: "string" },
   limit: { type: "string" },
   cursor: { type: "string" },
+  force: { type: "boolean" },
+  set: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 type Flag = Exclude<keyof typeof OPTIONS, "url" | "help">;
@@ -69,6 +75,9 @@ const COMMANDS: Record<string, { args: string[]; flags: Flag[] }> = {
   disputes: { args: [], flags: ["status", "limit", "cursor"] },
   decide: { args: ["dispute id"], flags: ["outcome", "note"] },
   "reseal-webhooks": { args: [], flags: ["limit"] },
+  credibility: { args: [], flags: [] },
+  "credibility-run": { args: [], flags: ["force", "limit"] },
+  anchors: { args: [], flags: ["set"] },
 };
 
 /** The comment this file opens with. */
@@ -279,6 +288,33 @@ export async function run(inv: Invocation, connect: () => TrustClient, print: (l
       const body = { outcome, note: str("note") };
       const decided = ok("decide", await connect().POST("/admin/disputes/{id}/decide", { params: { path }, body }));
       return print(JSON.stringify(decided.dispute, null, 2));
+    }
+    case "credibility":
+      return print(JSON.stringify(ok("credibility", await connect().GET("/admin/model/credibility")), null, 2));
+    case "credibility-run": {
+      // Call after call, each reading up to --limit pages, until the run publishes (or there is none to do).
+      const pages = values.limit === undefined ? undefined : Number(values.limit as string);
+      if (pages !== undefined && !(Number.isInteger(pages) && pages >= 1 && pages <= 1000)) throw new UsageError("--limit must be a whole number of pages from 1 to 1000");
+      const client = connect();
+      let force = values.force === true;
+      for (;;) {
+        const job = ok("credibility-run", await client.POST("/admin/model/credibility/run", { body: { force, ...(pages === undefined ? {} : { max_pages: pages }) } }));
+        force = false;
+        if (job.status === "in_progress") {
+          print(`Read ${job.read.rows} rollup row(s) in ${job.read.pages} page(s); shard ${job.run!.shard + 1} of ${job.run!.shards} next.`);
+          continue;
+        }
+        if (job.status === "busy") throw new ServiceError("another run of the job moved first: try again shortly");
+        return print(JSON.stringify(job, null, 2));
+      }
+    }
+    case "anchors": {
+      const client = connect();
+      const set = values.set as string | undefined;
+      if (set === undefined) return print(JSON.stringify(ok("anchors", await client.GET("/admin/model/anchors")), null, 2));
+      const ids = set === "" ? [] : set.split(",").map((x) => Number(x.trim()));
+      if (ids.some((id) => !(Number.isInteger(id) && id >= 1))) throw new UsageError("--set takes operator ids separated by commas");
+      return print(JSON.stringify(ok("anchors", await client.PUT("/admin/model/anchors", { body: { operators: ids } })), null, 2));
     }
     case "reseal-webhooks": {
       // Every page, from the first: a page only ever seals again what the previous key opens.

@@ -296,6 +296,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/model/credibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credibility job: the snapshot in force and the run in progress
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        get: operations["adminCredibilityJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/model/credibility/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the credibility job now: start today's run (or another with force) and read up to max_pages pages of rollups
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        post: operations["adminCredibilityRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/model/anchors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The anchors: operators the admins vouch for
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        get: operations["adminCredibilityAnchors"];
+        /**
+         * Name the anchors (replaces the list; the next snapshot uses it)
+         * @description Needs the admin token (ADMIN_TOKEN).
+         */
+        put: operations["adminCredibilitySetAnchors"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/operators": {
         parameters: {
             query?: never;
@@ -1502,6 +1566,49 @@ export interface components {
             }[];
             next_cursor: string | null;
         };
+        CredibilityJob: {
+            /**
+             * @description published: this call published a snapshot; in_progress: a run is under way (call again, or the cron goes on); current: today's snapshot is out; busy: another runner moved first; idle: no run (reads only)
+             * @enum {string}
+             */
+            status: "published" | "in_progress" | "current" | "busy" | "idle";
+            /** @description The snapshot in force; null before the first run */
+            snapshot: {
+                id: string;
+                /** @description The UTC day the snapshot computed standing for (YYYY-MM-DD) */
+                day: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:20:30.000Z
+                 */
+                published_at: string;
+                rollup_rows: number;
+                reporters: number;
+                /** @description Σ standing over reporters active in 90 days, over their number: the bootstrap latch closes at 0.7 */
+                earned_share: number;
+            } | null;
+            /** @description The run in progress, if any: the shard it reads and the rows staged so far */
+            run: {
+                id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:20:30.000Z
+                 */
+                started_at: string;
+                shard: number;
+                shards: number;
+                rollup_rows: number;
+            } | null;
+            /** @description What this call read */
+            read: {
+                rows: number;
+                pages: number;
+            };
+        };
+        CredibilityAnchors: {
+            /** @description Operator ids holding standing 1 by the admins' word (the genesis of vouching) */
+            operators: number[];
+        };
         ApiKey: {
             id: number;
             /** @description The first 8 hex characters of the key */
@@ -2257,6 +2364,8 @@ export type AdminOperator = components['schemas']['AdminOperator'];
 export type WaitlistEntry = components['schemas']['WaitlistEntry'];
 export type ModelSettings = components['schemas']['ModelSettings'];
 export type ModelShadow = components['schemas']['ModelShadow'];
+export type CredibilityJob = components['schemas']['CredibilityJob'];
+export type CredibilityAnchors = components['schemas']['CredibilityAnchors'];
 export type ApiKey = components['schemas']['ApiKey'];
 export type Me = components['schemas']['Me'];
 export type RegistrationB = components['schemas']['RegistrationB'];
@@ -4058,6 +4167,377 @@ export interface operations {
                      *       "error": {
                      *         "code": "invalid_request",
                      *         "message": "Invalid cursor"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_api_key",
+                     *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Admin interface is not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    adminCredibilityJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "idle",
+                     *       "snapshot": {
+                     *         "id": "2026-11-27.12",
+                     *         "day": "2026-11-27",
+                     *         "published_at": "2026-11-27T00:02:10.000Z",
+                     *         "rollup_rows": 48210,
+                     *         "reporters": 3120,
+                     *         "earned_share": 0.41
+                     *       },
+                     *       "run": null,
+                     *       "read": {
+                     *         "rows": 0,
+                     *         "pages": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredibilityJob"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_api_key",
+                     *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Admin interface is not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    adminCredibilityRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Rollup pages (2,000 rows each) to read in this call at most; default 200 */
+                    max_pages?: number;
+                    /** @description Start a new run even though today's snapshot is out */
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description What the call did */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "published",
+                     *       "snapshot": {
+                     *         "id": "2026-11-27.12",
+                     *         "day": "2026-11-27",
+                     *         "published_at": "2026-11-27T00:02:10.000Z",
+                     *         "rollup_rows": 48210,
+                     *         "reporters": 3120,
+                     *         "earned_share": 0.41
+                     *       },
+                     *       "run": null,
+                     *       "read": {
+                     *         "rows": 48210,
+                     *         "pages": 25
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredibilityJob"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid JSON body"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_api_key",
+                     *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Admin interface is not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    adminCredibilityAnchors: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The anchors */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "operators": [
+                     *         3,
+                     *         17,
+                     *         42
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredibilityAnchors"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_api_key",
+                     *         "message": "Invalid admin token"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Admin interface is not configured"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    adminCredibilitySetAnchors: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredibilityAnchors"];
+            };
+        };
+        responses: {
+            /** @description The anchors */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "operators": [
+                     *         3,
+                     *         17,
+                     *         42
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredibilityAnchors"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid JSON body"
                      *       },
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }

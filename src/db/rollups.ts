@@ -10,10 +10,8 @@ import { rollups } from "./shard-schema";
 type Stored = typeof rollups.$inferSelect;
 
 const asArray = (net: Record<Dimension, number>) => JSON.stringify(DIMENSIONS.map((d) => net[d]));
-const asNet = (text: string): Record<Dimension, number> => {
-  const values = JSON.parse(text) as number[];
-  return Object.fromEntries(DIMENSIONS.map((d, i) => [d, values[i] ?? 0])) as Record<Dimension, number>;
-};
+const netOf = (values: number[]) => Object.fromEntries(DIMENSIONS.map((d, i) => [d, values[i] ?? 0])) as Record<Dimension, number>;
+const asNet = (text: string): Record<Dimension, number> => netOf(JSON.parse(text) as number[]);
 
 export function storedRollup(row: RollupRow): Stored {
   return {
@@ -72,10 +70,12 @@ export interface RollupCursor {
 
 /** Up to `limit` rows from day `fromDay` on, after `after` in key order, and the cursor of the last. */
 export async function readRollups(d1: Database, fromDay: number, after: RollupCursor | null, limit: number): Promise<{ rows: RollupRow[]; last: RollupCursor | null }> {
-  const c = after ?? { day: fromDay - 1, sid: "", reporter: 0 };
+  // One row-value bound on the key alone: SQLite seeks to it and reads only the rows it returns (a
+  // second bound on `day` made it scan from the window's start on every page).
+  const c = after ?? { day: fromDay, sid: "", reporter: -1 };
   const { results } = await d1
-    .prepare("SELECT * FROM rollups WHERE day >= ? AND (day, sid, reporter) > (?, ?, ?) ORDER BY day, sid, reporter LIMIT ?")
-    .bind(fromDay, c.day, c.sid, c.reporter, limit)
+    .prepare("SELECT * FROM rollups WHERE (day, sid, reporter) > (?, ?, ?) ORDER BY day, sid, reporter LIMIT ?")
+    .bind(c.day, c.sid, c.reporter, limit)
     .all<SqlRow>();
   const tail = results[results.length - 1];
   return { rows: results.map(rollupOf), last: tail ? { day: tail.day, sid: tail.sid, reporter: tail.reporter } : null };

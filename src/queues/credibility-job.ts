@@ -14,7 +14,7 @@ import { readJobState, writeJobState, type JobRun, type JobState } from "../db/c
 import { publishSnapshot, readSnapshotState, snapshotPrefix } from "../db/credibility";
 import { readAnchors, recordEarnedShare } from "../db/model-settings";
 import { pruneRollups, readRollups } from "../db/rollups";
-import { computeStanding, DAY_MS, MODEL, type RollupRow } from "../domain/model";
+import { computeStanding, DAY_MS, MODEL, packRollup, unpackRollup, type PackedRollup, type RollupRow } from "../domain/model";
 import { shardDatabases, type Env } from "../env";
 
 /** Rollup rows per page (one D1 query, one staged R2 object). */
@@ -75,7 +75,7 @@ export async function runCredibilityJob(env: Env, now: number, options: JobOptio
     read.rows += page.rows.length;
     const pages = [...run.pages];
     if (page.rows.length > 0) {
-      await env.MODEL_BUCKET.put(pageKey(run, run.shard, pages[run.shard]), JSON.stringify(page.rows));
+      await env.MODEL_BUCKET.put(pageKey(run, run.shard, pages[run.shard]), JSON.stringify(page.rows.map(packRollup)));
       pages[run.shard]++;
     }
     const done = page.rows.length < pageRows;
@@ -91,7 +91,7 @@ export async function runCredibilityJob(env: Env, now: number, options: JobOptio
     for (let p = 0; p < count; p++) {
       const object = await env.MODEL_BUCKET.get(pageKey(run, shard, p));
       if (!object) throw new Error(`credibility job ${run.id}: staged page ${shard}/${p} is missing`);
-      rows.push(...((await object.json()) as RollupRow[]));
+      for (const packed of (await object.json()) as PackedRollup[]) rows.push(unpackRollup(packed));
     }
   }
   const previous = state.last ? await readSnapshotState(env.MODEL_BUCKET, state.last.id) : null;

@@ -40,6 +40,8 @@ describe("bad command lines", () => {
     [["waitlist", "--url", "127.0.0.1:8787"], '--url must be an http(s) URL'],
     [["waitlist", "--url", "http://trust.example.com"], "--url must use https for another host"],
     [["revoke-key", "1", "9007199254740993"], 'The key id must be a positive whole number, not "9007199254740993"'],
+    [["credibility-run", "--limit", "0"], "--limit must be a whole number of pages from 1 to 1000"],
+    [["anchors", "--set", "1,x"], "--set takes operator ids separated by commas"],
   ])("refuses %j with exit status 2 and sends nothing", async (args, message) => {
     // A service that is not there: a command that got as far as a request would fail with status 1.
     const result = await admin(args, { TRUST_API_URL: "http://127.0.0.1:9", ADMIN_TOKEN: undefined });
@@ -124,6 +126,27 @@ describe("the commands", () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^Checked \d+ webhook secret\(s\): 0 sealed again under WEBHOOK_SECRET_KEY, 0 unreadable\.$/m);
     expect(result.stdout).toContain("WEBHOOK_SECRET_KEY_PREVIOUS any more: it can be deleted");
+  });
+
+  it("credibility-run runs the job under wrangler dev until it publishes, and credibility shows the snapshot", async () => {
+    const run = await admin(["credibility-run", "--force", "--limit", "1"]);
+    expect(run.status).toBe(0);
+    const job = JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))) as { status: string; snapshot: { id: string } };
+    expect(job.status).toBe("published");
+    const shown = await admin(["credibility"]);
+    expect(shown.status).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ snapshot: { id: job.snapshot.id }, run: null });
+    const again = await admin(["credibility-run"]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: "current" });
+  });
+
+  it("anchors sets and shows the anchors, and refuses an operator that does not exist", async () => {
+    const unknown = await admin(["anchors", "--set", "99999999"]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("operator 99999999 does not exist");
+    const cleared = await admin(["anchors", "--set", ""]);
+    expect(JSON.parse(cleared.stdout)).toEqual({ operators: [] });
+    expect(JSON.parse((await admin(["anchors"])).stdout)).toEqual({ operators: [] });
   });
 
   it("decide reports the service's refusal of an unknown dispute (exit status 1)", async () => {

@@ -4,6 +4,7 @@
 // and a rebuilt object agree with the rows written report by report).
 
 import { DAY_MS } from "./constants";
+import { DIMENSIONS, type Dimension } from "./vocabulary";
 import { addToRollup, type RollupReport, type RollupRow } from "./standing";
 import { isEstablished } from "./weighing";
 
@@ -44,3 +45,33 @@ export function rollupsOf(reports: readonly TrackedReport[], fromDay = -Infinity
   }
   return { rows: [...rows.values()], tracks };
 }
+
+/** A row as a staged page keeps it: a tuple, about a third of the object's JSON. */
+export type PackedRollup = [day: number, sid: string, reporter: string, owner: string | null, reports: number, receipted: number, established: 0 | 1, net: number[], receiptedNet: number[]];
+
+export const packRollup = (r: RollupRow): PackedRollup => [
+  r.day,
+  r.agent,
+  r.reporter,
+  r.owner,
+  r.reports,
+  r.receipted,
+  r.established ? 1 : 0,
+  DIMENSIONS.map((d) => r.net[d]),
+  DIMENSIONS.map((d) => r.receiptedNet[d]),
+];
+
+const netOf = (values: number[]) => Object.fromEntries(DIMENSIONS.map((d, i) => [d, values[i] ?? 0])) as Record<Dimension, number>;
+
+export const unpackRollup = ([day, agent, reporter, owner, reports, receipted, established, net, receiptedNet]: PackedRollup): RollupRow => ({
+  reporter,
+  agent,
+  owner,
+  day,
+  reports,
+  receipted,
+  established: established === 1,
+  net: netOf(net),
+  receiptedNet: netOf(receiptedNet),
+});
+
