@@ -134,8 +134,18 @@ describe("credibility (R1)", () => {
 
   it("says bootstrap in every score while the last entry said so", () => {
     const a = new Agent().credibility(T0, {}, true);
-    expect(a.score(T0).model).toEqual({ version: 3, bootstrap: true });
+    expect(a.score(T0).model).toEqual({ version: 3, bootstrap: true, snapshot: null });
     a.credibility(T0 + HOUR, {}, false);
-    expect(a.score(T0 + HOUR).model).toEqual({ version: 3, bootstrap: false });
+    expect(a.score(T0 + HOUR).model).toEqual({ version: 3, bootstrap: false, snapshot: null });
+  });
+
+  it("names the standing snapshot of the last credibility entry that came from one", () => {
+    const a = new Agent().credibility(T0, { "2": 0.5 }, false, "2026-11-27.1");
+    expect(a.score(T0).model.snapshot).toBe("2026-11-27.1");
+    // An entry from the seeds and the latch alone (a latch change) keeps the snapshot in force.
+    a.credibility(T0 + HOUR, {}, true);
+    expect(a.score(T0 + HOUR).model).toEqual({ version: 3, bootstrap: true, snapshot: "2026-11-27.1" });
+    a.credibility(T0 + 2 * HOUR, { "2": 0.75 }, false, "2026-11-28.2");
+    expect(a.score(T0 + 2 * HOUR).model.snapshot).toBe("2026-11-28.2");
   });
 });

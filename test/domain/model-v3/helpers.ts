@@ -47,8 +47,8 @@ export class Agent {
     this.sent.set(input.reporter, [...(this.sent.get(input.reporter) ?? []), input.at]);
     return this;
   }
-  credibility(at: number, values: Record<string, number>, bootstrap = false): this {
-    this.state = applyCredibility(this.state, { at, values, bootstrap });
+  credibility(at: number, values: Record<string, number>, bootstrap = false, snapshot?: string): this {
+    this.state = applyCredibility(this.state, { at, values, bootstrap, ...(snapshot === undefined ? {} : { snapshot }) });
     return this;
   }
   /** `reporter` reports `make(reporter, t)` once a day at `hour` for `days` days from `from`. */
