@@ -30,8 +30,9 @@
 // only talks to 127.0.0.1. docs/performance.md explains the numbers.
 //
 // Options: --duration <s> per measurement (8), --warmup <s> (1), --connections <n> (10),
-// --only <score,badge,txOne,txMany,batch,ceiling,breakdown,large,counts,log> (log: the transparency
-// log's capacity and cost, scripts/bench-log.mjs, only when named), --no-breakdown, --profile (attach
+// --only <score,badge,txOne,txMany,batch,ceiling,breakdown,large,counts,log,credibility> (log: the
+// transparency log's capacity and cost, scripts/bench-log.mjs; credibility: the credibility job's,
+// scripts/bench-credibility.ts; each only when named), --no-breakdown, --profile (attach
 // V8's sampling profiler to the service through wrangler's inspector port and print where each
 // request's CPU time goes; it slows the service, so a profiled run's ratios are not comparable).
 import autocannon from "autocannon";
@@ -395,6 +396,12 @@ async function main() {
     const file = join(resultsDir, `log-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
     writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`\nResults: ${file}`);
+    if (ONLY.length === 1) return;
+  }
+  // The credibility job's section (TypeScript, so under tsx, with the GC exposed for its heap figures).
+  if (ONLY?.includes("credibility")) {
+    const run = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", join(root, "scripts", "bench-credibility.ts")], { cwd: root, stdio: "inherit" });
+    if (run.status !== 0) throw new Error("the credibility job's benchmark failed");
     if (ONLY.length === 1) return;
   }
   const svcState = mkdtempSync(join(tmpdir(), "bench-service-"));

@@ -303,6 +303,34 @@ describe("the credibility job", () => {
     expect((await env.MODEL_BUCKET.list({ prefix: "credibility/runs/" })).objects).toEqual([]);
   });
 
+  it("goes on taking reports with the values in force when the snapshot cannot be read", async () => {
+    const w = await world();
+    const [a1, a2, r, newcomer, o1, o2] = [await w.operator(), await w.operator(), await w.operator(), await w.operator(), await w.operator(false), await w.operator(false)];
+    await w.anchors([a1, a2]);
+    await w.closeLatch();
+    const x = [await w.agent(o1), await w.agent(o2)];
+    for (let day = 0; day <= 4; day++) for (const sid of x) for (const op of day < 2 ? [a1, a2, r] : [r]) await w.deal(op, sid, day);
+    await w.runJob();
+    await w.deal(r, x[0], 5);
+    const before = await inObject(x[0]);
+    const stub = env.AGENT.getByName(x[0]);
+    const broken = { get: () => Promise.reject(new Error("R2 is down")), put: () => Promise.reject(new Error("R2 is down")) };
+    const swap = (bucket: unknown) => runInDurableObject(stub, (o) => void ((o as unknown as { env: { MODEL_BUCKET: unknown } }).env.MODEL_BUCKET = bucket));
+    await swap(broken);
+    forgetSnapshots();
+    try {
+      w.t.clock.now += 2 * 60_000;
+      await w.deal(r, x[0], 5);
+      await w.deal(newcomer, x[0], 5);
+    } finally {
+      await swap(env.MODEL_BUCKET);
+    }
+    const after = await inObject(x[0]);
+    expect(after.evidence.credibility).toEqual(before.evidence.credibility);
+    expect(after.evidence.snapshot).toBe(before.evidence.snapshot);
+    expect(after.evidence.reporters[String(after.locals[newcomer.id])]).toBeDefined();
+  });
+
   it("makes an object's tracks and rollup rows from its history when its storage has none", async () => {
     const w = await world();
     const [r, s, o1] = [await w.operator(), await w.operator(false), await w.operator(false)];

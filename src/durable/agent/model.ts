@@ -14,6 +14,7 @@ import {
   credibilityUpdate,
   inheritanceFrom,
   isWhitewashSource,
+  seedCredibility,
   type AgentState,
   type CredibilitySource,
   type InheritanceInput,
@@ -21,7 +22,7 @@ import {
 } from "../../domain/model";
 import { inheritanceInto, isV3 } from "../../domain/scoring";
 import type { EntryWrite } from "./chain";
-import type { AgentHost, Replayed } from "./host";
+import { log, type AgentHost, type Replayed } from "./host";
 
 type Commitment = (operatorId: number) => Promise<string>;
 
@@ -87,7 +88,28 @@ export async function credibilityStep(
  * snapshot's values for them, the seeds and the bootstrap latch.
  */
 export async function sourceNow(host: Pick<AgentHost, "env">, record: AgentRecord, now: number, also: readonly number[] = []): Promise<CredibilitySource> {
-  return (await credibilitySource(host.env, now, [...Object.keys(record.locals), ...also.map(String)])).source;
+  try {
+    return (await credibilitySource(host.env, now, [...Object.keys(record.locals), ...also.map(String)])).source;
+  } catch (err) {
+    // The snapshot or the settings cannot be read (R2 or the control database is down): reports go
+    // on with the values in force (a new reporter at its seed), and the next run brings them up to date.
+    log("error", "credibility source unavailable; the values in force stay", { sid: record.sid, error: String(err) });
+    return holdSource(record);
+  }
+}
+
+/** The values in force as a source: nothing differs from them, so no credibility entry follows. */
+function holdSource(record: AgentRecord): CredibilitySource {
+  const state = isV3(record.evidence) ? record.evidence : null;
+  return {
+    bootstrap: state?.bootstrap ?? false,
+    snapshot: state?.snapshot ?? null,
+    credibility: (operator, _owner, verified) => {
+      const local = record.locals[operator];
+      const c = local === undefined ? undefined : state?.credibility[String(local)];
+      return c ?? seedCredibility(verified);
+    },
+  };
 }
 
 /**
