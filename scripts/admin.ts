@@ -309,11 +309,11 @@ export async function run(inv: Invocation, connect: () => TrustClient, print: (l
       }
     }
     case "anchors": {
-      const client = connect();
       const set = values.set as string | undefined;
-      if (set === undefined) return print(JSON.stringify(ok("anchors", await client.GET("/admin/model/anchors")), null, 2));
-      const ids = set === "" ? [] : set.split(",").map((x) => Number(x.trim()));
+      const ids = set === undefined || set === "" ? [] : set.split(",").map((x) => Number(x.trim()));
       if (ids.some((id) => !(Number.isInteger(id) && id >= 1))) throw new UsageError("--set takes operator ids separated by commas");
+      const client = connect();
+      if (set === undefined) return print(JSON.stringify(ok("anchors", await client.GET("/admin/model/anchors")), null, 2));
       return print(JSON.stringify(ok("anchors", await client.PUT("/admin/model/anchors", { body: { operators: ids } })), null, 2));
     }
     case "reseal-webhooks": {
