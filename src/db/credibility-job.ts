@@ -15,14 +15,22 @@ export interface JobRun {
   /** The shard being read, and where in its rollups (null: from the window's start). */
   shard: number;
   cursor: RollupCursor | null;
-  /** Pages staged per shard so far. */
-  pages: number[];
+  /**
+   * The staged pages per shard so far, by their R2 keys. Each key carries a random part of the
+   * invocation that wrote it: a runner that lost the compare-and-set never overwrites a page the
+   * state names, whatever order their writes land in.
+   */
+  keys: string[][];
   rows: number;
+  /** The snapshot whose standing vouches in this run: the last one of an earlier day. */
+  previous: string | null;
 }
 
 export interface JobPublished {
   id: string;
   day: number;
+  /** The snapshot it was computed from (a second run on the same day starts from it too). */
+  previous: string | null;
   publishedAt: number;
   rows: number;
   reporters: number;

@@ -52,10 +52,10 @@ export function bucketCount(reporters: number): number {
 type Bucket = Pick<R2Bucket, "get" | "put" | "delete" | "list">;
 
 /**
- * Publishes `snapshot` as `id`: its buckets and state first, the manifest last. Returns the manifest.
- * Idempotent: a run killed halfway publishes the same objects again.
+ * Writes `snapshot` as `id`: its buckets and its state, not yet the manifest (`publishManifest`, once
+ * the job's state names it). Idempotent: a run killed halfway writes the same objects again.
  */
-export async function publishSnapshot(bucket: Bucket, id: string, snapshot: StandingSnapshot, now: number): Promise<SnapshotManifest> {
+export async function writeSnapshot(bucket: Bucket, id: string, snapshot: StandingSnapshot, now: number): Promise<SnapshotManifest> {
   const ids = Object.keys(snapshot.reporters);
   const buckets = bucketCount(ids.length);
   const parts: Record<string, StandingEntry>[] = Array.from({ length: buckets }, () => ({}));
@@ -66,10 +66,35 @@ export async function publishSnapshot(bucket: Bucket, id: string, snapshot: Stan
     await Promise.all(parts.slice(i, i + 100).map((part, j) => bucket.put(`${prefix}reporters/${i + j}.json`, JSON.stringify(part))));
   }
   await bucket.put(`${prefix}state.json`, JSON.stringify(snapshot));
-  const manifest: SnapshotManifest = { id, day: snapshot.day, publishedAt: now, buckets, earnedShare: snapshot.earnedShare, reporters: ids.length };
+  return { id, day: snapshot.day, publishedAt: now, buckets, earnedShare: snapshot.earnedShare, reporters: ids.length };
+}
+
+/** The order of snapshots: by day, then run. */
+const snapshotOrder = (id: string) => id.split(".").map((part, i) => (i === 0 ? Date.parse(part) : Number(part)));
+const newer = (a: string, b: string) => {
+  const [x, y] = [snapshotOrder(a), snapshotOrder(b)];
+  return x[0] !== y[0] ? x[0] > y[0] : x[1] > y[1];
+};
+
+/**
+ * Makes `manifest` the snapshot in force, unless a newer one is (a runner that stalled after its
+ * run was published must not bring an older snapshot back). Returns whether it wrote.
+ */
+export async function publishManifest(bucket: Bucket, manifest: SnapshotManifest, now: number): Promise<boolean> {
+  const current = await bucket.get(MANIFEST_KEY);
+  const id = current ? ((await current.json()) as SnapshotManifest).id : null;
+  if (id === manifest.id || (id !== null && newer(id, manifest.id))) return false;
   await bucket.put(MANIFEST_KEY, JSON.stringify(manifest));
   manifestCache = { manifest, at: now };
-  return manifest;
+  return true;
+}
+
+/** The manifest of snapshot `id` as written with it (its state's figures), for a manifest written late. */
+export async function manifestOf(bucket: Bucket, id: string, publishedAt: number): Promise<SnapshotManifest | null> {
+  const state = await readSnapshotState(bucket, id);
+  if (!state) return null;
+  const reporters = Object.keys(state.reporters).length;
+  return { id, day: state.day, publishedAt, buckets: bucketCount(reporters), earnedShare: state.earnedShare, reporters };
 }
 
 /** The whole snapshot `id` (the job's `previous`), or null. */
@@ -107,7 +132,9 @@ export async function snapshotOf(bucket: Bucket, manifest: SnapshotManifest, rep
       const cached = bucketCache.get(key);
       if (cached) return cached;
       const object = await bucket.get(`${snapshotPrefix(manifest.id)}reporters/${b}.json`);
-      const part = object ? ((await object.json()) as Record<string, StandingEntry>) : {};
+      // Never "nobody has standing" for a bucket that is not there: the caller keeps the values in force.
+      if (!object) throw new Error(`credibility snapshot ${manifest.id}: bucket ${b} is missing`);
+      const part = (await object.json()) as Record<string, StandingEntry>;
       if (bucketCache.size >= BUCKET_CACHE) bucketCache.delete(bucketCache.keys().next().value!);
       bucketCache.set(key, part);
       return part;

@@ -52,14 +52,26 @@ const rollupOf = (r: SqlRow): RollupRow => ({
 });
 
 const columns = Object.entries(getTableColumns(rollups));
-const UPSERT = `INSERT INTO ${getTableName(rollups)} (${columns.map(([, c]) => c.name).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
+// A row only grows within its day (every write adds reports), so only a bigger row replaces one: a
+// journal sent again writes nothing (D1 counts an UPDATE to the same values as a row written), and an
+// older group's row that lands late (a batch route applying a deferred journal after the object's own
+// flush of a later group) never overwrites a newer one. The rebuild from history writes its rows
+// unconditionally (`replaceRollup`): they are the truth, withdrawn reports left out.
+const INSERT = `INSERT INTO ${getTableName(rollups)} (${columns.map(([, c]) => c.name).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
   ON CONFLICT (day, sid, reporter) DO UPDATE SET ${columns.filter(([p]) => !["day", "sid", "reporter"].includes(p)).map(([, c]) => `${c.name} = excluded.${c.name}`).join(", ")}`;
+const UPSERT = `${INSERT} WHERE excluded.reports > rollups.reports`;
 
-export const upsertRollup = (d1: Database, row: Stored) =>
-  d1.prepare(UPSERT).bind(...columns.map(([property]) => {
+const values = (row: Stored) =>
+  columns.map(([property]) => {
     const v = (row as Record<string, unknown>)[property];
     return typeof v === "boolean" ? (v ? 1 : 0) : (v ?? null);
-  }));
+  });
+
+export const upsertRollup = (d1: Database, row: Stored) => d1.prepare(UPSERT).bind(...values(row));
+export const replaceRollup = (d1: Database, row: Stored) => d1.prepare(INSERT).bind(...values(row));
+
+/** Deletes the agent's rows from day `fromDay` on (before its rows are rebuilt from its history). */
+export const deleteAgentRollups = (d1: Database, sid: string, fromDay: number) => d1.prepare("DELETE FROM rollups WHERE sid = ? AND day >= ?").bind(sid, fromDay);
 
 /** Where a read of the rollups goes on: after this key. */
 export interface RollupCursor {

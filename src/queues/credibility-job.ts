@@ -11,7 +11,7 @@
 // its end, prunes rollups past the window and drops the staged pages.
 
 import { readJobState, writeJobState, type JobRun, type JobState } from "../db/credibility-job";
-import { publishSnapshot, readSnapshotState, snapshotPrefix } from "../db/credibility";
+import { currentSnapshot, manifestOf, publishManifest, readSnapshotState, snapshotPrefix, writeSnapshot } from "../db/credibility";
 import { readAnchors, recordEarnedShare } from "../db/model-settings";
 import { pruneRollups, readRollups } from "../db/rollups";
 import { computeStanding, DAY_MS, MODEL, packRollup, unpackRollup, type PackedRollup, type RollupRow } from "../domain/model";
@@ -45,7 +45,7 @@ export interface JobOutcome {
 
 const windowDays = MODEL.credibility.standingWindowMs / DAY_MS;
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-const pageKey = (run: JobRun, shard: number, page: number) => `credibility/runs/${run.id}/${shard}/${page}.json`;
+const pageKey = (run: JobRun, shard: number, page: number, nonce: string) => `credibility/runs/${run.id}/${shard}/${page}-${nonce}.json`;
 
 export async function runCredibilityJob(env: Env, now: number, options: JobOptions = {}): Promise<JobOutcome> {
   const budget = options.pages ?? PAGES_PER_RUN;
@@ -61,25 +61,37 @@ export async function runCredibilityJob(env: Env, now: number, options: JobOptio
   };
 
   if (!state.run) {
-    if (!options.force && state.last && state.last.day >= today) return { status: "current", state, read };
-    const run: JobRun = { id: `${isoDay(today)}.${state.runs + 1}`, day: today, startedAt: now, shard: 0, cursor: null, pages: shards.map(() => 0), rows: 0 };
+    if (!options.force && state.last && state.last.day >= today) {
+      // A runner that died between its state and its manifest left the manifest behind: written now.
+      if ((await currentSnapshot(env.MODEL_BUCKET, now))?.id !== state.last.id) {
+        const manifest = await manifestOf(env.MODEL_BUCKET, state.last.id, state.last.publishedAt);
+        if (manifest) await publishManifest(env.MODEL_BUCKET, manifest, now);
+      }
+      return { status: "current", state, read };
+    }
+    // Yesterday's standing vouches today: a second run on the same day starts from the same snapshot.
+    const previous = state.last ? (state.last.day >= today ? state.last.previous : state.last.id) : null;
+    const run: JobRun = { id: `${isoDay(today)}.${state.runs + 1}`, day: today, startedAt: now, shard: 0, cursor: null, keys: shards.map(() => []), rows: 0, previous };
     if (!(await save({ ...state, runs: state.runs + 1, run }))) return { status: "busy", state, read };
   }
 
   // Read: a page at a time, staged before the cursor moves past it.
   const fromDay = state.run!.day - windowDays + 1;
+  const nonce = crypto.randomUUID().slice(0, 8);
   while (state.run!.shard < shards.length && read.pages < budget) {
     const run = state.run!;
     const page = await readRollups(shards[run.shard], fromDay, run.cursor, pageRows);
     read.pages++;
     read.rows += page.rows.length;
-    const pages = [...run.pages];
+    const keys = run.keys.map((k) => [...k]);
+    keys[run.shard] ??= [];
     if (page.rows.length > 0) {
-      await env.MODEL_BUCKET.put(pageKey(run, run.shard, pages[run.shard]), JSON.stringify(page.rows.map(packRollup)));
-      pages[run.shard]++;
+      const key = pageKey(run, run.shard, keys[run.shard].length, nonce);
+      await env.MODEL_BUCKET.put(key, JSON.stringify(page.rows.map(packRollup)));
+      keys[run.shard].push(key);
     }
     const done = page.rows.length < pageRows;
-    const next: JobRun = { ...run, pages, rows: run.rows + page.rows.length, shard: done ? run.shard + 1 : run.shard, cursor: done ? null : page.last };
+    const next: JobRun = { ...run, keys, rows: run.rows + page.rows.length, shard: done ? run.shard + 1 : run.shard, cursor: done ? null : page.last };
     if (!(await save({ ...state, run: next }))) return { status: "busy", state, read };
   }
   if (state.run!.shard < shards.length) return { status: "in_progress", state, read };
@@ -87,23 +99,29 @@ export async function runCredibilityJob(env: Env, now: number, options: JobOptio
   // Compute and publish.
   const run = state.run!;
   const rows: RollupRow[] = [];
-  for (const [shard, count] of run.pages.entries()) {
-    for (let p = 0; p < count; p++) {
-      const object = await env.MODEL_BUCKET.get(pageKey(run, shard, p));
-      if (!object) throw new Error(`credibility job ${run.id}: staged page ${shard}/${p} is missing`);
-      for (const packed of (await object.json()) as PackedRollup[]) rows.push(unpackRollup(packed));
-    }
+  for (const key of run.keys.flat()) {
+    const object = await env.MODEL_BUCKET.get(key);
+    if (!object) throw new Error(`credibility job ${run.id}: staged page ${key} is missing`);
+    for (const packed of (await object.json()) as PackedRollup[]) rows.push(unpackRollup(packed));
   }
-  const previous = state.last ? await readSnapshotState(env.MODEL_BUCKET, state.last.id) : null;
+  // A previous snapshot that cannot be read stops the run: starting from none would wipe every
+  // voucher's standing and the vouching ledger.
+  const previous = run.previous === null ? null : await readSnapshotState(env.MODEL_BUCKET, run.previous);
+  if (run.previous !== null && !previous) throw new Error(`credibility job ${run.id}: the previous snapshot ${run.previous} is missing`);
   const anchors = (await readAnchors(env)).map(String);
   const snapshot = computeStanding(rows, { day: run.day, previous, anchors });
-  const manifest = await publishSnapshot(env.MODEL_BUCKET, run.id, snapshot, now);
-  await recordEarnedShare(env, snapshot.earnedShare, now);
+  const manifest = await writeSnapshot(env.MODEL_BUCKET, run.id, snapshot, now);
 
-  const kept = [...state.kept.filter((id) => id !== run.id), run.id];
-  const dropped = kept.splice(0, Math.max(0, kept.length - KEEP_SNAPSHOTS));
-  const published = { id: run.id, day: run.day, publishedAt: now, rows: run.rows, reporters: manifest.reporters, earnedShare: snapshot.earnedShare };
+  // Kept: the new snapshot, the one it came from (a same-day run starts there again), and the last before.
+  const all = [...state.kept.filter((id) => id !== run.id), run.id];
+  const keep = new Set([...all.slice(-KEEP_SNAPSHOTS), ...(run.previous === null ? [] : [run.previous])]);
+  const kept = all.filter((id) => keep.has(id));
+  const dropped = all.filter((id) => !keep.has(id));
+  const published = { id: run.id, day: run.day, previous: run.previous, publishedAt: now, rows: run.rows, reporters: manifest.reporters, earnedShare: snapshot.earnedShare };
   if (!(await save({ ...state, run: null, last: published, kept }))) return { status: "busy", state, read };
+  // Only the runner that published the state writes the manifest (and never over a newer one).
+  await publishManifest(env.MODEL_BUCKET, manifest, now);
+  await recordEarnedShare(env, snapshot.earnedShare, now);
 
   // Housekeeping after the state moved on: a failure here leaves garbage, never a wrong snapshot.
   for (const shard of shards) await pruneRollups(shard, run.day - windowDays + 1, PRUNE_ROWS);

@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { credibilitySource, forgetSnapshots } from "../../src/db/credibility";
 import { forgetModelSettings } from "../../src/db/model-settings";
 import { readJobState } from "../../src/db/credibility-job";
-import type { AgentState, StandingSnapshot } from "../../src/domain/model";
+import { storedRollup, upsertRollup } from "../../src/db/rollups";
+import { unpackRollup, type AgentState, type StandingSnapshot } from "../../src/domain/model";
 import { runCredibilityJob } from "../../src/queues/credibility-job";
 import type { Env } from "../../src/env";
 import type { Agent } from "../agent-under-test";
@@ -70,8 +71,9 @@ async function world() {
     const receipt = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ alg: "EdDSA", typ: "trust-receipt+jwt" }).sign(signing);
     const res = await t.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900, receipt, ...body } });
     expect(res.status).toBe(201);
-    const recorded = (await res.json()) as { receipt?: { accepted: boolean } };
+    const recorded = (await res.json()) as { transaction_id: number; receipt?: { accepted: boolean } };
     expect(recorded.receipt).toEqual({ accepted: true });
+    return recorded.transaction_id;
   };
   const anchors = async (ops: Op[]) => {
     const res = await t.request("/admin/model/anchors", { method: "PUT", headers: ADMIN, body: { operators: ops.map((o) => o.id) } });
@@ -301,6 +303,29 @@ describe("the credibility job", () => {
     expect(b.earnedShare).toBe(a.earnedShare);
     // The staged pages are gone once published.
     expect((await env.MODEL_BUCKET.list({ prefix: "credibility/runs/" })).objects).toEqual([]);
+
+    // Two runners at once (the cron and an admin): the one that loses a compare-and-set stops; the
+    // snapshot they publish is the same as one runner's.
+    const runner = async () => {
+      let outcome = await runCredibilityJob(env, w.t.clock.now, { force: true, pageRows: 2, pages: 1 });
+      while (outcome.status === "in_progress") outcome = await runCredibilityJob(env, w.t.clock.now, { pageRows: 2, pages: 1 });
+      return outcome.status;
+    };
+    const statuses = await Promise.all([runner(), runner()]);
+    expect(statuses).toContain("published");
+    const raced = await readJobState(env);
+    expect((await w.state(raced.last!.id)).reporters).toEqual(a.reporters);
+
+    // A manifest that never got written (a runner died after the state) is written by the next call;
+    // an older manifest never replaces a newer one.
+    await env.MODEL_BUCKET.delete("credibility/current.json");
+    forgetSnapshots();
+    expect((await runCredibilityJob(env, w.t.clock.now)).status).toBe("current");
+    const manifest = async () => ((await (await env.MODEL_BUCKET.get("credibility/current.json"))!.json()) as { id: string }).id;
+    expect(await manifest()).toBe(raced.last!.id);
+    const { publishManifest } = await import("../../src/db/credibility");
+    expect(await publishManifest(env.MODEL_BUCKET, { id: clean.state.last!.id, day: 0, publishedAt: 0, buckets: 1, earnedShare: 0, reporters: 0 }, w.t.clock.now)).toBe(false);
+    expect(await manifest()).toBe(raced.last!.id);
   });
 
   it("goes on taking reports with the values in force when the snapshot cannot be read", async () => {
@@ -315,6 +340,8 @@ describe("the credibility job", () => {
     const before = await inObject(x[0]);
     const stub = env.AGENT.getByName(x[0]);
     const broken = { get: () => Promise.reject(new Error("R2 is down")), put: () => Promise.reject(new Error("R2 is down")) };
+    // Captured first: the object's env may be the very object the test reads `env` from.
+    const working = env.MODEL_BUCKET;
     const swap = (bucket: unknown) => runInDurableObject(stub, (o) => void ((o as unknown as { env: { MODEL_BUCKET: unknown } }).env.MODEL_BUCKET = bucket));
     await swap(broken);
     forgetSnapshots();
@@ -323,12 +350,48 @@ describe("the credibility job", () => {
       await w.deal(r, x[0], 5);
       await w.deal(newcomer, x[0], 5);
     } finally {
-      await swap(env.MODEL_BUCKET);
+      await swap(working);
     }
     const after = await inObject(x[0]);
     expect(after.evidence.credibility).toEqual(before.evidence.credibility);
     expect(after.evidence.snapshot).toBe(before.evidence.snapshot);
     expect(after.evidence.reporters[String(after.locals[newcomer.id])]).toBeDefined();
+  });
+
+  it("takes a withdrawn report out of its day's rollup row", async () => {
+    const w = await world();
+    const [r, o1] = [await w.operator(), await w.operator(false)];
+    const sid = await w.agent(o1);
+    const kept = await w.deal(r, sid, 0);
+    const disputed = await w.deal(r, sid, 0, { outcome: "failure" });
+    const shard = await shardOf(sid);
+    const row = async () => shard.prepare("SELECT reports, receipted, net FROM rollups WHERE sid = ? AND reporter = ?").bind(sid, r.id).first<{ reports: number; receipted: number; net: string }>();
+    expect(await row()).toMatchObject({ reports: 2, receipted: 2 });
+    const opened = await w.t.request(`/transactions/${disputed}/dispute`, { headers: bearer(o1.key), body: { reason: "never happened" } });
+    expect(opened.status).toBe(201);
+    const { dispute } = (await opened.json()) as { dispute: { id: number } };
+    expect((await w.t.request(`/disputes/${dispute.id}/respond`, { headers: bearer(r.key), body: { stand: false } })).status).toBe(200);
+    expect(kept).toBeLessThan(disputed);
+    // The next report makes the rows again from the history, the withdrawn report left out.
+    await w.deal(r, sid, 0);
+    const after = await row();
+    expect(after).toMatchObject({ reports: 2, receipted: 2 });
+    expect(JSON.parse(after!.net)[4]).toBe(2);
+  });
+
+  it("counts a report stamped a little before the tracked day into that day's row", async () => {
+    const w = await world();
+    const [r, o1] = [await w.operator(), await w.operator(false)];
+    const sid = await w.agent(o1);
+    const midnight = START + DAY - 6 * HOUR;
+    w.t.clock.now = midnight + 60_000;
+    await w.deal(r, sid, 1);
+    // Another isolate's clock, a few seconds behind, stamps the next report before midnight.
+    w.t.clock.now = midnight - 5_000;
+    const res = await w.t.request("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success" } });
+    expect(res.status).toBe(201);
+    const rows = await (await shardOf(sid)).prepare("SELECT day, reports FROM rollups WHERE sid = ? ORDER BY day").bind(sid).all<{ day: number; reports: number }>();
+    expect(rows.results).toEqual([{ day: (midnight + 60_000 - ((midnight + 60_000) % DAY)) / DAY, reports: 2 }]);
   });
 
   it("makes an object's tracks and rollup rows from its history when its storage has none", async () => {
@@ -355,5 +418,8 @@ describe("the credibility job", () => {
     const net = JSON.parse(written[6].net as string) as number[];
     expect(made[6]).toEqual({ ...written[6], reports: 2, receipted: 2, net: JSON.stringify(net.map((v) => 2 * v)), receipted_net: JSON.stringify(net.map((v) => 2 * v)) });
     expect(made[7]).toEqual(written[7]);
+    // The same row written again (a journal sent twice) changes nothing and writes nothing.
+    const again = await upsertRollup(shard, storedRollup(unpackRollup([made[7].day as number, sid, String(made[7].reporter), String(made[7].owner), made[7].reports as number, made[7].receipted as number, made[7].established as 0 | 1, JSON.parse(made[7].net as string), JSON.parse(made[7].receipted_net as string)]))).run();
+    expect({ changes: again.meta.changes, written: again.meta.rows_written }).toEqual({ changes: 0, written: 0 });
   });
 });

@@ -22,9 +22,11 @@ export type TrackedReport = Omit<RollupReport, "established">;
 
 /** The track and the day's row after one more report (`track` null for the reporter's first). */
 export function trackReport(track: RollupTrack | null, report: TrackedReport): RollupTrack {
-  const day = Math.floor(report.at / DAY_MS);
-  const firstAt = track?.firstAt ?? report.at;
-  const sameDay = track !== null && track.lastDay === day;
+  // A report stamped a little before the tracked day (clocks of different isolates near midnight)
+  // joins that day's row, as the model counts its days (a new day only when later than the last).
+  const sameDay = track !== null && Math.floor(report.at / DAY_MS) <= track.lastDay;
+  const day = sameDay ? track.lastDay : Math.floor(report.at / DAY_MS);
+  const firstAt = Math.min(track?.firstAt ?? report.at, report.at);
   const days = (track?.days ?? 0) + (sameDay ? 0 : 1);
   const established = isEstablished({ days, firstAt }, report.at);
   const row = addToRollup(sameDay ? track.row : null, { ...report, established });

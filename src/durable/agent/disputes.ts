@@ -13,6 +13,7 @@ import { disputeEvent, type EventDraft } from "../../domain/events";
 import type { Result } from "../../domain/results";
 import { keptWrite, withdrawalWrite } from "./entry-writes";
 import { log, ok, refuse, type AgentHost, type Feature } from "./host";
+import { rollupsStale } from "./rollups";
 
 export class Disputes implements Feature {
   readonly schema = ["CREATE TABLE IF NOT EXISTS disputes (id INTEGER PRIMARY KEY, dispute TEXT NOT NULL)"];
@@ -157,7 +158,10 @@ export class Disputes implements Feature {
       at: now,
       also: () => {
         this.save(resolved);
-        if (withdrawn) host.store.replaceRecent(withdrawn.recent);
+        if (withdrawn) {
+          host.store.replaceRecent(withdrawn.recent);
+          rollupsStale(host);
+        }
       },
     });
     if (!committed) return refuse("write_failed");

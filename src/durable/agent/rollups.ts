@@ -6,7 +6,8 @@
 // on the shard: resumable by construction, since every row it writes is whole.
 
 import { readEntries } from "../../db/history";
-import { rollupWrite, shardStatements, type ShardWrite } from "../../db/shard-writes";
+import { deleteAgentRollups, replaceRollup, storedRollup } from "../../db/rollups";
+import { rollupWrite, type ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
 import { DAY_MS, MODEL, rollupsOf, trackReport, type RollupTrack, type TrackedReport } from "../../domain/model";
 import type { Outcome, SignalDimension } from "../../domain/model";
@@ -15,6 +16,14 @@ import { log, type AgentHost, type Feature } from "./host";
 /** The storage fact that says the tracks are made (its value: the version of how they were made). */
 const MADE = "rollups";
 const MADE_VERSION = 1;
+
+/**
+ * A withdrawal takes a report out of the agent's history: the tracks and rows are made again from
+ * the history (without it) at the next report. Called inside the withdrawal's commit.
+ */
+export function rollupsStale(host: Pick<AgentHost, "store">): void {
+  host.store.setFact(MADE, 0);
+}
 /** Rows written per shard batch by the migration. */
 const MIGRATION_BATCH = 50;
 
@@ -45,17 +54,20 @@ export class Rollups implements Feature {
       if ((await this.host.flush()) === null) return false;
       const shard = this.host.shard(record.shard).withSession("first-primary");
       const stored = await readEntries(shard, record.sid);
-      const owner = record.operatorId === null ? null : String(record.operatorId);
+      const withdrawn = new Set(stored.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
+      // The owner as each report found it: a report before a claim was on an unclaimed agent.
+      let owner: string | null = null;
       const reports: TrackedReport[] = [];
       for (const { entry, operator, at } of stored) {
-        if (entry.kind !== "report" || operator === null) continue;
+        if (entry.kind === "registration" || entry.kind === "claim") owner = operator === null ? null : String(operator);
+        if (entry.kind !== "report" || operator === null || withdrawn.has(entry.n)) continue;
         reports.push({ reporter: String(operator), agent: record.sid, owner, at, outcome: entry.outcome, signals: entry.signals, receipted: entry.receipt });
       }
-      const fromDay = Math.floor(this.host.now() / DAY_MS) - MODEL.credibility.standingWindowMs / DAY_MS;
+      const fromDay = Math.floor(this.host.now() / DAY_MS) - MODEL.credibility.standingWindowMs / DAY_MS + 1;
       const { rows, tracks } = rollupsOf(reports, fromDay);
-      for (let i = 0; i < rows.length; i += MIGRATION_BATCH) {
-        await shard.batch(shardStatements(shard, rows.slice(i, i + MIGRATION_BATCH).map(rollupWrite)));
-      }
+      // The history is the truth: its rows replace what the shard holds (a withdrawn report's day included).
+      const statements = [deleteAgentRollups(shard, record.sid, fromDay), ...rows.map((row) => replaceRollup(shard, storedRollup(row)))];
+      for (let i = 0; i < statements.length; i += MIGRATION_BATCH) await shard.batch(statements.slice(i, i + MIGRATION_BATCH));
       this.host.store.atomically(() => {
         this.sql.exec("DELETE FROM rollup_tracks");
         for (const [reporter, track] of tracks) this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?)", Number(reporter), JSON.stringify(track));
