@@ -14,7 +14,7 @@ import { readJobState, writeJobState, type JobRun, type JobState } from "../db/c
 import { currentSnapshot, manifestOf, publishManifest, readSnapshotState, snapshotPrefix, writeSnapshot } from "../db/credibility";
 import { readAnchors, recordEarnedShare } from "../db/model-settings";
 import { pruneRollups, readRollups } from "../db/rollups";
-import { computeStanding, DAY_MS, MODEL, packRollup, unpackRollup, type PackedRollup, type RollupRow } from "../domain/model";
+import { computeStanding, DAY_MS, leanRollups, MODEL, packRollup, type PackedRollup } from "../domain/model";
 import { shardDatabases, type Env } from "../env";
 
 /** Rollup rows per page (one D1 query, one staged R2 object). */
@@ -98,18 +98,18 @@ export async function runCredibilityJob(env: Env, now: number, options: JobOptio
 
   // Compute and publish.
   const run = state.run!;
-  const rows: RollupRow[] = [];
+  const lean = leanRollups();
   for (const key of run.keys.flat()) {
     const object = await env.MODEL_BUCKET.get(key);
     if (!object) throw new Error(`credibility job ${run.id}: staged page ${key} is missing`);
-    for (const packed of (await object.json()) as PackedRollup[]) rows.push(unpackRollup(packed));
+    for (const packed of (await object.json()) as PackedRollup[]) lean.add(packed);
   }
   // A previous snapshot that cannot be read stops the run: starting from none would wipe every
   // voucher's standing and the vouching ledger.
   const previous = run.previous === null ? null : await readSnapshotState(env.MODEL_BUCKET, run.previous);
   if (run.previous !== null && !previous) throw new Error(`credibility job ${run.id}: the previous snapshot ${run.previous} is missing`);
   const anchors = (await readAnchors(env)).map(String);
-  const snapshot = computeStanding(rows, { day: run.day, previous, anchors });
+  const snapshot = computeStanding(lean.rows, { day: run.day, previous, anchors });
   const manifest = await writeSnapshot(env.MODEL_BUCKET, run.id, snapshot, now);
 
   // Kept: the new snapshot, the one it came from (a same-day run starts there again), and the last before.

@@ -30,4 +30,4 @@ export {
   type CredibilitySource,
 } from "./credibility";
 export { addToRollup, computeStanding, type RollupReport, type RollupRow, type StandingEntry, type StandingOptions, type StandingSnapshot } from "./standing";
-export { packRollup, rollupsOf, trackReport, unpackRollup, type PackedRollup, type RollupTrack, type TrackedReport } from "./rollup";
+export { leanRollups, packRollup, rollupsOf, trackReport, unpackRollup, type PackedRollup, type RollupTrack, type TrackedReport } from "./rollup";

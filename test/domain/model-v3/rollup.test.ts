@@ -1,7 +1,8 @@
 // The daily rollups' pure part: the track a reporter keeps on an agent, the rows it writes, the
 // same rows folded from a history at once, and the tuple a staged page keeps.
 import { describe, expect, it } from "vitest";
-import { DAY_MS, HOUR_MS, packRollup, rollupsOf, trackReport, unpackRollup, type RollupTrack, type TrackedReport } from "../../../src/domain/model";
+import { computeStanding, DAY_MS, HOUR_MS, leanRollups, packRollup, rollupsOf, trackReport, unpackRollup, type RollupTrack, type StandingSnapshot, type TrackedReport } from "../../../src/domain/model";
+import { ANCHORS, sizeFor, worldRows } from "../../../bench/credibility-world";
 
 const T0 = Date.parse("2026-11-27T08:00:00Z");
 const report = (reporter: string, at: number, over: Partial<TrackedReport> = {}): TrackedReport => ({
@@ -50,5 +51,23 @@ describe("rollups", () => {
   it("keeps a row whole through its staged tuple", () => {
     const row = trackReport(null, report("7", T0, { signals: { quality: 250, security: 1000 } })).row;
     expect(unpackRollup(JSON.parse(JSON.stringify(packRollup(row))))).toEqual(row);
+  });
+
+  it("gives computeStanding the same snapshot from the job's lean rows as from the full ones, run after run", () => {
+    const today = Math.floor(Date.parse("2026-11-27T00:00:00Z") / DAY_MS);
+    const full = [...worldRows(sizeFor(20_000), today)];
+    const lean = leanRollups();
+    for (const row of full) lean.add(JSON.parse(JSON.stringify(packRollup(row))));
+    expect(lean.rows).toHaveLength(full.length);
+    const anchors = Array.from({ length: ANCHORS }, (_, i) => String(i + 1));
+    let [a, b]: (StandingSnapshot | null)[] = [null, null];
+    for (let run = 0; run < 3; run++) {
+      a = computeStanding(full, { day: today + run, previous: a, anchors });
+      b = computeStanding(lean.rows, { day: today + run, previous: b, anchors });
+      expect(b).toEqual(a);
+    }
+    // Not a world where nothing happens: standing spread past the anchors and some votes were cast.
+    expect(Object.values(a!.reporters).filter((e) => e.standing > 0).length).toBeGreaterThan(ANCHORS);
+    expect(Object.values(a!.reporters).some((e) => e.agree + e.disagree > 0)).toBe(true);
   });
 });
