@@ -187,7 +187,11 @@ describe("the credibility job", () => {
       await w.deal(r, target, day, { outcome: "partial" });
     }
     const second = await w.runJob();
+    // A report of a known reporter keeps the values in force: the agent takes the new snapshot up at its own alarm.
     await w.deal(r, target, 13);
+    expect((await inObject(target)).evidence.credibility[local]).toBe(12 / 30);
+    await w.at(14);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
     const after = await inObject(target);
     expect(after.evidence.credibility[local]).toBe(20 / 30);
     expect(after.evidence.snapshot).toBe(second.snapshot!.id);

@@ -87,15 +87,36 @@ export async function credibilityStep(
  * The credibility source now for the agent's operators and `also` (operator ids): the current standing
  * snapshot's values for them, the seeds and the bootstrap latch.
  */
-export async function sourceNow(host: Pick<AgentHost, "env">, record: AgentRecord, now: number, also: readonly number[] = []): Promise<CredibilitySource> {
+export async function sourceNow(host: Pick<AgentHost, "env">, record: AgentRecord, now: number, also: readonly number[] = [], onlyAlso = false): Promise<CredibilitySource> {
   try {
-    return (await credibilitySource(host.env, now, [...Object.keys(record.locals), ...also.map(String)])).source;
+    return (await credibilitySource(host.env, now, [...(onlyAlso ? [] : Object.keys(record.locals)), ...also.map(String)])).source;
   } catch (err) {
     // The snapshot or the settings cannot be read (R2 or the control database is down): reports go
     // on with the values in force (a new reporter at its seed), and the next run brings them up to date.
     log("error", "credibility source unavailable; the values in force stay", { sid: record.sid, error: String(err) });
     return holdSource(record);
   }
+}
+
+/**
+ * The source of a group of reports: the values in force for the agent's known reporters (the alarm
+ * brings them up to date with a new snapshot, each agent at its own time), the current snapshot's
+ * for a reporter about to report here for the first time. A report reads only the newcomers' buckets.
+ */
+export async function reportSource(host: Pick<AgentHost, "env">, record: AgentRecord, now: number, reporters: readonly number[]): Promise<CredibilitySource> {
+  const hold = holdSource(record);
+  const state = isV3(record.evidence) ? record.evidence : null;
+  const known = (op: number) => record.locals[op] !== undefined && state?.reporters[String(record.locals[op])] !== undefined;
+  const fresh = new Set(reporters.filter((op) => !known(op)).map(String));
+  if (fresh.size === 0) return hold;
+  const source = await sourceNow(host, record, now, [...fresh].map(Number), true);
+  // The latch moved since the agent's last credibility entry: this entry brings every value up to date.
+  if (source.bootstrap !== hold.bootstrap) return sourceNow(host, record, now, reporters);
+  return {
+    bootstrap: hold.bootstrap,
+    snapshot: source.snapshot,
+    credibility: (operator, owner, verified) => (fresh.has(operator) ? source : hold).credibility(operator, owner, verified),
+  };
 }
 
 /** The values in force as a source: nothing differs from them, so no credibility entry follows. */

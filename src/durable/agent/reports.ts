@@ -14,7 +14,7 @@ import type { Leaf } from "../../domain/log/leaf";
 import type { EntryWrite } from "./chain";
 import { reportWrite } from "./entry-writes";
 import { log, ok, refuse, type AgentHost, type Feature } from "./host";
-import { credibilityStep, sourceNow } from "./model";
+import { credibilityStep, reportSource } from "./model";
 import type { RollupReportFacts, Rollups } from "./rollups";
 
 export interface ReportInput extends Omit<Report, "evidenceFactor"> {
@@ -138,7 +138,7 @@ export class Reports implements Feature {
     const rolling = await this.rollups.ready(record);
     const group = new Group(record);
     // Version 3 weighs each reporter by its credibility: the source is asked once per group.
-    const source = isV3(record.evidence) ? await sourceNow(this.host, record, reports[reports.length - 1].input.at, reports.map((r) => r.input.reporter)) : null;
+    const source = isV3(record.evidence) ? await reportSource(this.host, record, reports[reports.length - 1].input.at, reports.map((r) => r.input.reporter)) : null;
     for (const [i, report] of reports.entries()) await this.apply(group, report, receipts[i], source);
     const applied = group.times.length > 0;
     if (applied && !(await this.store(group, reports[reports.length - 1].input.at, rolling))) {
