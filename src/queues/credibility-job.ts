@@ -21,8 +21,9 @@ import { shardDatabases, type Env } from "../env";
 export const PAGE_ROWS = 2_000;
 /** Pages one invocation reads before it stops (the cron's next run goes on). */
 export const PAGES_PER_RUN = 200;
-/** Old rollup rows deleted per shard per published run. */
+/** Old rollup rows leave in statements of PRUNE_ROWS, at most PRUNE_STATEMENTS per shard per published run. */
 const PRUNE_ROWS = 10_000;
+const PRUNE_STATEMENTS = 20;
 /** Snapshots kept in R2: the current one and two before it (isolates may still read them for a minute). */
 const KEEP_SNAPSHOTS = 3;
 
@@ -124,7 +125,9 @@ export async function runCredibilityJob(env: Env, now: number, options: JobOptio
   await recordEarnedShare(env, snapshot.earnedShare, now);
 
   // Housekeeping after the state moved on: a failure here leaves garbage, never a wrong snapshot.
-  for (const shard of shards) await pruneRollups(shard, run.day - windowDays + 1, PRUNE_ROWS);
+  for (const shard of shards) {
+    for (let i = 0; i < PRUNE_STATEMENTS; i++) if ((await pruneRollups(shard, run.day - windowDays + 1, PRUNE_ROWS)) < PRUNE_ROWS) break;
+  }
   await deletePrefix(env.MODEL_BUCKET, `credibility/runs/${run.id}/`);
   for (const id of dropped) await deletePrefix(env.MODEL_BUCKET, snapshotPrefix(id));
   console.log(JSON.stringify({ level: "info", message: "credibility snapshot published", snapshot: run.id, rows: run.rows, reporters: manifest.reporters, earned_share: snapshot.earnedShare }));
