@@ -82,8 +82,8 @@ export const unpackRollup = ([day, agent, reporter, owner, reports, receipted, e
  * Rows as `computeStanding` reads them, and small: it reads a row's nets only through their sum over
  * the dimensions, so each net is kept as that sum (on reliability: the same additions in the same
  * order, so every sum is the same double) beside one shared zero record, and each id string is kept
- * once. The credibility job holds a run's rows this way: about a twentieth of the full rows' heap
- * (docs/performance.md), so a Worker's 128 MB hold millions of rows.
+ * once. The credibility job holds a run's rows this way: about 30% less heap than the full rows
+ * (docs/performance.md, "The credibility job").
  */
 export function leanRollups(): { add(packed: PackedRollup): void; rows: RollupRow[] } {
   const strings = new Map<string, string>();
