@@ -305,6 +305,7 @@ export async function run(inv: Invocation, connect: () => TrustClient, print: (l
           continue;
         }
         if (job.status === "busy") throw new ServiceError("another run of the job moved first: try again shortly");
+        if (job.status === "too_large") throw new ServiceError(`the window holds ${job.run!.rollup_rows} rollup rows, more than one pass computes: the snapshot in force stays (docs/operations.md)`);
         return print(JSON.stringify(job, null, 2));
       }
     }

@@ -27,6 +27,8 @@ declare namespace Cloudflare {
     LOG_BUCKET: R2Bucket;
     /** The credibility job's snapshots (R1) and the rollup pages of its run in progress (src/db/credibility.ts). */
     MODEL_BUCKET: R2Bucket;
+    /** Rollup rows one pass of the credibility job computes at most (default 250,000: a Worker's 128 MB). */
+    CREDIBILITY_MAX_PASS_ROWS?: string;
     /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */
     LOG_QUEUE?: Queue<import("./domain/log/messages").LogMessage>;
     /** How many logs there are (logs 0 ... LOG_COUNT-1; default 1). Only ever raised. */

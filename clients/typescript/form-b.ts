@@ -1568,10 +1568,10 @@ export interface components {
         };
         CredibilityJob: {
             /**
-             * @description published: this call published a snapshot; in_progress: a run is under way (call again, or the cron goes on); current: today's snapshot is out; busy: another runner moved first; idle: no run (reads only)
+             * @description published: this call published a snapshot; in_progress: a run is under way (call again, or the cron goes on); current: today's snapshot is out; busy: another runner moved first; too_large: the window holds more rollup rows than one pass computes (250,000), the snapshot in force stays; idle: no run (reads only)
              * @enum {string}
              */
-            status: "published" | "in_progress" | "current" | "busy" | "idle";
+            status: "published" | "in_progress" | "current" | "busy" | "too_large" | "idle";
             /** @description The snapshot in force; null before the first run */
             snapshot: {
                 id: string;

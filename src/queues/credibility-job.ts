@@ -27,6 +27,16 @@ const PRUNE_STATEMENTS = 20;
 /** Snapshots kept in R2: the current one and two before it (isolates may still read them for a minute). */
 const KEEP_SNAPSHOTS = 3;
 
+/**
+ * Rows one pass computes at most: a Worker's 128 MB hold a pass over about 290,000 (435 MB per
+ * million at the peak, docs/performance.md). Past it the run waits, read, for a split computation,
+ * rather than dying of memory every 15 minutes; the snapshot in force stays.
+ */
+export const MAX_PASS_ROWS = 250_000;
+/** CREDIBILITY_MAX_PASS_ROWS (a whole number), else MAX_PASS_ROWS. */
+const passRows = (env: Pick<Env, "CREDIBILITY_MAX_PASS_ROWS">) =>
+  /^[1-9][0-9]{0,8}$/.test(env.CREDIBILITY_MAX_PASS_ROWS ?? "") ? Number(env.CREDIBILITY_MAX_PASS_ROWS) : MAX_PASS_ROWS;
+
 export interface JobOptions {
   /** Pages to read in this invocation at most (default PAGES_PER_RUN). */
   pages?: number;
@@ -34,11 +44,13 @@ export interface JobOptions {
   pageRows?: number;
   /** Start a new run even though today's snapshot is out. */
   force?: boolean;
+  /** Rows one pass may compute (default MAX_PASS_ROWS; tests use fewer). */
+  maxRows?: number;
 }
 
 export interface JobOutcome {
   /** `published`: this invocation published a snapshot; `in_progress`: the run goes on at the next; `current`: today's is out; `busy`: another runner moved first. */
-  status: "published" | "in_progress" | "current" | "busy";
+  status: "published" | "in_progress" | "current" | "busy" | "too_large";
   state: JobState;
   /** Rows and pages this invocation read. */
   read: { rows: number; pages: number };
@@ -99,6 +111,11 @@ export async function runCredibilityJob(env: Env, now: number, options: JobOptio
 
   // Compute and publish.
   const run = state.run!;
+  const maxRows = options.maxRows ?? passRows(env);
+  if (run.rows > maxRows) {
+    console.error(JSON.stringify({ level: "error", message: "credibility job: the window holds more rollup rows than one pass computes; the snapshot in force stays", run: run.id, rows: run.rows, max: maxRows }));
+    return { status: "too_large", state, read };
+  }
   const lean = leanRollups();
   for (const key of run.keys.flat()) {
     const object = await env.MODEL_BUCKET.get(key);

@@ -21,9 +21,9 @@ const isoDay = (day: number) => iso(day * DAY_MS).slice(0, 10);
 
 const jobSchema = z
   .object({
-    status: z.enum(["published", "in_progress", "current", "busy", "idle"]).openapi({
+    status: z.enum(["published", "in_progress", "current", "busy", "too_large", "idle"]).openapi({
       description:
-        "published: this call published a snapshot; in_progress: a run is under way (call again, or the cron goes on); current: today's snapshot is out; busy: another runner moved first; idle: no run (reads only)",
+        "published: this call published a snapshot; in_progress: a run is under way (call again, or the cron goes on); current: today's snapshot is out; busy: another runner moved first; too_large: the window holds more rollup rows than one pass computes (250,000), the snapshot in force stays; idle: no run (reads only)",
     }),
     snapshot: z
       .object({

@@ -294,6 +294,15 @@ describe("the credibility job", () => {
         return typeof v === "function" ? v.bind(target) : v;
       },
     });
+    // A window larger than one pass computes: the run waits, read, and the snapshot in force stays.
+    const large = await runCredibilityJob(env, w.t.clock.now, { force: true, maxRows: 5 });
+    expect(large.status).toBe("too_large");
+    expect(large.state.last!.id).toBe(clean.state.last!.id);
+    expect((await runCredibilityJob(env, w.t.clock.now, { maxRows: 5 })).status).toBe("too_large");
+    // Raised (CREDIBILITY_MAX_PASS_ROWS), the same run goes on from what it read.
+    const raised = await runCredibilityJob(env, w.t.clock.now, { maxRows: 1_000_000 });
+    expect(raised).toMatchObject({ status: "published", read: { rows: 0 } });
+    expect((await w.state(raised.state.last!.id)).reporters).toEqual((await w.state(clean.state.last!.id)).reporters);
     await expect(runCredibilityJob({ ...env, MODEL_BUCKET: dying } as Env, w.t.clock.now, { force: true, pageRows: 2 })).rejects.toThrow("killed");
     const halfway = await readJobState(env);
     expect(halfway.run).toMatchObject({ rows: 6 });
