@@ -41,7 +41,7 @@ export default defineConfig(async () => {
       // sequencer, an object's alarm) can outlive the file; when its environment closes, a module load
       // that work was waiting on fails with EnvironmentTeardownError. That work belongs to no test (in
       // production it is retried); every other unhandled error still fails the run.
-      onUnhandledError: (error) => (error.name === "EnvironmentTeardownError" || /Closing rpc while/.test(error.message ?? "") ? false : undefined),
+      onUnhandledError: (error: { name?: string; message?: string }) => (error.name === "EnvironmentTeardownError" || /Closing rpc while/.test(error.message ?? "") ? false : undefined),
     },
   };
 });
