@@ -6,6 +6,7 @@
 // Every request runs with MODEL_BUCKET wrapped to count its operations.
 import service from "../src/index";
 import { upsertRollup, storedRollup } from "../src/db/rollups";
+import { fnv1a } from "../src/domain/identifiers";
 import { shardDatabases, type Env } from "../src/env";
 import { rowsOfReporter, type WorldSize } from "../bench/credibility-world";
 
@@ -29,12 +30,6 @@ function counted(bucket: R2Bucket): R2Bucket {
   });
 }
 
-const hash = (s: string) => {
-  let h = 0x811c9dc5;
-  for (const ch of s) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return h;
-};
-
 export default {
   async fetch(request, env, ctx) {
     const url = new URL(request.url);
@@ -50,7 +45,7 @@ export default {
       let rows = 0;
       for (let r = from; r <= to; r++) {
         for (const row of rowsOfReporter(size, r, today)) {
-          const n = hash(row.agent) % shards.length;
+          const n = fnv1a(row.agent) % shards.length;
           byShard[n].push(upsertRollup(shards[n], storedRollup(row)));
           rows++;
         }

@@ -9,6 +9,7 @@
 // by operator id here; the object translates them to its own numbering.
 
 import { bootstrapFloor, snapshotSource, type CredibilitySource, type StandingEntry, type StandingSnapshot } from "../domain/model";
+import { fnv1a } from "../domain/identifiers";
 import type { Env } from "../env";
 import { readModelSettings } from "./model-settings";
 
@@ -36,11 +37,7 @@ const BUCKET_CACHE = 512;
 export const EMPTY_SNAPSHOT: StandingSnapshot = { day: 0, reporters: {}, ledger: {}, earnedShare: 0 };
 
 /** The bucket of a reporter among `buckets` (FNV-1a of its id): where its entry is published. */
-export function bucketOf(reporter: string, buckets: number): number {
-  let h = 0x811c9dc5;
-  for (const ch of reporter) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return h % buckets;
-}
+export const bucketOf = (reporter: string, buckets: number): number => fnv1a(reporter) % buckets;
 
 /** How many buckets a snapshot of `reporters` reporters is published in (a power of two). */
 export function bucketCount(reporters: number): number {

@@ -5,6 +5,7 @@
 // an object records the credibility it used in the agent's history, so replays never re-read them.
 
 import { bootstrapFloor, MODEL, setBootstrapEnd, startBootstrap, type BootstrapLatch } from "../domain/model";
+import { fnv1a } from "../domain/identifiers";
 import type { Env } from "../env";
 
 export interface ModelSettings {
@@ -34,9 +35,7 @@ export function shadowDays(env: Pick<Env, "MODEL_SHADOW_DAYS">): number {
  */
 export function switchTimeOf(settings: ModelSettings, sid: string): number {
   if (settings.switchAt === 0) return 0;
-  let h = 0x811c9dc5;
-  for (const ch of sid) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-  return settings.switchAt + (h % SWITCH_SPREAD_MS);
+  return settings.switchAt + (fnv1a(sid) % SWITCH_SPREAD_MS);
 }
 
 /** The model agent `sid` is served by at `now`. */

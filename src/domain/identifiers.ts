@@ -3,6 +3,13 @@ import { KEY_PREFIX } from "./errors";
 export const SID_PATTERN = /^SID-0x[0-9a-f]{16}$/;
 export const TOKEN_PATTERN = /^[0-9a-f]{64}$/;
 
+/** FNV-1a (32 bits) over the first code unit of each character: a stable, fast spread, never a secret. */
+export function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (const ch of text) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return h;
+}
+
 export function randomHex(bytes: number): string {
   const buf = crypto.getRandomValues(new Uint8Array(bytes));
   return Array.from(buf, (b) => b.toString(16).padStart(2, "0")).join("");

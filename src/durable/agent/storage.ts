@@ -8,7 +8,7 @@ import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
 import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency";
 import { MODEL } from "../../domain/model";
 import type { AgentEvent, Notified } from "../../domain/events";
-import { randomHex } from "../../domain/identifiers";
+import { fnv1a, randomHex } from "../../domain/identifiers";
 import type { Feature } from "./feature";
 
 const SCHEMA = [
@@ -297,10 +297,5 @@ export class KernelStorage {
 
 /** A short digest of the schema's statements (FNV-1a): storage made under other statements runs them again. */
 function schemaVersion(statements: readonly string[]): string {
-  let h = 0x811c9dc5;
-  for (const ch of statements.join(";")) {
-    h ^= ch.charCodeAt(0);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return `s${h.toString(16)}`;
+  return `s${fnv1a(statements.join(";")).toString(16)}`;
 }
