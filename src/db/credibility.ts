@@ -144,20 +144,14 @@ export async function snapshotOf(bucket: Bucket, manifest: SnapshotManifest, rep
   return { day: manifest.day, reporters: entries, ledger: {}, earnedShare: manifest.earnedShare };
 }
 
-/** A credibility source and the snapshot it reads (null: seeds and the latch alone). */
-export interface SourceNow {
-  source: CredibilitySource;
-  snapshot: string | null;
-}
-
 /**
  * The credibility source at `now` for `reporters` (operator ids): c = max(seed, standing without the
  * judged owner, the bootstrap floor for a verified operator) × agreement, from the current snapshot
  * (none before the first run) and the latch.
  */
-export async function credibilitySource(env: Pick<Env, "DB" | "MODEL_SHADOW_DAYS" | "MODEL_BUCKET">, now: number, reporters: Iterable<string> = []): Promise<SourceNow> {
+export async function credibilitySource(env: Pick<Env, "DB" | "MODEL_SHADOW_DAYS" | "MODEL_BUCKET">, now: number, reporters: Iterable<string> = []): Promise<CredibilitySource> {
   const [{ latch }, manifest] = await Promise.all([readModelSettings(env, now), env.MODEL_BUCKET ? currentSnapshot(env.MODEL_BUCKET, now) : Promise.resolve(null)]);
   const snapshot = manifest ? await snapshotOf(env.MODEL_BUCKET, manifest, reporters) : EMPTY_SNAPSHOT;
   const { floor } = bootstrapFloor(latch, now, snapshot.earnedShare);
-  return { source: { ...snapshotSource(snapshot, floor), snapshot: manifest?.id ?? null }, snapshot: manifest?.id ?? null };
+  return { ...snapshotSource(snapshot, floor), snapshot: manifest?.id ?? null };
 }

@@ -165,7 +165,7 @@ export function registerAdminModel(app: OpenAPIHono<AppEnv>) {
       for (const row of rows.results) {
         const entries = await readEntries(shards[n], row.sid);
         const facts = { createdAt: Date.parse(row.created_at), identityLevel: row.identity_level, ownerLocal: row.owner_local, v2: JSON.parse(row.evidence) as Evidence, similarToCautioned: row.similar_to_cautioned === 1 };
-        const { source } = await credibilitySource(c.env, now, entries.flatMap((e) => (e.operator === null ? [] : [String(e.operator)])));
+        const source = await credibilitySource(c.env, now, entries.flatMap((e) => (e.operator === null ? [] : [String(e.operator)])));
         const r = shadowCompare(entries.map((e) => ({ entry: e.entry, who: e.operator })), facts, source, now);
         compared++;
         if (r.v2 === r.v3) continue;

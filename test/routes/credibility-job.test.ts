@@ -93,7 +93,7 @@ async function world() {
   const state = async (id: string) => (await (await env.MODEL_BUCKET.get(`credibility/snapshots/${id}/state.json`))!.json()) as StandingSnapshot;
   /** c of `reporter` on an agent of `owner` as the objects get it now. */
   const credibility = async (reporter: Op, owner: Op, verified = true) => {
-    const { source } = await credibilitySource(env, t.clock.now, [String(reporter.id)]);
+    const source = await credibilitySource(env, t.clock.now, [String(reporter.id)]);
     return source.credibility(String(reporter.id), String(owner.id), verified);
   };
   /** Closes the bootstrap latch now (its floor would hide the standing under test). */

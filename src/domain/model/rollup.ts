@@ -34,11 +34,15 @@ export function trackReport(track: RollupTrack | null, report: TrackedReport): R
 }
 
 /**
- * Every rollup row of a history's reports (in time order), from `fromDay` on, and each reporter's
- * track at the end: the rows the object would have written one report at a time.
+ * Every rollup row of reports (in time order), from `fromDay` on, and each reporter's track at the
+ * end, starting from `tracks` (none: a whole history): the rows written one report at a time.
  */
-export function rollupsOf(reports: readonly TrackedReport[], fromDay = -Infinity): { rows: RollupRow[]; tracks: Map<string, RollupTrack> } {
-  const tracks = new Map<string, RollupTrack>();
+export function rollupsOf(
+  reports: readonly TrackedReport[],
+  fromDay = -Infinity,
+  start: ReadonlyMap<string, RollupTrack> = new Map(),
+): { rows: RollupRow[]; tracks: Map<string, RollupTrack> } {
+  const tracks = new Map(start);
   const rows = new Map<string, RollupRow>();
   for (const report of reports) {
     const track = trackReport(tracks.get(report.reporter) ?? null, report);

@@ -89,7 +89,7 @@ export async function credibilityStep(
  */
 export async function sourceNow(host: Pick<AgentHost, "env">, record: AgentRecord, now: number, also: readonly number[] = [], onlyAlso = false): Promise<CredibilitySource> {
   try {
-    return (await credibilitySource(host.env, now, [...(onlyAlso ? [] : Object.keys(record.locals)), ...also.map(String)])).source;
+    return await credibilitySource(host.env, now, [...(onlyAlso ? [] : Object.keys(record.locals)), ...also.map(String)]);
   } catch (err) {
     // The snapshot or the settings cannot be read (R2 or the control database is down): reports go
     // on with the values in force (a new reporter at its seed), and the next run brings them up to date.

@@ -9,13 +9,15 @@ import { readEntries } from "../../db/history";
 import { deleteAgentRollups, replaceRollup, storedRollup } from "../../db/rollups";
 import { rollupWrite, type ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
-import { DAY_MS, MODEL, rollupsOf, trackReport, type RollupTrack, type TrackedReport } from "../../domain/model";
+import { DAY_MS, MODEL, rollupsOf, type RollupTrack, type TrackedReport } from "../../domain/model";
 import type { Outcome, SignalDimension } from "../../domain/model";
 import { log, type AgentHost, type Feature } from "./host";
 
 /** The storage fact that says the tracks are made (its value: the version of how they were made). */
 const MADE = "rollups";
 const MADE_VERSION = 1;
+/** Rows written per shard batch by the migration. */
+const MIGRATION_BATCH = 50;
 
 /**
  * A withdrawal takes a report out of the agent's history: the tracks and rows are made again from
@@ -24,8 +26,6 @@ const MADE_VERSION = 1;
 export function rollupsStale(host: Pick<AgentHost, "store">): void {
   host.store.setFact(MADE, 0);
 }
-/** Rows written per shard batch by the migration. */
-const MIGRATION_BATCH = 50;
 
 export interface RollupReportFacts {
   reporter: number;
@@ -85,20 +85,22 @@ export class Rollups implements Feature {
    * storage writes of their tracks, to join the group's commit.
    */
   add(record: AgentRecord, reports: readonly RollupReportFacts[]): { shard: ShardWrite[]; store: () => void } {
-    const tracks = new Map<number, RollupTrack | null>();
-    const rows = new Map<string, ShardWrite>();
     const owner = record.operatorId === null ? null : String(record.operatorId);
+    const start = new Map<string, RollupTrack>();
     for (const r of reports) {
-      if (!tracks.has(r.reporter)) tracks.set(r.reporter, this.track(r.reporter));
-      const track = trackReport(tracks.get(r.reporter)!, { reporter: String(r.reporter), agent: record.sid, owner, at: r.at, outcome: r.outcome, signals: r.signals, receipted: r.receipted });
-      tracks.set(r.reporter, track);
-      rows.set(`${track.lastDay}\n${r.reporter}`, rollupWrite(track.row));
+      const track = this.track(r.reporter);
+      if (track) start.set(String(r.reporter), track);
     }
+    const { rows, tracks } = rollupsOf(
+      reports.map((r) => ({ reporter: String(r.reporter), agent: record.sid, owner, at: r.at, outcome: r.outcome, signals: r.signals, receipted: r.receipted })),
+      -Infinity,
+      start,
+    );
     return {
-      shard: [...rows.values()],
+      shard: rows.map(rollupWrite),
       store: () => {
         for (const [reporter, track] of tracks) {
-          this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?) ON CONFLICT (reporter) DO UPDATE SET track = excluded.track", reporter, JSON.stringify(track));
+          this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?) ON CONFLICT (reporter) DO UPDATE SET track = excluded.track", Number(reporter), JSON.stringify(track));
         }
       },
     };
