@@ -19,7 +19,7 @@ afterEach(() => queues.release());
 
 const agentObject = (sid: string) => env.AGENT.getByName(sid);
 const outbox = (sid: string) =>
-  runInDurableObject(agentObject(sid), (_o, state) => state.storage.sql.exec<{ n: number }>("SELECT n FROM log_outbox ORDER BY n").toArray().map((r) => r.n));
+  runInDurableObject(agentObject(sid), (_o, state) => state.storage.sql.exec<{ n: number }>("SELECT n FROM log_outbox WHERE n > coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_acked'), 0) ORDER BY n").toArray().map((r) => r.n));
 const logOf = async (sid: string) => (await env.DB.prepare("SELECT log FROM agent_directory WHERE sid = ?").bind(sid).first<{ log: number }>())!.log;
 
 /**

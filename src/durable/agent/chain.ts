@@ -1,6 +1,8 @@
 // The agent's chain of history entries, as the kernel appends to it: each change's entries are
 // numbered after the record's head, chained, written as the shard's entry rows, and each gives a
-// leaf for the agent's transparency log, kept in the `log_outbox` table until the log has it.
+// leaf for the agent's transparency log, kept in the `log_outbox` table until the log has it. Rows
+// of leaves the log has are not deleted: the next leaves take them over (one row written per leaf
+// where an insert and a delete are two); how far the log holds the agent's leaves is a fact.
 
 import type { EntryRow, ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
@@ -10,6 +12,8 @@ import type { Env } from "../../env";
 import { sequencerName } from "../log-sequencer";
 import type { Feature } from "./feature";
 
+/** The storage fact holding the last seq the log acknowledged. */
+const ACKED = "log_acked";
 /** At most this many leaves go in one log message (a queue message holds 128 KB). */
 const LEAVES_PER_MESSAGE = 200;
 
@@ -36,14 +40,23 @@ export class Chain implements Feature {
   private maybePending = true;
   /** Leaves up to this entry number were sent to the log in this object's life. */
   private sent = 0;
+  /** Leaves up to this entry number are in the log (read from storage once). */
+  private acked: number | undefined;
 
   constructor(
     private readonly env: Env,
     private readonly sql: () => SqlStorage,
+    private readonly facts: { fact<T>(key: string): T | null; setFact(key: string, value: unknown): void },
   ) {}
 
   forget(): void {
     this.maybePending = true;
+    this.acked = undefined;
+  }
+
+  private ackedUpTo(): number {
+    this.acked ??= this.facts.fact<number>(ACKED) ?? 0;
+    return this.acked;
   }
 
   /** The reporter's (or owner's) commitment on this agent. */
@@ -69,7 +82,17 @@ export class Chain implements Feature {
 
   /** Keeps leaves until the log acknowledges them (inside the change's storage transaction). */
   keep(leaves: readonly Leaf[]): void {
-    for (const leaf of leaves) this.sql().exec("INSERT OR REPLACE INTO log_outbox (n, leaf) VALUES (?, ?)", leaf.seq, JSON.stringify(leaf));
+    const acked = this.ackedUpTo();
+    for (const leaf of leaves) {
+      const text = JSON.stringify(leaf);
+      const reused = this.sql().exec(
+        "UPDATE OR REPLACE log_outbox SET n = ?, leaf = ? WHERE n = (SELECT min(n) FROM log_outbox) AND n <= ?",
+        leaf.seq,
+        text,
+        acked,
+      ).rowsWritten;
+      if (reused === 0) this.sql().exec("INSERT OR REPLACE INTO log_outbox (n, leaf) VALUES (?, ?)", leaf.seq, text);
+    }
     if (leaves.length > 0) this.maybePending = true;
   }
 
@@ -77,16 +100,18 @@ export class Chain implements Feature {
   pending(): Leaf[] {
     if (!this.maybePending) return [];
     const leaves = this.sql()
-      .exec<{ leaf: string }>("SELECT leaf FROM log_outbox ORDER BY n")
+      .exec<{ leaf: string }>("SELECT leaf FROM log_outbox WHERE n > ? ORDER BY n", this.ackedUpTo())
       .toArray()
       .map((r) => JSON.parse(r.leaf) as Leaf);
     this.maybePending = leaves.length > 0;
     return leaves;
   }
 
-  /** The log has every leaf up to `n`: they leave the outbox. */
+  /** The log has every leaf up to `n`: they leave the outbox (their rows wait for the next leaves). */
   acknowledged(n: number): void {
-    this.sql().exec("DELETE FROM log_outbox WHERE n <= ?", n);
+    if (n === this.ackedUpTo()) return;
+    this.facts.setFact(ACKED, n);
+    this.acked = n;
   }
 
   /**

@@ -43,7 +43,7 @@ export class Kernel implements AgentHost {
   private record: AgentRecord | undefined;
   private alarmAt: number | null | undefined;
   /**
-   * Journal entries up to this id are on the shard; they are deleted with the next commit. After a
+   * Journal entries up to this id are on the shard; the next commit reuses their rows. After a
    * restart it is 0 and they are sent again once: their statements are idempotent.
    */
   private applied = 0;
@@ -60,7 +60,7 @@ export class Kernel implements AgentHost {
     private readonly probes: Probes,
   ) {
     this.store = new KernelStorage(ctx.storage, meteredSql(env, "do:AGENT storage", ctx.storage.sql));
-    this.chain = new Chain(env, () => this.store.sql);
+    this.chain = new Chain(env, () => this.store.sql, this.store);
   }
 
   /** Takes the feature modules (made with this kernel as their host) and creates every table. */
@@ -122,7 +122,7 @@ export class Kernel implements AgentHost {
         const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
         const shown = row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! };
         this.store.saveRecord(record, shown);
-        this.store.journal(shard, change.control ?? []);
+        this.store.journal(shard, change.control ?? [], this.applied);
         if (change.leaves) this.chain.keep(change.leaves);
         const events = [...(change.events ?? [])];
         const notified = this.store.notified();
@@ -136,8 +136,6 @@ export class Kernel implements AgentHost {
         }
         const timestamp = new Date(change.at).toISOString();
         for (const e of events) this.store.addEvent({ ...e, sid: record.sid, ownerId: record.operatorId, timestamp });
-        // Journal entries already out go in the same transaction, not in one of their own.
-        if (this.applied > 0) this.store.applied(this.applied);
       });
     } catch (err) {
       // A refused change rolled back before anything happened: memory is still right.
@@ -341,6 +339,7 @@ export class Kernel implements AgentHost {
       // The model: the switch when its time has passed, else the credibility in force brought up to date.
       const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
       this.store.forgetExpired(now);
+      this.store.forgetPastReports(now);
       for (const f of this.features) f.alarm?.(record, now);
       const shown = this.store.shown();
       const score = scoreOfRecord(record, now);

@@ -14,6 +14,7 @@ import type { Leaf } from "../../domain/log/leaf";
 import type { EntryWrite } from "./chain";
 import { reportWrite } from "./entry-writes";
 import { log, ok, refuse, type AgentHost, type Feature } from "./host";
+import { reshape } from "./storage";
 import { credibilityStep, reportSource } from "./model";
 import type { RollupReportFacts, Rollups } from "./rollups";
 
@@ -60,7 +61,8 @@ export class Reports implements Feature {
   readonly schema = [
     // Every receipt id the agent's reports were credited for: a receipt never counts twice. Kept
     // until `forget_at`, after which any receipt with that id is refused as too old anyway.
-    "CREATE TABLE IF NOT EXISTS receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL, forget_at INTEGER)",
+    // (WITHOUT ROWID: the key is the table, one row written per receipt instead of a row and its index.)
+    "CREATE TABLE IF NOT EXISTS receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL, forget_at INTEGER) WITHOUT ROWID",
   ];
   private queue: Pending[] = [];
 
@@ -80,6 +82,7 @@ export class Reports implements Feature {
       this.sql.exec("ALTER TABLE receipts ADD COLUMN forget_at INTEGER");
       this.sql.exec("UPDATE receipts SET forget_at = at + ?", LEGACY_RECEIPT_KEEP_MS);
     }
+    this.host.store.atomically(() => reshape(this.sql, this.schema, "receipts", "jti, at, forget_at", (sql) => /WITHOUT ROWID/i.test(sql)));
   }
 
   forgetExpired(now: number): void {

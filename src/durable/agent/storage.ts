@@ -2,6 +2,11 @@
 // agent's record, the journal of shard writes not yet applied, report times within the damping
 // window, idempotency records, the outbox of events to publish, what score.changed last told, and
 // small facts (`meta`). Each feature module keeps its own tables (./reports, ./identity, ./disputes).
+//
+// Storage is billed by the row written, and an index, an AUTOINCREMENT counter and a delete each
+// count as one: so the rows a report passes through are reused, not deleted (a journal entry the
+// shard has, a report time past both damping windows, becomes the next one: one row written instead
+// of an insert and a delete), and no table of the report path carries an index it does not need.
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
@@ -13,12 +18,13 @@ import type { Feature } from "./feature";
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
-  // One entry per change: its shard writes and control writes, in order.
-  "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY AUTOINCREMENT, shard TEXT NOT NULL, control TEXT NOT NULL)",
+  // One entry per change: its shard writes and control writes, in order (ids given here, never reused).
+  "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, shard TEXT NOT NULL, control TEXT NOT NULL)",
+  // Report times in the order they came (rowid): the oldest is the one reused.
   "CREATE TABLE IF NOT EXISTS recent (reporter INTEGER NOT NULL, at INTEGER NOT NULL)",
-  "CREATE INDEX IF NOT EXISTS recent_at ON recent (at)",
+  "DROP INDEX IF EXISTS recent_at",
   `CREATE TABLE IF NOT EXISTS idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
-     result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key))`,
+     result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key)) WITHOUT ROWID`,
   "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL)",
   "CREATE TABLE IF NOT EXISTS notified (id INTEGER PRIMARY KEY CHECK (id = 1), composite INTEGER NOT NULL, recommendation TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -42,8 +48,11 @@ export interface StoredAnswer {
   result: unknown;
 }
 
-/** Old report times are pruned once this many were added since the last pruning. */
-const PRUNE_EVERY = 64;
+/** Tables made before their present shape, and the text that tells the old shape from the new. */
+const RESHAPED: readonly { table: string; columns: string; current: (sql: string) => boolean }[] = [
+  { table: "journal", columns: "id, shard, control", current: (sql) => !/AUTOINCREMENT/i.test(sql) },
+  { table: "idempotency", columns: "operator_id, key, request_hash, result, created_at", current: (sql) => /WITHOUT ROWID/i.test(sql) },
+];
 /** Expired records are forgotten at most this often by changes (and at every alarm). */
 const FORGET_EVERY_MS = 3_600_000;
 
@@ -55,12 +64,13 @@ const FORGET_EVERY_MS = 3_600_000;
  */
 interface Memo {
   journal?: Journaled[];
+  /** The greatest journal id given (ids only grow, in storage and in this object's life). */
+  lastJournal?: number;
   lastEvent?: number;
   notified?: Notified | null;
 }
 
 export class KernelStorage {
-  private addedSincePrune = 0;
   private memo: Memo = {};
   /** When expired records were last forgotten (from meta, read once). */
   private forgotAt: number | undefined;
@@ -89,6 +99,7 @@ export class KernelStorage {
       // No meta table yet: a new object.
     }
     for (const statement of statements) this.sql.exec(statement);
+    for (const r of RESHAPED) this.storage.transactionSync(() => reshape(this.sql, SCHEMA, r.table, r.columns, r.current));
     for (const f of this.features) f.upgrade?.();
     this.setFact("schema", version);
   }
@@ -132,21 +143,40 @@ export class KernelStorage {
     return row?.shown ? (JSON.parse(row.shown) as Shown) : null;
   }
 
-  journal(shard: ShardWrite[], control: ControlWrite[] = []): void {
+  /**
+   * Adds a change's entry to the journal, in the row of the oldest entry the shard already has (up
+   * to `applied`) when there is one: that entry is done with, and reusing its row is one row written
+   * where a delete and an insert are two.
+   */
+  journal(shard: ShardWrite[], control: ControlWrite[], applied: number): void {
     if (shard.length === 0 && control.length === 0) return;
-    const { id } = this.sql.exec<{ id: number }>("INSERT INTO journal (shard, control) VALUES (?, ?) RETURNING id", JSON.stringify(shard), JSON.stringify(control)).one();
-    this.memo.journal?.push({ id, shard, control });
+    const entries = this.loadJournal();
+    const id = (this.memo.lastJournal = Math.max(this.memo.lastJournal ?? 0, entries.at(-1)?.id ?? 0) + 1);
+    const oldest = entries[0];
+    const text = [JSON.stringify(shard), JSON.stringify(control)];
+    if (oldest && oldest.id <= applied) {
+      this.sql.exec("UPDATE journal SET id = ?, shard = ?, control = ? WHERE id = ?", id, ...text, oldest.id);
+      entries.shift();
+    } else {
+      this.sql.exec("INSERT INTO journal (id, shard, control) VALUES (?, ?, ?)", id, ...text);
+    }
+    entries.push({ id, shard, control });
   }
 
-  /** Journal entries after `afterId` (those up to it are known to be on the shard). */
-  pending(afterId = 0): Journaled[] {
+  private loadJournal(): Journaled[] {
     this.memo.journal ??= this.sql
       .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
       .toArray()
       .map((j) => ({ id: j.id, shard: JSON.parse(j.shard) as ShardWrite[], control: JSON.parse(j.control) as ControlWrite[] }));
-    return this.memo.journal.filter((j) => j.id > afterId);
+    return this.memo.journal;
   }
 
+  /** Journal entries after `afterId` (those up to it are known to be on the shard). */
+  pending(afterId = 0): Journaled[] {
+    return this.loadJournal().filter((j) => j.id > afterId);
+  }
+
+  /** Drops the entries the shard has (the alarm's: the object may be evicted before its next change). */
   applied(upToId: number): void {
     this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
     if (this.memo.journal) this.memo.journal = this.memo.journal.filter((j) => j.id > upToId);
@@ -162,16 +192,21 @@ export class KernelStorage {
   }
 
   /**
-   * Adds report times and forgets those long past. Times are kept two damping windows, not one: a
-   * report stamped a little before an earlier one (clocks of different isolates) still counts it,
-   * as a replay would.
+   * Adds report times, each in the row of the oldest time when that one is past (it moves to the
+   * end of the order). Times are kept two damping windows, not one: a report stamped a little before
+   * an earlier one (clocks of different isolates) still counts it, as a replay would. The alarm
+   * forgets the past times no report reused.
    */
   rememberReports(times: { reporter: number; at: number }[], now: number): void {
-    for (const t of times) this.sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", t.reporter, t.at);
-    this.addedSincePrune += times.length;
-    if (this.addedSincePrune < PRUNE_EVERY) return;
-    this.addedSincePrune = 0;
-    this.sql.exec("DELETE FROM recent WHERE at <= ?", now - 2 * MODEL.dampingWindowMs);
+    for (const t of times) {
+      const reused = this.sql.exec(
+        "UPDATE recent SET rowid = (SELECT max(rowid) + 1 FROM recent), reporter = ?, at = ? WHERE rowid = (SELECT min(rowid) FROM recent) AND at <= ?",
+        t.reporter,
+        t.at,
+        now - 2 * MODEL.dampingWindowMs,
+      ).rowsWritten;
+      if (reused === 0) this.sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", t.reporter, t.at);
+    }
   }
 
   replaceRecent(recent: Map<number, number[]>): void {
@@ -210,6 +245,11 @@ export class KernelStorage {
     for (const f of this.features) f.forgetExpired?.(now);
     this.forgotAt = now;
     this.setFact("forgot_at", now);
+  }
+
+  /** The alarm's: report times past both windows that no report reused (the agent went quiet). */
+  forgetPastReports(now: number): void {
+    this.sql.exec("DELETE FROM recent WHERE at <= ?", now - 2 * MODEL.dampingWindowMs);
   }
 
   /** forgetExpired, when it last ran an hour or more before `now`: a number compared, most times. */
@@ -293,6 +333,21 @@ export class KernelStorage {
   setFact(key: string, value: unknown): void {
     this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
   }
+}
+
+/**
+ * Gives a table made in an older shape its present one (the statement in `schema`), keeping its rows:
+ * CREATE TABLE IF NOT EXISTS leaves an existing table as it was.
+ */
+export function reshape(sql: SqlStorage, schema: readonly string[], table: string, columns: string, current: (sql: string) => boolean): void {
+  const made = sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", table).toArray()[0];
+  if (!made || current(made.sql)) return;
+  const create = schema.find((s) => s.includes(`IF NOT EXISTS ${table} (`));
+  if (!create) throw new Error(`no statement makes ${table}`);
+  sql.exec(create.replace(`IF NOT EXISTS ${table} (`, `${table}_reshaped (`));
+  sql.exec(`INSERT INTO ${table}_reshaped (${columns}) SELECT ${columns} FROM ${table}`);
+  sql.exec(`DROP TABLE ${table}`);
+  sql.exec(`ALTER TABLE ${table}_reshaped RENAME TO ${table}`);
 }
 
 /** A short digest of the schema's statements (FNV-1a): storage made under other statements runs them again. */

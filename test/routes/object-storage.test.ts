@@ -1,0 +1,109 @@
+// The agent object's storage on the report path: rows a report passes through are reused instead of
+// deleted and inserted again (storage is billed by the row written), and storage made in the older
+// shapes (an AUTOINCREMENT journal, keyed tables with a rowid and an index, an index on report
+// times) is given the present ones at the object's next start, its rows kept.
+
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { bearer, createOperator, registerAgent, testApp } from "../helpers";
+
+const DAY = 86_400_000;
+
+const tableSql = (sid: string) =>
+  runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
+    Object.fromEntries(state.storage.sql.exec<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'index') AND sql IS NOT NULL").toArray().map((r) => [r.name, r.sql])),
+  );
+
+const count = (sid: string, table: string) =>
+  runInDurableObject(env.AGENT.getByName(sid), (_o, state) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n);
+
+async function world() {
+  const h = testApp({ now: Date.parse("2026-11-21T10:00:30Z") });
+  const owner = await createOperator();
+  const reporter = await createOperator();
+  const { sid } = await registerAgent(owner.key);
+  const report = async (key?: string) => {
+    const res = await h.request("/transactions", {
+      headers: bearer(reporter.key, key ? { "idempotency-key": key } : {}),
+      body: { sid, transactionType: "task", outcome: "success" },
+    });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  return { h, sid, report };
+}
+
+describe("the agent object's storage", () => {
+  it("reuses the rows of report times past both damping windows and of journal entries the shard has", async () => {
+    const { h, sid, report } = await world();
+    for (let i = 0; i < 5; i++) await report();
+    expect(await count(sid, "recent")).toBe(5);
+    // Each change took over the row of the entry before it, which its shard batch had applied.
+    expect(await count(sid, "journal")).toBe(1);
+    // One damping window later the old times still count for the replay's tolerance: new rows.
+    h.clock.now += DAY + 60_000;
+    for (let i = 0; i < 3; i++) await report();
+    expect(await count(sid, "recent")).toBe(8);
+    // Past two windows the oldest are reused, one by one, and move to the end of the order.
+    h.clock.now += DAY;
+    for (let i = 0; i < 3; i++) await report();
+    expect(await count(sid, "recent")).toBe(8);
+    const times = await runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
+      state.storage.sql.exec<{ at: number }>("SELECT at FROM recent ORDER BY rowid").toArray().map((r) => r.at),
+    );
+    expect(times.slice(-3)).toEqual([h.clock.now, h.clock.now, h.clock.now]);
+    expect(times.filter((t) => t <= h.clock.now - 2 * DAY)).toHaveLength(2);
+    expect(await count(sid, "journal")).toBe(1);
+  });
+
+  it("gives storage of the older shapes the present ones at its next start, keeping its rows and answers", async () => {
+    const { sid, report } = await world();
+    const first = await report("kept-answer");
+    const stub = env.AGENT.getByName(sid);
+    const before = { recent: await count(sid, "recent"), journal: await count(sid, "journal"), idempotency: await count(sid, "idempotency") };
+    await runInDurableObject(stub, (_o, state) => {
+      const sql = state.storage.sql;
+      const old = (table: string, create: string, columns: string) => {
+        sql.exec(`ALTER TABLE ${table} RENAME TO ${table}_was`);
+        sql.exec(create);
+        sql.exec(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM ${table}_was`);
+        sql.exec(`DROP TABLE ${table}_was`);
+      };
+      old("journal", "CREATE TABLE journal (id INTEGER PRIMARY KEY AUTOINCREMENT, shard TEXT NOT NULL, control TEXT NOT NULL)", "id, shard, control");
+      old(
+        "idempotency",
+        "CREATE TABLE idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key))",
+        "operator_id, key, request_hash, result, created_at",
+      );
+      old("receipts", "CREATE TABLE receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL, forget_at INTEGER)", "jti, at, forget_at");
+      sql.exec("INSERT INTO receipts (jti, at, forget_at) VALUES ('spent', 1, 99999999999999)");
+      sql.exec("CREATE INDEX recent_at ON recent (at)");
+      sql.exec("UPDATE meta SET value = '\"s0\"' WHERE key = 'schema'");
+    });
+    await evictDurableObject(stub);
+    // The next call starts the object: its tables take their present shapes.
+    expect(await report("kept-answer")).toEqual(first);
+    const shapes = await tableSql(sid);
+    expect(shapes.journal).not.toMatch(/AUTOINCREMENT/i);
+    expect(shapes.idempotency).toMatch(/WITHOUT ROWID/i);
+    expect(shapes.receipts).toMatch(/WITHOUT ROWID/i);
+    expect(shapes.recent_at).toBeUndefined();
+    expect(Object.keys(shapes).filter((n) => n.endsWith("_reshaped"))).toEqual([]);
+    expect(await count(sid, "recent")).toBe(before.recent);
+    expect(await count(sid, "journal")).toBe(before.journal);
+    expect(await count(sid, "idempotency")).toBe(before.idempotency);
+    expect(await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT jti FROM receipts WHERE jti = 'spent'").toArray())).toEqual([{ jti: "spent" }]);
+    // And the object goes on: a new report takes the next journal id. A new object life does not
+    // know which entries the shard has until its first batch, so that change adds a row; from then
+    // on each change takes over the oldest applied one.
+    const next = await report("new-answer");
+    expect(next).not.toEqual(first);
+    const ids = async () =>
+      runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ id: number }>("SELECT id FROM journal ORDER BY id").toArray().map((r) => r.id));
+    const [a, b] = await ids();
+    await report();
+    expect(await ids()).toEqual([b, b + 1]);
+    expect(a).toBeLessThan(b);
+  });
+});
