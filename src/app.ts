@@ -14,6 +14,7 @@ import { renderError, toApiError } from "./http/wire";
 import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
 import { registerAdminCredibility } from "./routes/admin-credibility";
+import { registerAdminHistory } from "./routes/admin-history";
 import { registerAdminModel } from "./routes/admin-model";
 import { registerAdminOperators } from "./routes/admin-operators";
 import { registerAgents } from "./routes/agents";
@@ -82,6 +83,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerAdminModel(app);
   registerAdminCredibility(app);
   registerAdminOperators(app);
+  registerAdminHistory(app);
   registerMe(app);
   registerAgents(app);
   registerScores(app);

@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { metering } from "./d1-meter";
 import type { Env } from "./env";
 import { createQueueHandler } from "./queues";
+import { archivePass, continueArchivePass } from "./queues/archive";
 import { runCredibilityJob } from "./queues/credibility-job";
 import { pruneDeliveries } from "./queues/pruning";
 
@@ -17,11 +18,17 @@ const consume = createQueueHandler();
 export default {
   fetch: (request, env, ctx) => app.fetch(request, metering(env), ctx),
   queue: (batch, env) => consume(batch, metering(env, "queue:")),
-  // wrangler.toml [triggers]: the daily pruning, and the credibility job every 15 minutes (a no-op once the day's snapshot is out).
-  scheduled: (controller, env, ctx) =>
-    ctx.waitUntil(
-      controller.cron === CREDIBILITY_CRON
-        ? runCredibilityJob(metering(env, "cron:"), controller.scheduledTime).then(() => undefined)
-        : pruneDeliveries(metering(env, "cron:"), controller.scheduledTime).then(() => undefined),
-    ),
+  // wrangler.toml [triggers]: the daily pruning and the start of the history archive's pass; every
+  // 15 minutes the credibility job (a no-op once the day's snapshot is out) and the archive's pass
+  // under way, if one is.
+  scheduled: (controller, env, ctx) => {
+    const metered = metering(env, "cron:");
+    if (controller.cron === CREDIBILITY_CRON) {
+      ctx.waitUntil(runCredibilityJob(metered, controller.scheduledTime).then(() => undefined));
+      ctx.waitUntil(continueArchivePass(metered, controller.scheduledTime).then(() => undefined));
+      return;
+    }
+    ctx.waitUntil(pruneDeliveries(metered, controller.scheduledTime).then(() => undefined));
+    ctx.waitUntil(archivePass(metered, controller.scheduledTime).then(() => undefined));
+  },
 } satisfies ExportedHandler<Env>;

@@ -27,6 +27,10 @@ declare namespace Cloudflare {
     LOG_BUCKET: R2Bucket;
     /** The credibility job's snapshots (R1) and the rollup pages of its run in progress (src/db/credibility.ts). */
     MODEL_BUCKET: R2Bucket;
+    /** Agents' history entries older than the retention window, as compressed pages (src/db/history-archive.ts). */
+    ARCHIVE_BUCKET: R2Bucket;
+    /** Days of history the shards keep (default 400, at least 200); older entries move to ARCHIVE_BUCKET daily. */
+    HISTORY_WINDOW_DAYS?: string;
     /** Rollup rows one pass of the credibility job computes at most (default 250,000: a Worker's 128 MB). */
     CREDIBILITY_MAX_PASS_ROWS?: string;
     /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */

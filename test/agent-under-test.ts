@@ -7,7 +7,7 @@ import type { Probes } from "../src/durable/agent/kernel";
 
 export class Agent extends ProductionAgent {
   /** Injected failures: a crash right after the commit, a failing shard batch, a crash before publishing, the next n times. */
-  readonly faults = { crashAfterCommit: 0, failShardBatch: 0, crashBeforePublish: 0, interruptMigration: 0 };
+  readonly faults = { crashAfterCommit: 0, failShardBatch: 0, crashBeforePublish: 0, interruptMigration: 0, failAfterArchivePut: 0 };
   /** The clock of alarms (tests move it). */
   clock: () => number = Date.now;
 
@@ -18,7 +18,9 @@ export class Agent extends ProductionAgent {
       fail: (point) => {
         const faults = self.agent?.faults;
         if (!faults) return false;
-        const name = ({ afterCommit: "crashAfterCommit", shardBatch: "failShardBatch", beforePublish: "crashBeforePublish", migrationChunk: "interruptMigration" } as const)[point];
+        const name = (
+          { afterCommit: "crashAfterCommit", shardBatch: "failShardBatch", beforePublish: "crashBeforePublish", migrationChunk: "interruptMigration", archiveAfterPut: "failAfterArchivePut" } as const
+        )[point];
         if (faults[name] <= 0) return false;
         faults[name]--;
         return true;

@@ -12,7 +12,8 @@
 // problem found is reported, never thrown.
 
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
-import { chainModel, historyOfEntries, replayHistory } from "../../src/domain/agent";
+import canonicalize from "canonicalize";
+import { chainModel, historyOfEntries, replayHistory, snapshotOf } from "../../src/domain/replay";
 import type { AttestationLog } from "../../src/domain/attestations";
 import { checkChain, sha256HexOfBytes, type Entry } from "../../src/domain/entries";
 import { scoreOfEvidence } from "../../src/domain/scoring";
@@ -76,13 +77,35 @@ export const PROMISE_GRACE_MS = 24 * 3_600_000;
  * version 3, as every chain since the switch is, and a chain with a `model` entry always is).
  */
 export function replayScore(entries: readonly Entry[], now: number, version: 2 | 3 = chainModel(entries.map((entry) => ({ entry })), 3)): number {
-  const registered = entries.find((e) => e.kind === "registration");
-  const createdAt = registered ? Date.parse(registered.at) : 0;
-  const who = (e: Entry) => (e.kind === "report" ? e.reporter : e.kind === "registration" || e.kind === "claim" ? e.owner : null);
-  const history = historyOfEntries(entries.map((entry) => ({ entry, who: who(entry) })));
-  const { evidence } = replayHistory(history.items, history.owner, createdAt, now, chainModel(entries.map((entry) => ({ entry })), version));
+  const history = historyOfEntries(entries.map((entry) => ({ entry, who: whoOf(entry) })));
+  const { evidence } = replayHistory(history.items, history.owner, createdAtOf(entries), now, chainModel(entries.map((entry) => ({ entry })), version), history.start);
   const identity = entries.findLast((e) => e.kind === "identity");
   return scoreOfEvidence(evidence, { now, ownerLocal: history.owner, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
+}
+
+/** Who an entry names, to a verifier: the commitments it carries (a snapshot numbers its own). */
+const whoOf = (e: Entry) => (e.kind === "report" ? e.reporter : e.kind === "registration" || e.kind === "claim" ? e.owner : null);
+const createdAtOf = (entries: readonly Entry[]) => {
+  const registered = entries.find((e) => e.kind === "registration");
+  return registered ? Date.parse(registered.at) : 0;
+};
+
+/**
+ * Each retention snapshot of a whole chain, checked against the fold of the entries it sums up: the
+ * model's state, numbering, report times and owner it records must be what those entries give. The
+ * entry numbers of the snapshots that do not match (none when the chain starts after them).
+ */
+export function checkSnapshots(entries: readonly Entry[]): number[] {
+  if (entries[0]?.n !== 1) return [];
+  const wrong: number[] = [];
+  for (const s of entries) {
+    if (s.kind !== "snapshot") continue;
+    const covered = entries.filter((e) => e.n <= s.through);
+    const { body } = snapshotOf(covered.map((entry) => ({ entry, who: whoOf(entry) })), createdAtOf(entries), s.cut);
+    const { through, cut, state, locals, recent, owner } = s;
+    if (canonicalize(body) !== canonicalize({ through, cut, state, locals, recent, owner })) wrong.push(s.n);
+  }
+  return wrong;
 }
 
 const faceOf = (entry: Entry): number | null => ("score" in entry && entry.score ? entry.score.composite : null);
@@ -200,6 +223,8 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
     }
     if (highest > listed.length) problem("log", `the log holds a leaf of entry ${highest}, but the entries end at ${listed.length}: entries dropped`);
 
+    // A retention snapshot sums up the entries before it: it must be their fold.
+    for (const n of checkSnapshots(listed.map((e) => JSON.parse(e.entry) as Entry))) problem("replay", `the snapshot in entry ${n} is not the fold of the entries it covers`);
     // The replay: the entries, through the model, to the score the service serves now.
     const served = await get<{ composite_score: number; model?: { version: 2 | 3 } }>(`/score/${encodeURIComponent(options.sid)}`, true);
     const replayed = replayScore(listed.map((e) => JSON.parse(e.entry) as Entry), now, served.model?.version);

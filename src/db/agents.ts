@@ -106,9 +106,9 @@ export const reportQueries = (sid: string) => [
   { sql: `SELECT * FROM config_history WHERE sid = ? ORDER BY id DESC LIMIT ${CONFIG_HISTORY_LIMIT}`, params: [sid] },
 ];
 
-type ScoreEntryRow = { n: number; kind: EntryKind; at: number; status: TransactionStatus | null; ref: number | null; body: string };
+export type ScoreEntryRow = { n: number; kind: EntryKind; at: number; status: TransactionStatus | null; ref: number | null; body: string };
 
-function scoreEventOf(num: number, r: ScoreEntryRow): ScoreEvent {
+export function scoreEventOf(num: number, r: ScoreEntryRow): ScoreEvent {
   const entry = JSON.parse(r.body) as Entry & { score: ScoreFace };
   const report = entry.kind === "report" ? entry : null;
   const eventType =
@@ -165,21 +165,26 @@ const REPORTS_PAGE = "SELECT n, at, status, ref, body, private FROM entries WHER
 
 /** One page of the agent's reports, newest first, before entry number `beforeN`; never the reporter. */
 export async function listTransactions(d1: Database, sid: string, num: number, beforeN: number | null, limit: number): Promise<(TransactionEntry & { n: number })[]> {
-  const page = await d1.prepare(REPORTS_PAGE).bind(sid, beforeN ?? Number.MAX_SAFE_INTEGER, limit).all<{ n: number; at: number; status: TransactionStatus | null; ref: number | null; body: string; private: string | null }>();
-  return page.results.map((r) => {
-    const entry = JSON.parse(r.body) as Entry & { kind: "report" };
-    const clear = r.private === null ? null : (JSON.parse(r.private) as { type?: string });
-    return {
-      n: r.n,
-      id: transactionIdOfRow(num, r),
-      // Erased with its salt: the type is then only its hash.
-      transactionType: clear?.type ?? entry.type,
-      outcome: entry.outcome,
-      evidence: entry.receipt ? "receipt" : "none",
-      status: r.status ?? "active",
-      createdAt: entry.at,
-    };
-  });
+  const page = await d1.prepare(REPORTS_PAGE).bind(sid, beforeN ?? Number.MAX_SAFE_INTEGER, limit).all<ReportRow>();
+  return page.results.map((r) => transactionOfRow(num, r));
+}
+
+type ReportRow = { n: number; at: number; status: TransactionStatus | null; ref: number | null; body: string; private: string | null };
+
+/** A report entry's row as the owner's list shows it (from the shard or an archived page). */
+export function transactionOfRow(num: number, r: ReportRow): TransactionEntry & { n: number } {
+  const entry = JSON.parse(r.body) as Entry & { kind: "report" };
+  const clear = r.private === null ? null : (JSON.parse(r.private) as { type?: string });
+  return {
+    n: r.n,
+    id: transactionIdOfRow(num, r),
+    // Erased with its salt: the type is then only its hash.
+    transactionType: clear?.type ?? entry.type,
+    outcome: entry.outcome,
+    evidence: entry.receipt ? "receipt" : "none",
+    status: r.status ?? "active",
+    createdAt: entry.at,
+  };
 }
 
 /** A report of the agent by transaction id (carried over from before the chain, or numbered in it). */

@@ -3,6 +3,7 @@
 
 import { and, asc, eq, gt, isNotNull, isNull } from "drizzle-orm";
 import { legacyBase, type HistoryItem } from "../domain/agent";
+import { type EntryWho } from "../domain/replay";
 import type { AgentKey, PublicJwk } from "../domain/agent-keys";
 import { MODEL, type ChangeType, type Outcome, type SignalDimension } from "../domain/model";
 import { db, type Database } from "./client";
@@ -56,9 +57,10 @@ export interface StoredEntry {
   composite: number | null;
 }
 
-const ENTRY_READ = "SELECT n, kind, at, operator, status, ref, body, hash, salt, private, composite FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?";
+export const ENTRY_COLUMNS = "n, kind, at, operator, status, ref, body, hash, salt, private, composite";
+const ENTRY_READ = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?`;
 
-type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: string; hash: string; salt: string | null; private: string | null; composite: number | null };
+export type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: string; hash: string; salt: string | null; private: string | null; composite: number | null };
 
 export const storedEntry = (r: EntrySqlRow): StoredEntry => ({
   n: r.n,
@@ -74,6 +76,21 @@ export const storedEntry = (r: EntrySqlRow): StoredEntry => ({
   private: r.private === null ? null : (JSON.parse(r.private) as Record<string, unknown>),
   composite: r.composite ?? null,
 });
+
+/** What the service keeps beside a retention snapshot: each operator's number on the agent, and the owner then. */
+export interface SnapshotPrivate {
+  operators: Record<string, number>;
+  owner: number | null;
+}
+
+/** Who an entry names, as the service replays it: its operator, or for a retention snapshot its operators' numbers by id. */
+export const whoOf = (e: StoredEntry): EntryWho => (e.kind === "snapshot" ? ((e.private as SnapshotPrivate | null)?.operators ?? null) : e.operator);
+
+/** The agent's latest retention snapshot on its shard (null: none). */
+export async function latestSnapshot(d1: Database, sid: string): Promise<(Entry & { kind: "snapshot" }) | null> {
+  const row = await d1.prepare("SELECT body FROM entries WHERE sid = ? AND kind = 'snapshot' ORDER BY n DESC LIMIT 1").bind(sid).first<{ body: string }>();
+  return row ? (JSON.parse(row.body) as Entry & { kind: "snapshot" }) : null;
+}
 
 /** The agent's entries after number `after` (all of them by default), in order, read page by page. */
 export async function readEntries(d1: Database, sid: string, after = 0, limit = Infinity): Promise<StoredEntry[]> {

@@ -3,19 +3,17 @@
 
 import type { AgentKey } from "./agent-keys";
 import type { AgentConfiguration } from "./configuration";
-import { GENESIS, type Entry } from "./entries";
+import { GENESIS } from "./entries";
 import { CHANGE_TYPES, OUTCOMES, classifyChange, baseFor, damping, MODEL, type ChangeType, type CredibilityInput, type Outcome, type ScoreView, type SignalDimension } from "./model";
 import {
   configInto,
   contributionOfEvidence,
   credibilityInto,
   emptyEvidenceOf,
-  replayEvidence,
   reportInto,
   scoreOfEvidence,
   versionOf,
   type Evidence,
-  type HistoryItem,
 } from "./scoring";
 
 export type { HistoryItem } from "./scoring";
@@ -297,89 +295,6 @@ export function applyConfigTo(record: AgentRecord, config: AgentConfiguration, f
     updatedAt: iso,
   };
   return { record: next, changes, changeType, seq, score: scoreOfRecord(next, now) };
-}
-
-/**
- * The evidence that replaying the history gives, with `ownerId` as the owner (after a claim: the new
- * one, which re-weights the claimer's earlier reports), and the report times within the damping
- * window of `now`, per reporter, for the next report's k.
- */
-export function replayHistory(history: HistoryItem[], ownerId: number | null, createdAt: number, now: number, version: 2 | 3 = 3) {
-  const recent = new Map<number, number[]>();
-  for (const h of history) {
-    if (h.kind === "report" && h.at > now - MODEL.dampingWindowMs) recent.set(h.reporter, [...(recent.get(h.reporter) ?? []), h.at]);
-  }
-  return { evidence: replayEvidence(version, history, ownerId, createdAt), recent };
-}
-
-/**
- * What the model replays of a chain of entries: its reports (those withdrawn later left out) and
- * configuration changes in order, with each operator it names numbered in order of first mention
- * (`who` names the operator of an entry: the service passes operator ids, a verifier commitments),
- * and the owner's number at the end of the chain.
- */
-export function historyOfEntries(entries: readonly { entry: Entry; who: string | number | null }[]): {
-  items: HistoryItem[];
-  locals: Map<string, number>;
-  owner: number | null;
-} {
-  const locals = new Map<string, number>();
-  // Credibility and inheritance entries name reporters by commitment only, possibly before their
-  // first report: such a reporter is numbered there (new ones in commitment order, as the object
-  // numbers them) and its later entries find the number by their commitment.
-  const byCommitment = new Map<string, number>();
-  let count = 0;
-  const number = (who: string | number, commitment: string | null) => {
-    const key = String(who);
-    let local = locals.get(key) ?? (commitment === null ? undefined : byCommitment.get(commitment));
-    if (local === undefined) local = ++count;
-    locals.set(key, local);
-    if (commitment !== null) byCommitment.set(commitment, local);
-    return local;
-  };
-  const named = (commitment: string) => {
-    let local = byCommitment.get(commitment);
-    if (local === undefined) byCommitment.set(commitment, (local = ++count));
-    return local;
-  };
-  const byLocal = <T>(values: Record<string, T>): Record<string, T> => {
-    const out: Record<string, T> = {};
-    for (const commitment of Object.keys(values).sort()) out[String(named(commitment))] = values[commitment];
-    return out;
-  };
-  const withdrawn = new Set(entries.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
-  const items: HistoryItem[] = [];
-  let owner: number | null = null;
-  for (const { entry, who } of entries) {
-    const at = Date.parse(entry.at);
-    if (entry.kind === "registration" || entry.kind === "claim") {
-      owner = who === null ? null : number(who, entry.owner);
-    } else if (entry.kind === "report") {
-      const reporter = number(who!, entry.reporter);
-      if (withdrawn.has(entry.n)) continue;
-      items.push({ kind: "report", id: entry.n, reporter, at, outcome: entry.outcome, signals: entry.signals, base: entry.base, evidenceFactor: entry.evidence, penalty: entry.penalty });
-    } else if (entry.kind === "config" && entry.changes.length > 0) {
-      items.push({ kind: "config", at, changes: entry.changes });
-    } else if (entry.kind === "credibility") {
-      items.push({ kind: "credibility", at, values: byLocal(entry.values), bootstrap: entry.bootstrap ?? false, ...(entry.snapshot === undefined ? {} : { snapshot: entry.snapshot }) });
-    } else if (entry.kind === "inheritance") {
-      items.push({ kind: "inheritance", input: { at, reporters: byLocal(entry.reporters), caution: entry.caution } });
-    } else if (entry.kind === "model" && entry.version === 3) {
-      items.push({ kind: "switch", at });
-    }
-  }
-  return { items, locals, owner };
-}
-
-/** The model a chain is served by: 3 from its model-switch entry, or when it was created under version 3 (`born`). */
-export const chainModel = (entries: readonly { entry: Entry }[], born: 2 | 3): 2 | 3 =>
-  born === 3 || entries.some(({ entry }) => entry.kind === "model" && entry.version === 3) ? 3 : 2;
-
-/** The replay of a chain of entries under `version`, with each operator's number on the agent. */
-export function replayOf(entries: readonly { entry: Entry; who: string | number | null }[], createdAt: number, now: number, version: 2 | 3 = 3) {
-  const history = historyOfEntries(entries);
-  const replayed = replayHistory(history.items, history.owner, createdAt, now, version);
-  return { ...replayed, locals: Object.fromEntries(history.locals) as Record<string, number> };
 }
 
 /**

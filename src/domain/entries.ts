@@ -5,7 +5,7 @@
 // kept beside the entry, so deleting the salt erases the text without breaking the chain.
 
 import canonicalize from "canonicalize";
-import type { ChangeType, Dimension, InheritedReporter, Outcome, ScoreView, SignalDimension } from "./model";
+import type { AgentState, ChangeType, Dimension, InheritedReporter, Outcome, ScoreView, SignalDimension } from "./model";
 import { DIMENSIONS } from "./model";
 import { randomHex } from "./identifiers";
 
@@ -59,7 +59,13 @@ export interface EntryBodies {
   inheritance: { reporters: Record<string, InheritedReporter>; caution: boolean };
   /** The switch to a scoring model (3: version 3 folds the whole history from here on). */
   model: { version: number };
-  snapshot: { state: unknown };
+  /**
+   * Retention: the model's state after entry `through`, with the history cut at `cut` (the entries
+   * up to `through` may have left for the archive). Replays start here. Reporters are named by
+   * commitment: `locals` numbers them as the agent does, `recent` holds their report times within
+   * the damping window before the cut, `owner` is the owner's commitment then.
+   */
+  snapshot: { through: number; cut: number; state: AgentState; locals: Record<string, number>; recent: Record<string, number[]>; owner: string | null };
 }
 
 export type EntryDraft = { [K in EntryKind]: { kind: K; at: number; body: EntryBodies[K] } }[EntryKind];

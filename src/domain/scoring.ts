@@ -89,9 +89,14 @@ export type HistoryItem =
   | { kind: "inheritance"; input: InheritanceInput }
   | { kind: "switch"; at: number };
 
-/** Folds a history under `version`: version 3 from the agent's creation (every entry), version 2 its reports and changes. */
-export function replayEvidence(version: 2 | 3, history: readonly HistoryItem[], ownerLocal: number | null, createdAt: number): Evidence {
+/**
+ * Folds a history under `version`: version 3 from the agent's creation (every entry), or from a
+ * retention snapshot's state (`start`, reporters by their numbers); version 2 its reports and changes.
+ */
+export function replayEvidence(version: 2 | 3, history: readonly HistoryItem[], ownerLocal: number | null, createdAt: number, start?: HistorySnapshot): Evidence {
   if (version === 2) {
+    // Only version-3 agents are archived: a snapshot is always of version 3's state.
+    if (start) throw new Error("a retention snapshot replays under version 3 only");
     const events: v2.HistoryEvent[] = [];
     for (const h of history) {
       if (h.kind === "config") events.push(h);
@@ -109,7 +114,15 @@ export function replayEvidence(version: 2 | 3, history: readonly HistoryItem[], 
         return h;
     }
   });
-  return replay(events, key(ownerLocal), createdAt);
+  return replay(events, key(ownerLocal), createdAt, start && { state: start.state, recent: new Map([...start.recent].map(([r, times]) => [String(r), times])) });
+}
+
+/** A retention snapshot as a replay starts from it: the state and report times, reporters by their numbers on the agent. */
+export interface HistorySnapshot {
+  state: AgentState;
+  recent: ReadonlyMap<number, readonly number[]>;
+  /** The owner's number at the snapshot's cut (null: unclaimed). */
+  owner: number | null;
 }
 
 export { applySwitch };

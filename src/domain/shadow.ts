@@ -2,7 +2,8 @@
 // switched now. Its chain replayed under version 3 (exactly what the switch does), then the credibility
 // in force from the source as the switch appends it, scored beside version 2's stored evidence.
 
-import { replayOf, type HistoryItem } from "./agent";
+import { type HistoryItem } from "./agent";
+import { replayOf } from "./replay";
 import type { Entry } from "./entries";
 import { applySwitch, credibilityUpdate, type AgentState, type CredibilitySource, type Recommendation } from "./model";
 import { credibilityInto, isV3, scoreOfEvidence, type Evidence } from "./scoring";

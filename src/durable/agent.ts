@@ -11,6 +11,7 @@ import { Identity } from "./agent/identity";
 import { Kernel, NO_PROBES, type Probes } from "./agent/kernel";
 import { Profile, type ConfigInput, type RegistrationInput } from "./agent/profile";
 import { Reports, type ReportInput } from "./agent/reports";
+import { Retention, type ArchiveInput, type Archived } from "./agent/retention";
 import { Rollups } from "./agent/rollups";
 import type { Inherited } from "./agent/model";
 
@@ -30,6 +31,7 @@ export class Agent extends DurableObject<Env> {
   private readonly profile: Profile;
   private readonly identity: Identity;
   private readonly disputes: Disputes;
+  private readonly retention: Retention;
 
   constructor(ctx: DurableObjectState, env: Env, probes: Probes = NO_PROBES) {
     super(ctx, metering(env));
@@ -39,6 +41,7 @@ export class Agent extends DurableObject<Env> {
     this.profile = new Profile(this.kernel);
     this.identity = new Identity(this.kernel);
     this.disputes = new Disputes(this.kernel);
+    this.retention = new Retention(this.kernel);
     this.kernel.start([this.reports, rollups, this.identity, this.disputes]);
   }
 
@@ -69,6 +72,9 @@ export class Agent extends DurableObject<Env> {
   openDispute(ref: AgentRef, input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.open(ref, input); }
   answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.answer(ref, input); }
   decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.decide(ref, input); }
+
+  archiveHistory(ref: AgentRef, input: ArchiveInput): Promise<Result<Archived>> { return this.retention.archive(ref, input); }
+  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null): Promise<Result<{ found: boolean; erased: number }>> { return this.retention.erase(ref, target); }
 
   override alarm(): Promise<void> { return this.kernel.alarm(); }
 }

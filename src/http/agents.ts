@@ -1,5 +1,7 @@
 import type { Context } from "hono";
-import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, type AgentRow } from "../db/agents";
+import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, SCORE_HISTORY_LIMIT, type AgentRow } from "../db/agents";
+import { archivedScoreEvents } from "../db/archived-reads";
+import { MIN_WINDOW_DAYS } from "../db/history-archive";
 import { toAgentScore } from "../domain/views";
 import { findAgent, findAgentByNumber } from "../db/directory";
 import { unresolvedDisputes } from "../db/disputes";
@@ -142,6 +144,13 @@ export async function agentReport(c: Context<AppEnv>, sid: string): Promise<Agen
     unresolvedDisputes(c.get("db"), sid),
   ]);
   if (!report) throw errors.agentNotFound();
+  // An agent with fewer score-moving entries on its shard than the history shows may have the rest
+  // archived, unless it is younger than any retention window.
+  const young = Date.parse(row.createdAt) > c.get("deps").now() - MIN_WINDOW_DAYS * 86_400_000;
+  if (report.scoreHistory.length < SCORE_HISTORY_LIMIT && !young) {
+    const older = await archivedScoreEvents(c.get("sessions").shard(ref.shard), c.env.ARCHIVE_BUCKET, sid, ref.num, SCORE_HISTORY_LIMIT - report.scoreHistory.length);
+    return { ...report, scoreHistory: [...report.scoreHistory, ...older], disputes };
+  }
   return { ...report, disputes };
 }
 

@@ -1,5 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import { readEntries } from "../db/history";
+import { entriesAfter } from "../db/archived-reads";
 import { errors } from "../domain/errors";
 import { logOrigin } from "../env";
 import { authOf, requireKey } from "../http/auth";
@@ -38,7 +38,8 @@ export function registerEntries(app: OpenAPIHono<AppEnv>) {
     const after = readCursor(cursor, z.number().int().positive()) ?? 0;
     const agent = await agentTagOf(c, sid);
     if (!agent) throw errors.logKeyNotConfigured();
-    const rows = await readEntries(c.get("sessions").shard(ref.shard), sid, after, limit + 1);
+    // Entries older than the retention window come from the archive, transparently.
+    const rows = await entriesAfter(c.get("sessions").shard(ref.shard), c.env.ARCHIVE_BUCKET, sid, after, limit + 1);
     const page = pageOf(rows, limit, (e) => e.n);
     return c.json(entryList(sid, { log: ref.log, origin: logOrigin(c.env, ref.log), agent }, page.items, page.nextCursor), 200);
   });

@@ -8,6 +8,7 @@ import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";
 import { locate, ownedAgent, scorerOf } from "../http/agents";
 import { listTransactions } from "../db/agents";
+import { archivedTransactions } from "../db/archived-reads";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { MISSING } from "../http/validation";
 import { wire } from "../http/wire";
@@ -87,7 +88,10 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
     const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");
     const { ref } = await ownedAgent(c, sid, authOf(c).operatorId);
     const before = readCursor(cursor, z.number().int().positive());
-    const rows = await listTransactions(c.get("sessions").shard(ref.shard), sid, ref.num, before, limit + 1);
+    const shard = c.get("sessions").shard(ref.shard);
+    const rows = await listTransactions(shard, sid, ref.num, before, limit + 1);
+    // Past the shard's oldest entry, the list goes on in the archive.
+    if (rows.length <= limit) rows.push(...(await archivedTransactions(shard, c.env.ARCHIVE_BUCKET, sid, ref.num, before, limit + 1 - rows.length)));
     const page = pageOf(rows, limit, (t) => t.n);
     return c.json(formA.transactions(page.items, page.nextCursor), 200);
   });

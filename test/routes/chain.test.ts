@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../src/db/history";
-import { replayOf } from "../../src/domain/agent";
+import { replayOf } from "../../src/domain/replay";
 import { checkChain, GENESIS, saltedHash, scoreCommit, type Entry } from "../../src/domain/entries";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, emptyAgentObject, registerAgent, shardOf } from "../helpers";

@@ -3,7 +3,8 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../src/db/history";
-import { faceAt, locateTransaction, nextFaceChange, replayOf, SEQUENCE_SPACE } from "../../src/domain/agent";
+import { faceAt, locateTransaction, nextFaceChange, SEQUENCE_SPACE } from "../../src/domain/agent";
+import { replayOf } from "../../src/domain/replay";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, reportRows, shardOf, testApp, T_CALL } from "../helpers";
 

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../src/db/history";
-import { replayOf } from "../../src/domain/agent";
+import { replayOf } from "../../src/domain/replay";
 import type { Outcome } from "../../src/domain/model";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, reportRow, reportRows, shardOf, testApp, T_CALL } from "../helpers";

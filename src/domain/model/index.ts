@@ -9,13 +9,13 @@ export { CHANGE_TYPES, classifyChange } from "../configuration";
 export type { AgentConfiguration, ChangeType } from "../configuration";
 export * from "./vocabulary";
 export { DAY_MS, HOUR_MS, MODEL, REASON_CODES, type ReasonCode } from "./constants";
-export { emptyState, dayOf, type AgentState, type CredibilityInput, type Episode, type HistoryEvent, type InheritanceInput, type InheritedReporter, type ReportInput, type ReporterState } from "./state";
+export { emptyState, dayOf, rekeyState, withoutReporter, type AgentState, type CredibilityInput, type Episode, type HistoryEvent, type InheritanceInput, type InheritedReporter, type ReportInput, type ReporterState } from "./state";
 export { baseFor, capOf, damping, evidenceFactor, forgetTo, outcomeValue, penaltyAt } from "./evidence";
 export { awaitsTenure, credibilityOf, dimensionScore, isEstablished } from "./weighing";
 export { assess, type Assessment } from "./assess";
 export { applyConfigChange, applyCredibility, applyInheritance, applyReport, applySwitch, cautionAt, heldAt } from "./transitions";
 export { assessAt, scoreOf, type ScoreContext, type ScoreView } from "./score";
-export { replay } from "./replay";
+export { replay, type ReplayStart } from "./replay";
 export { independentContribution, operatorScore, operatorScoreFromSums, type Contribution } from "./operator";
 export { inheritanceFrom, isWhitewashSource } from "./whitewash";
 export {

@@ -187,5 +187,22 @@ export function reporterEvidence(r: ReporterState): number {
   return n;
 }
 
+/**
+ * The same state with its reporters (and their credibility) under other keys: a retention snapshot
+ * publishes them by commitment, a replay takes them back to the agent's numbers.
+ */
+export function rekeyState(state: AgentState, keyOf: (key: string) => string): AgentState {
+  const rekey = <T>(values: Record<string, T>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [keyOf(k), v]));
+  return { ...state, reporters: rekey(state.reporters), credibility: rekey(state.credibility) };
+}
+
+/** The state without one reporter's evidence and credibility. */
+export function withoutReporter(state: AgentState, key: string): AgentState {
+  if (!(key in state.reporters) && !(key in state.credibility)) return state;
+  const { [key]: _r, ...reporters } = state.reporters;
+  const { [key]: _c, ...credibility } = state.credibility;
+  return { ...state, reporters, credibility };
+}
+
 /** UTC day number of a time. */
 export const dayOf = (t: number) => Math.floor(t / 86_400_000);

@@ -71,7 +71,11 @@ export interface AgentHost {
   now(): number;
   /** The report times kept for damping, by reporter (memory, in step with storage). */
   recent: Map<number, number[]>;
+  /** Whether a test asked this point to fail (production: never). */
+  failing(point: FaultPoint): boolean;
 }
+
+export type FaultPoint = "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk" | "archiveAfterPut";
 
 export interface Replayed {
   evidence: AgentRecord["evidence"];

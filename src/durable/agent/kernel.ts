@@ -4,9 +4,10 @@
 // rebuilt from the shard by ./rebuild). Its atomicity is reviewed here, in one place; feature modules
 // (reports, profile, identity, disputes) decide what a change is and hand it to `commit`.
 
-import { readEntries } from "../../db/history";
+import { readEntries, whoOf } from "../../db/history";
 import { agentRow, controlStatements, shardStatements, type ShardWrite } from "../../db/shard-writes";
-import { modelOf, nextFaceChange, replayOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { modelOf, nextFaceChange, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { replayOf } from "../../domain/replay";
 import type { Entry } from "../../domain/entries";
 import { scoreChangedData, scoreCrossed } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
@@ -14,7 +15,7 @@ import type { Result } from "../../domain/results";
 import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
-import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
+import { log, ok, refuse, Rollback, type AgentHost, type FaultPoint, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { rebuild } from "./rebuild";
 import { KernelStorage } from "./storage";
@@ -30,7 +31,7 @@ const LOG_CHECK_MS = 60_000;
 export interface Probes {
   now(): number;
   /** True to fail at this point once: a crash right after the commit, a shard batch, a crash before publishing. */
-  fail(point: "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk"): boolean;
+  fail(point: FaultPoint): boolean;
 }
 export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
 
@@ -313,7 +314,7 @@ export class Kernel implements AgentHost {
   async replay(record: AgentRecord, now: number, pending: readonly { entry: Entry; who: number | null }[] = [], version = modelOf(record)): Promise<Replayed | null> {
     if ((await this.flush()) === null) return null;
     const stored = await readEntries(this.shard(record.shard).withSession("first-primary"), record.sid);
-    return replayOf([...stored.map((e) => ({ entry: e.entry, who: e.operator })), ...pending], Date.parse(record.createdAt), now, version);
+    return replayOf([...stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), ...pending], Date.parse(record.createdAt), now, version);
   }
 
   /** Test and operator view: the record, and how many journal entries the shard still lacks. */
@@ -367,7 +368,7 @@ export class Kernel implements AgentHost {
   }
 
   /** Whether a test asked this point to fail. */
-  failing(point: "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk"): boolean {
+  failing(point: FaultPoint): boolean {
     return this.probes.fail(point);
   }
 }

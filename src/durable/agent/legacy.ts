@@ -6,7 +6,8 @@
 
 import { agentRow } from "../../db/shard-writes";
 import { readEntries, readLegacyHistory, type LegacyItem } from "../../db/history";
-import { applyReportTo, replayOf, scoreOfRecord, type AgentRecord } from "../../domain/agent";
+import { applyReportTo, scoreOfRecord, type AgentRecord } from "../../domain/agent";
+import { replayOf } from "../../domain/replay";
 import { GENESIS, type Entry } from "../../domain/entries";
 import { MODEL } from "../../domain/model";
 import { configInto, emptyEvidenceOf } from "../../domain/scoring";

@@ -7,7 +7,8 @@
 import { agentRow } from "../../db/shard-writes";
 import { credibilitySource } from "../../db/credibility";
 import { readModelSettings, servedModel, switchTimeOf } from "../../db/model-settings";
-import { applyCredibilityTo, chainModel, localOf, modelOf, ownerLocal, scoreOfRecord, type AgentRecord } from "../../domain/agent";
+import { applyCredibilityTo, localOf, modelOf, ownerLocal, scoreOfRecord, type AgentRecord } from "../../domain/agent";
+import { chainModel } from "../../domain/replay";
 import type { Entry } from "../../domain/entries";
 import {
   applySwitch,

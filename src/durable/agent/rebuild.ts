@@ -3,9 +3,10 @@
 // the object's working state, with what each feature restores of its own (the disputes still to decide).
 
 import { readAgentRow, recordOfRow } from "../../db/agents";
-import { readEntries, readKeys } from "../../db/history";
+import { readEntries, readKeys, whoOf } from "../../db/history";
 import { agentRow } from "../../db/shard-writes";
-import { replayOf, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { type AgentRecord, type AgentRef } from "../../domain/agent";
+import { replayOf } from "../../domain/replay";
 import { GENESIS } from "../../domain/entries";
 import type { Feature } from "./feature";
 import { migrateChain, type MigrationHost } from "./legacy";
@@ -29,7 +30,7 @@ export async function rebuild(
   }
   const [stored, ...restores] = await Promise.all([readEntries(shard, ref.sid), ...features.map((f) => f.restore?.(ref) ?? Promise.resolve(() => {}))]);
   const version = await modelAtRebuild(host, ref.sid, Date.parse(row.createdAt), stored, now);
-  const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(row.createdAt), now, version);
+  const replayed = replayOf(stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), Date.parse(row.createdAt), now, version);
   const last = stored[stored.length - 1];
   const record = recordOfRow(ref, row, keys, replayed.evidence, { seq: last?.n ?? 0, chainHash: last?.hash ?? GENESIS, locals: replayed.locals });
   // Written back at once: the row now carries the current model's evidence. Not stored, it must not

@@ -5,7 +5,7 @@
 // before rollups, or rebuilt) first makes them, and the rows of its last 180 days, from its history
 // on the shard: resumable by construction, since every row it writes is whole.
 
-import { readEntries } from "../../db/history";
+import { readEntries, type SnapshotPrivate } from "../../db/history";
 import { deleteAgentRollups, replaceRollup, storedRollup } from "../../db/rollups";
 import { rollupWrite, type ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
@@ -55,8 +55,11 @@ export class Rollups implements Feature {
       const shard = this.host.shard(record.shard).withSession("first-primary");
       const stored = await readEntries(shard, record.sid);
       const withdrawn = new Set(stored.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
-      // The owner as each report found it: a report before a claim was on an unclaimed agent.
-      let owner: string | null = null;
+      // The owner as each report found it: a report before a claim was on an unclaimed agent. When
+      // the registration has left for the archive, the retention snapshot says who owned it at the cut.
+      const snapshot = stored.findLast((e) => e.kind === "snapshot");
+      const cutOwner = (snapshot?.private as SnapshotPrivate | null | undefined)?.owner ?? null;
+      let owner: string | null = stored[0]?.kind === "registration" || cutOwner === null ? null : String(cutOwner);
       const reports: TrackedReport[] = [];
       for (const { entry, operator, at } of stored) {
         if (entry.kind === "registration" || entry.kind === "claim") owner = operator === null ? null : String(operator);

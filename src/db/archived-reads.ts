@@ -1,0 +1,47 @@
+// Reads of an agent's history that follow into the archive (R2) when they pass the oldest entry its
+// shard still keeps: the owner's list of reports and the report's score history, paged as before.
+// The shard holds every entry from its oldest on, so the archive is read only below that entry
+// (and not at all for an agent that never archived, or whose move is half done).
+
+import type { SCORE_ENTRY_KINDS } from "../domain/entries";
+import type { ScoreEvent, TransactionEntry } from "../domain/views";
+import { scoreEventOf, transactionOfRow } from "./agents";
+import type { Database } from "./client";
+import { readEntries, type StoredEntry } from "./history";
+import { firstOnShard, readArchived, readArchivedAfter } from "./history-archive";
+
+const SCORE_KINDS = new Set<string>(["report", "config", "withdrawal"] satisfies (typeof SCORE_ENTRY_KINDS)[number][]);
+
+/** Below which entry number the archive holds the agent's history (null: it holds nothing the shard lacks). */
+async function archivedBelow(d1: Database, sid: string): Promise<number | null> {
+  const first = await firstOnShard(d1, sid);
+  return first !== null && first.n > 1 ? first.n : null;
+}
+
+/**
+ * The agent's entries after number `after`, oldest first, at most `limit`: from the archive while
+ * they are older than the shard's oldest entry, then from the shard.
+ */
+export async function entriesAfter(d1: Database, bucket: R2Bucket, sid: string, after: number, limit: number): Promise<StoredEntry[]> {
+  const below = await archivedBelow(d1, sid);
+  const archived = below !== null && after + 1 < below ? await readArchivedAfter(bucket, sid, after, below, limit) : [];
+  if (archived.length >= limit) return archived;
+  const from = archived.length > 0 ? archived[archived.length - 1].n : after;
+  return [...archived, ...(await readEntries(d1, sid, below !== null ? Math.max(from, below - 1) : from, limit - archived.length))];
+}
+
+/** Archived reports before `beforeN`, newest first, at most `limit`: the owner's list past the shard's. */
+export async function archivedTransactions(d1: Database, bucket: R2Bucket, sid: string, num: number, beforeN: number | null, limit: number): Promise<(TransactionEntry & { n: number })[]> {
+  const below = await archivedBelow(d1, sid);
+  if (below === null || limit <= 0) return [];
+  const found = await readArchived(bucket, sid, Math.min(beforeN ?? Number.MAX_SAFE_INTEGER, below), limit, (e) => e.kind === "report");
+  return found.map((e) => transactionOfRow(num, { n: e.n, at: e.at, status: e.status, ref: e.ref, body: e.text, private: e.private === null ? null : JSON.stringify(e.private) }));
+}
+
+/** Archived score-moving entries, newest first, at most `limit`: the report's history past the shard's. */
+export async function archivedScoreEvents(d1: Database, bucket: R2Bucket, sid: string, num: number, limit: number): Promise<ScoreEvent[]> {
+  const below = await archivedBelow(d1, sid);
+  if (below === null || limit <= 0) return [];
+  const found = await readArchived(bucket, sid, below, limit, (e) => SCORE_KINDS.has(e.kind));
+  return found.map((e) => scoreEventOf(num, { n: e.n, kind: e.kind, at: e.at, status: e.status, ref: e.ref, body: e.text }));
+}
