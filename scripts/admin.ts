@@ -20,6 +20,10 @@
 //   credibility-run [--force] [--limit PAGES]        run the job now until it publishes (or finds
 //                                                    today's snapshot out); --force starts another run
 //   anchors [--set ID,ID,...]                        the anchors (operators the admins vouch for)
+//   archive [--limit AGENTS]                         one pass of the history archive (what the daily
+//                                                    cron runs): history past the window to R2
+//   erase <sid> [--transaction ID]                   erase the free text of one report, or of every
+//                                                    entry of the agent, on its shard and in the archive
 //
 // Target: --url, else TRUST_API_URL, else http://127.0.0.1:8787 (npm start).
 // Token: ADMIN_TOKEN from the environment, else from .dev.vars (local development).
@@ -56,6 +60,7 @@ const OPTIONS = {
   cursor: { type: "string" },
   force: { type: "boolean" },
   set: { type: "string" },
+  transaction: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 type Flag = Exclude<keyof typeof OPTIONS, "url" | "help">;
@@ -78,6 +83,8 @@ const COMMANDS: Record<string, { args: string[]; flags: Flag[] }> = {
   credibility: { args: [], flags: [] },
   "credibility-run": { args: [], flags: ["force", "limit"] },
   anchors: { args: [], flags: ["set"] },
+  archive: { args: [], flags: ["limit"] },
+  erase: { args: ["sid"], flags: ["transaction"] },
 };
 
 /** The comment this file opens with. */
@@ -316,6 +323,17 @@ export async function run(inv: Invocation, connect: () => TrustClient, print: (l
       const client = connect();
       if (set === undefined) return print(JSON.stringify(ok("anchors", await client.GET("/admin/model/anchors")), null, 2));
       return print(JSON.stringify(ok("anchors", await client.PUT("/admin/model/anchors", { body: { operators: ids } })), null, 2));
+    }
+    case "archive": {
+      const limit = values.limit === undefined ? undefined : Number(values.limit as string);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 500)) throw new UsageError("--limit must be a whole number of agents from 1 to 500");
+      return print(JSON.stringify(ok("archive", await connect().POST("/admin/history/archive", { body: limit === undefined ? {} : { limit } })), null, 2));
+    }
+    case "erase": {
+      if (!SID_PATTERN.test(args[0])) throw new UsageError(`The sid must look like SID-0x followed by 16 hex characters, not "${args[0]}"`);
+      const transaction = values.transaction === undefined ? undefined : id(values.transaction as string, "transaction id");
+      const body = { sid: args[0], ...(transaction === undefined ? {} : { transaction_id: transaction }) };
+      return print(JSON.stringify(ok("erase", await connect().POST("/admin/history/erase", { body })), null, 2));
     }
     case "reseal-webhooks": {
       // Every page, from the first: a page only ever seals again what the previous key opens.

@@ -402,6 +402,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/history/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one bounded pass of the history archive (what the daily cron runs)
+         * @description Moves agents' history entries older than the retention window (HISTORY_WINDOW_DAYS) to the archive bucket, each agent's object first recording a snapshot entry of its state at the window's start. Goes on from where the last pass stopped.
+         *
+         *     Needs the admin token (ADMIN_TOKEN).
+         */
+        post: operations["adminArchiveHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/history/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase the free text of an agent's history entries (one report, or all), in the shards and the archive
+         * @description Deletes the salt and the clear text beside each entry (transaction type, metadata, name, description): the entries keep only their salted hashes, which no one can open any more. The chain still verifies: an entry's hash covers the salted hashes only.
+         *
+         *     Needs the admin token (ADMIN_TOKEN).
+         */
+        post: operations["adminEraseHistoryText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -4629,6 +4673,235 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "API key is already revoked",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Admin interface is not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    adminArchiveHistory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Agents to visit at most (default 500) */
+                    limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The pass */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cutoff": "2025-10-17T10:20:30.000Z",
+                     *       "agents": 2,
+                     *       "entries": 1204,
+                     *       "pages": 3,
+                     *       "bytes": 164352,
+                     *       "failed": 0,
+                     *       "complete": true
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description Entries before this instant leave the shards
+                         * @example 2026-11-21T10:20:30.000Z
+                         */
+                        cutoff: string;
+                        agents: number;
+                        /** @description Entries moved to the archive */
+                        entries: number;
+                        /** @description Archive objects written */
+                        pages: number;
+                        /** @description Compressed bytes written */
+                        bytes: number;
+                        /** @description Agents whose move failed (the next pass goes on with them) */
+                        failed: number;
+                        /** @description The pass reached the last agent; the next starts over */
+                        complete: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid admin token",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Admin interface is not configured",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
+    adminEraseHistoryText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example SID-0x3f9a0c1d2e4b5a69 */
+                    sid: string;
+                    /** @description Only this report (default: every entry of the agent) */
+                    transaction_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Erased */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *       "transaction_id": 4398046511107,
+                     *       "erased": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @example SID-0x3f9a0c1d2e4b5a69 */
+                        sid: string;
+                        transaction_id: number | null;
+                        /** @description Entries whose text was erased now */
+                        erased: number;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid JSON body",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid admin token",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Transaction not found",
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }
                      */

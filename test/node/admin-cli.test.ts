@@ -42,6 +42,9 @@ describe("bad command lines", () => {
     [["revoke-key", "1", "9007199254740993"], 'The key id must be a positive whole number, not "9007199254740993"'],
     [["credibility-run", "--limit", "0"], "--limit must be a whole number of pages from 1 to 1000"],
     [["anchors", "--set", "1,x"], "--set takes operator ids separated by commas"],
+    [["archive", "--limit", "501"], "--limit must be a whole number of agents from 1 to 500"],
+    [["erase", "SID-0x12"], 'The sid must look like SID-0x followed by 16 hex characters, not "SID-0x12"'],
+    [["erase", "SID-0x0123456789abcdef", "--transaction", "x"], 'The transaction id must be a positive whole number, not "x"'],
   ])("refuses %j with exit status 2 and sends nothing", async (args, message) => {
     // A service that is not there: a command that got as far as a request would fail with status 1.
     const result = await admin(args, { TRUST_API_URL: "http://127.0.0.1:9", ADMIN_TOKEN: undefined });
@@ -138,6 +141,15 @@ describe("the commands", () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ snapshot: { id: job.snapshot.id }, run: null });
     const again = await admin(["credibility-run"]);
     expect(JSON.parse(again.stdout)).toMatchObject({ status: "current" });
+  });
+
+  it("archive runs one pass of the history archive under wrangler dev, and erase names an agent that must exist", async () => {
+    const pass = await admin(["archive", "--limit", "10"]);
+    expect(pass.status).toBe(0);
+    expect(JSON.parse(pass.stdout)).toMatchObject({ agents: expect.any(Number), entries: 0, failed: 0, complete: expect.any(Boolean) });
+    const unknown = await admin(["erase", "SID-0x0000000000000000"]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("Agent not found");
   });
 
   it("anchors sets and shows the anchors, and refuses an operator that does not exist", async () => {
