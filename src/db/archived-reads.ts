@@ -38,10 +38,25 @@ export async function archivedTransactions(d1: Database, bucket: R2Bucket, sid: 
   return found.map((e) => transactionOfRow(num, { n: e.n, at: e.at, status: e.status, ref: e.ref, body: e.text, private: e.private === null ? null : JSON.stringify(e.private) }));
 }
 
+/**
+ * The archived part of reports' histories, per isolate: what lies below an agent's oldest entry on
+ * the shard never changes (a status cannot change past the dispute window, erasure touches no score),
+ * and each read of it lists and opens R2 objects. Keyed by that entry, so the next move is a miss.
+ */
+const archivedEvents = new Map<string, { events: ScoreEvent[]; at: number }>();
+const ARCHIVED_TTL_MS = 10 * 60_000;
+const ARCHIVED_MAX = 2_000;
+
 /** Archived score-moving entries, newest first, at most `limit`: the report's history past the shard's. */
 export async function archivedScoreEvents(d1: Database, bucket: R2Bucket, sid: string, num: number, limit: number): Promise<ScoreEvent[]> {
   const below = await archivedBelow(d1, sid);
   if (below === null || limit <= 0) return [];
+  const key = `${sid}:${below}:${limit}`;
+  const hit = archivedEvents.get(key);
+  if (hit && Date.now() - hit.at < ARCHIVED_TTL_MS) return hit.events;
   const found = await readArchived(bucket, sid, below, limit, (e) => SCORE_KINDS.has(e.kind));
-  return found.map((e) => scoreEventOf(num, { n: e.n, kind: e.kind, at: e.at, status: e.status, ref: e.ref, body: e.text }));
+  const events = found.map((e) => scoreEventOf(num, { n: e.n, kind: e.kind, at: e.at, status: e.status, ref: e.ref, body: e.text }));
+  if (archivedEvents.size >= ARCHIVED_MAX) archivedEvents.delete(archivedEvents.keys().next().value!);
+  archivedEvents.set(key, { events, at: Date.now() });
+  return events;
 }
