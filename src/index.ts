@@ -25,7 +25,9 @@ export default {
     const metered = metering(env, "cron:");
     if (controller.cron === CREDIBILITY_CRON) {
       ctx.waitUntil(runCredibilityJob(metered, controller.scheduledTime).then(() => undefined));
-      ctx.waitUntil(continueArchivePass(metered, controller.scheduledTime).then(() => undefined));
+      // At 03:30 the daily cron starts (or goes on with) the pass itself: one runner, not two.
+      const at = new Date(controller.scheduledTime);
+      if (at.getUTCHours() !== 3 || at.getUTCMinutes() !== 30) ctx.waitUntil(continueArchivePass(metered, controller.scheduledTime).then(() => undefined));
       return;
     }
     ctx.waitUntil(pruneDeliveries(metered, controller.scheduledTime).then(() => undefined));

@@ -91,17 +91,28 @@ const createdAtOf = (entries: readonly Entry[]) => {
 };
 
 /**
- * Each retention snapshot of a whole chain, checked against the fold of the entries it sums up: the
- * model's state, numbering, report times and owner it records must be what those entries give. The
- * entry numbers of the snapshots that do not match (none when the chain starts after them).
+ * Each retention snapshot of a whole chain, checked against the chain before it: it must sum up
+ * entries before itself, cut at an instant between the last entry it covers and the first it does
+ * not (snapshots aside), no later than itself, and be the fold those entries give. The entry numbers
+ * of the snapshots that fail (none when the chain starts after them).
  */
 export function checkSnapshots(entries: readonly Entry[]): number[] {
   if (entries[0]?.n !== 1) return [];
   const wrong: number[] = [];
   for (const s of entries) {
     if (s.kind !== "snapshot") continue;
-    const covered = entries.filter((e) => e.n <= s.through);
-    const { body } = snapshotOf(covered.map((entry) => ({ entry, who: whoOf(entry) })), createdAtOf(entries), s.cut);
+    const before = entries.filter((e) => e.n < s.n);
+    const dated = before.filter((e) => e.kind !== "snapshot");
+    const inTime =
+      s.through < s.n &&
+      s.cut <= Date.parse(s.at) &&
+      dated.every((e) => (e.n <= s.through ? Date.parse(e.at) < s.cut : true)) &&
+      (dated.find((e) => e.n > s.through) === undefined || Date.parse(dated.find((e) => e.n > s.through)!.at) >= s.cut);
+    if (!inTime) {
+      wrong.push(s.n);
+      continue;
+    }
+    const { body } = snapshotOf(before.map((entry) => ({ entry, who: whoOf(entry) })), createdAtOf(entries), s.cut, s.through);
     const { through, cut, state, locals, recent, owner } = s;
     if (canonicalize(body) !== canonicalize({ through, cut, state, locals, recent, owner })) wrong.push(s.n);
   }

@@ -1,7 +1,9 @@
 // Reads of an agent's history that follow into the archive (R2) when they pass the oldest entry its
-// shard still keeps: the owner's list of reports and the report's score history, paged as before.
-// The shard holds every entry from its oldest on, so the archive is read only below that entry
-// (and not at all for an agent that never archived, or whose move is half done).
+// shard still keeps: the owner's list of reports, the owner's entries and the report's score history,
+// paged as before. The shard holds every entry from its oldest on, so the archive is read only below
+// that entry (and not at all for an agent that never archived, or whose move is half done). The shard
+// is read first and the archive strictly below what it gave: a move that runs between the two reads
+// (a page written, then its rows deleted) leaves neither a gap nor an entry twice.
 
 import type { SCORE_ENTRY_KINDS } from "../domain/entries";
 import type { ScoreEvent, TransactionEntry } from "../domain/views";
@@ -23,18 +25,21 @@ async function archivedBelow(d1: Database, sid: string): Promise<number | null> 
  * they are older than the shard's oldest entry, then from the shard.
  */
 export async function entriesAfter(d1: Database, bucket: R2Bucket, sid: string, after: number, limit: number): Promise<StoredEntry[]> {
-  const below = await archivedBelow(d1, sid);
-  const archived = below !== null && after + 1 < below ? await readArchivedAfter(bucket, sid, after, below, limit) : [];
-  if (archived.length >= limit) return archived;
-  const from = archived.length > 0 ? archived[archived.length - 1].n : after;
-  return [...archived, ...(await readEntries(d1, sid, below !== null ? Math.max(from, below - 1) : from, limit - archived.length))];
+  const onShard = await readEntries(d1, sid, after, limit);
+  // Numbers run without a gap: when the shard starts later, the entries before its first are archived.
+  // (The shard always keeps its newest entry, so none after `after` anywhere when it gives none.)
+  if (onShard.length === 0 || onShard[0].n === after + 1) return onShard;
+  const archived = await readArchivedAfter(bucket, sid, after, onShard[0].n, limit);
+  return [...archived, ...onShard].slice(0, limit);
 }
 
-/** Archived reports before `beforeN`, newest first, at most `limit`: the owner's list past the shard's. */
-export async function archivedTransactions(d1: Database, bucket: R2Bucket, sid: string, num: number, beforeN: number | null, limit: number): Promise<(TransactionEntry & { n: number })[]> {
-  const below = await archivedBelow(d1, sid);
-  if (below === null || limit <= 0) return [];
-  const found = await readArchived(bucket, sid, Math.min(beforeN ?? Number.MAX_SAFE_INTEGER, below), limit, (e) => e.kind === "report");
+/**
+ * Archived reports below entry number `below` (the last the shard's page gave, or the cursor), newest
+ * first, at most `limit`: the owner's list past the shard's.
+ */
+export async function archivedTransactions(d1: Database, bucket: R2Bucket, sid: string, num: number, below: number, limit: number): Promise<(TransactionEntry & { n: number })[]> {
+  if (limit <= 0 || (await archivedBelow(d1, sid)) === null) return [];
+  const found = await readArchived(bucket, sid, below, limit, (e) => e.kind === "report");
   return found.map((e) => transactionOfRow(num, { n: e.n, at: e.at, status: e.status, ref: e.ref, body: e.text, private: e.private === null ? null : JSON.stringify(e.private) }));
 }
 

@@ -51,6 +51,10 @@ async function gunzip(body: ReadableStream): Promise<string> {
 export async function writePage(bucket: R2Bucket, sid: string, entries: EntrySqlRow[]): Promise<number> {
   const first = entries[0].n;
   const last = entries[entries.length - 1].n;
+  // A page holding more of the run is never replaced by a shorter one (a move repeated from a
+  // journal sent again after a restart); its rows are in it, and may leave the shard.
+  const existing = await bucket.head(pageKey(sid, first));
+  if (existing && Number(existing.customMetadata?.last) > last) return 0;
   const page: ArchivePage = { v: 1, sid, first, last, entries };
   const bytes = await gzip(JSON.stringify(page));
   await bucket.put(pageKey(sid, first), bytes, {
@@ -144,8 +148,9 @@ export async function firstOnShard(d1: Database, sid: string): Promise<{ n: numb
  * whether the entry named was found at all.
  */
 export async function eraseText(d1: Database, bucket: R2Bucket, sid: string, target: { n: number | null; ref: number | null } | null): Promise<{ found: boolean; erased: number }> {
-  const match = (r: { n: number; ref: number | null }) => target === null || r.n === target.n || (target.ref !== null && r.ref === target.ref);
-  const where = target === null ? "" : " AND (n = ? OR ref = ?)";
+  // A transaction id names a report: never the registration or another entry of the same number.
+  const match = (r: { n: number; ref: number | null; kind: string }) => target === null || (r.kind === "report" && (r.n === target.n || (target.ref !== null && r.ref === target.ref)));
+  const where = target === null ? "" : " AND kind = 'report' AND (n = ? OR ref = ?)";
   const params = target === null ? [sid] : [sid, target.n ?? -1, target.ref ?? -1];
   const present = await d1.prepare(`SELECT count(*) AS c FROM entries WHERE sid = ?${where}`).bind(...params).first<{ c: number }>();
   const updated = await d1.prepare(`UPDATE entries SET salt = NULL, private = NULL WHERE sid = ? AND salt IS NOT NULL${where}`).bind(...params).run();

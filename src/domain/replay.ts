@@ -29,13 +29,17 @@ export function replayHistory(history: HistoryItem[], ownerId: number | null, cr
  */
 export type EntryWho = string | number | null | Record<string, number>;
 
+type Chained = { entry: Entry; who: EntryWho };
+
 /**
  * What the model replays of a chain of entries: its reports (those withdrawn later left out) and
  * configuration changes in order, with each operator it names numbered in order of first mention
  * (`who` names the operator of an entry: the service passes operator ids, a verifier commitments),
- * and the owner's number at the end of the chain.
+ * and the owner's number at the end of the chain. From the latest retention snapshot on, when the
+ * entries hold one. `later`: entries after these whose claims and withdrawals count, not their
+ * other contents (a snapshot sums up the chain up to its cut as it stood when it was taken).
  */
-export function historyOfEntries(entries: readonly { entry: Entry; who: EntryWho }[]): {
+export function historyOfEntries(entries: readonly Chained[], later: readonly Chained[] = []): {
   items: HistoryItem[];
   locals: Map<string, number>;
   owner: number | null;
@@ -70,7 +74,7 @@ export function historyOfEntries(entries: readonly { entry: Entry; who: EntryWho
   };
   let owner: number | null = null;
   let snapshot: { entry: Entry & { kind: "snapshot" }; who: EntryWho } | undefined;
-  for (const e of entries) if (e.entry.kind === "snapshot") snapshot = e as typeof snapshot;
+  for (const e of entries) if (e.entry.kind === "snapshot" && e.entry.n > (snapshot?.entry.n ?? 0)) snapshot = e as typeof snapshot;
   let start: HistorySnapshot | undefined;
   if (snapshot) {
     // The numbering goes on from the snapshot's, the fold from its state.
@@ -94,14 +98,20 @@ export function historyOfEntries(entries: readonly { entry: Entry; who: EntryWho
     };
   }
   const through = snapshot?.entry.through ?? 0;
-  const withdrawn = new Set(entries.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
+  const withdrawn = new Set([...entries, ...later].flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
   const items: HistoryItem[] = [];
+  // Whether the owner changed after the snapshot entry was appended (the snapshot was folded with the owner then).
+  let claimedAfter = false;
+  const ownerFrom = (entry: Entry & { kind: "registration" | "claim" }, who: string | number | null) => {
+    owner = who === null ? null : number(who, entry.owner);
+    if (snapshot && entry.n > snapshot.entry.n) claimedAfter = true;
+  };
   for (const { entry, who: named } of entries) {
     if (entry.n <= through || entry.kind === "snapshot") continue;
     const who = named as string | number | null;
     const at = Date.parse(entry.at);
     if (entry.kind === "registration" || entry.kind === "claim") {
-      owner = who === null ? null : number(who, entry.owner);
+      ownerFrom(entry, who);
     } else if (entry.kind === "report") {
       const reporter = number(who!, entry.reporter);
       if (withdrawn.has(entry.n)) continue;
@@ -116,9 +126,10 @@ export function historyOfEntries(entries: readonly { entry: Entry; who: EntryWho
       items.push({ kind: "switch", at });
     }
   }
-  // A claim after the cut: the new owner's evidence from before it was weighed as another
-  // reporter's, and its reports are no longer there to weigh again as the owner's: it is dropped.
-  if (start && owner !== null && owner !== start.owner) start = { ...start, state: withoutReporter(start.state, String(owner)) };
+  for (const { entry, who } of later) if (entry.kind === "registration" || entry.kind === "claim") ownerFrom(entry, who as string | number | null);
+  // A claim after the snapshot was taken: the new owner's evidence from before the cut was weighed
+  // as another reporter's, and its reports are no longer there to weigh as the owner's: it is dropped.
+  if (start && claimedAfter && owner !== null && owner !== start.owner) start = { ...start, state: withoutReporter(start.state, String(owner)) };
   return { items, locals, owner, commitments: byCommitment, start };
 }
 
@@ -134,14 +145,22 @@ export function replayOf(entries: readonly { entry: Entry; who: EntryWho }[], cr
 }
 
 /**
- * The retention snapshot of a chain cut after its last entry, at `cut` (entries before it leave for
- * the archive): the model's state with reporters by commitment, each commitment's number on the
- * agent, the report times within the damping window before the cut, and the owner. A pure function
- * of the entries: a verifier holding them computes the same body. `operators`: the numbers by the
- * entries' `who` (the service's operator ids), which the service keeps beside the entry.
+ * The retention snapshot of a chain cut after entry `through`, at `cut` (entries before it leave for
+ * the archive). `chain`: the entries before the snapshot entry, from at least the latest earlier
+ * snapshot on. The state is the fold of the entries up to `through`, from the latest earlier
+ * snapshot, with the withdrawals and the owner the whole chain has when the snapshot is taken (the
+ * live state already left those reports out and weighed that owner's). Reporters are named by
+ * commitment, with each commitment's number on the agent, the report times within the damping window
+ * before the cut, and the owner. A pure function of the chain: a verifier holding it computes the
+ * same body. `operators`: the numbers by the entries' `who` (the service's operator ids), which the
+ * service keeps beside the entry.
  */
-export function snapshotOf(entries: readonly { entry: Entry; who: EntryWho }[], createdAt: number, cut: number): { body: EntryBodies["snapshot"]; operators: Record<string, number> } {
-  const history = historyOfEntries(entries);
+export function snapshotOf(chain: readonly Chained[], createdAt: number, cut: number, through: number): { body: EntryBodies["snapshot"]; operators: Record<string, number> } {
+  let latest: Chained | undefined;
+  for (const e of chain) if (e.entry.kind === "snapshot" && e.entry.n > (latest?.entry.n ?? 0)) latest = e;
+  const covered = chain.filter((e) => e.entry.n <= through || e === latest);
+  const later = chain.filter((e) => e.entry.n > through && e !== latest);
+  const history = historyOfEntries(covered, later);
   const replayed = replayHistory(history.items, history.owner, createdAt, cut, 3, history.start);
   const commitmentOf = new Map([...history.commitments].map(([commitment, local]) => [String(local), commitment]));
   const commitment = (local: string) => {
@@ -153,7 +172,7 @@ export function snapshotOf(entries: readonly { entry: Entry; who: EntryWho }[], 
   for (const [local, times] of [...replayed.recent].sort(([a], [b]) => a - b)) recent[commitment(String(local))] = times;
   return {
     body: {
-      through: entries.length === 0 ? 0 : entries[entries.length - 1].entry.n,
+      through,
       cut,
       state: rekeyState(replayed.evidence as AgentState, commitment),
       locals: Object.fromEntries([...history.commitments].sort(([, a], [, b]) => a - b)),

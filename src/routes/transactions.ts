@@ -90,8 +90,11 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
     const before = readCursor(cursor, z.number().int().positive());
     const shard = c.get("sessions").shard(ref.shard);
     const rows = await listTransactions(shard, sid, ref.num, before, limit + 1);
-    // Past the shard's oldest entry, the list goes on in the archive.
-    if (rows.length <= limit) rows.push(...(await archivedTransactions(shard, c.env.ARCHIVE_BUCKET, sid, ref.num, before, limit + 1 - rows.length)));
+    // Past the shard's oldest entry, the list goes on in the archive, below the last report the shard gave.
+    if (rows.length <= limit) {
+      const below = rows.at(-1)?.n ?? before ?? Number.MAX_SAFE_INTEGER;
+      rows.push(...(await archivedTransactions(shard, c.env.ARCHIVE_BUCKET, sid, ref.num, below, limit + 1 - rows.length)));
+    }
     const page = pageOf(rows, limit, (t) => t.n);
     return c.json(formA.transactions(page.items, page.nextCursor), 200);
   });

@@ -3,10 +3,10 @@
 // shapes (an AUTOINCREMENT journal, keyed tables with a rowid and an index, an index on report
 // times) is given the present ones at the object's next start, its rows kept.
 
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { bearer, createOperator, registerAgent, testApp } from "../helpers";
+import { bearer, createOperator, registerAgent, shardOf, testApp } from "../helpers";
 
 const DAY = 86_400_000;
 
@@ -55,6 +55,35 @@ describe("the agent object's storage", () => {
     expect(times.slice(-3)).toEqual([h.clock.now, h.clock.now, h.clock.now]);
     expect(times.filter((t) => t <= h.clock.now - 2 * DAY)).toHaveLength(2);
     expect(await count(sid, "journal")).toBe(1);
+  });
+
+  it("never gives a journal id twice: not after the alarm empties the journal, not after memory is dropped, not after a restart", async () => {
+    const { sid, report } = await world();
+    const stub = env.AGENT.getByName(sid);
+    const ids = () => runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ id: number }>("SELECT id FROM journal ORDER BY id").toArray().map((r) => r.id));
+    const onShard = async () => (await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM entries WHERE sid = ?").bind(sid).first<{ n: number }>())!.n;
+    await report();
+    await report();
+    const [last] = (await ids()).slice(-1);
+    // The alarm drops the entries the shard has: the journal is empty.
+    await runInDurableObject(stub, async (_o, state) => {
+      if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + DAY);
+    });
+    await runDurableObjectAlarm(stub);
+    expect(await ids()).toEqual([]);
+    // What memory holds goes (as after any failed transaction): the next change still gets a new id, and reaches the shard.
+    await runInDurableObject(stub, (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());
+    const before = await onShard();
+    await report();
+    expect(await ids()).toEqual([last + 1]);
+    expect(await onShard()).toBe(before + 1);
+    // And in a new life of the object.
+    await runDurableObjectAlarm(stub).catch(() => undefined);
+    await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("DELETE FROM journal"));
+    await evictDurableObject(stub);
+    await report();
+    expect((await ids()).at(-1)).toBeGreaterThan(last + 1);
+    expect(await onShard()).toBe(before + 2);
   });
 
   it("gives storage of the older shapes the present ones at its next start, keeping its rows and answers", async () => {

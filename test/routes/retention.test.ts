@@ -1,7 +1,7 @@
 // History with a retention window: entries older than HISTORY_WINDOW_DAYS move to the archive (R2)
 // after a snapshot entry, replays start from the snapshot and give the same scores, reads follow into
 // the archive, a move killed halfway loses and doubles nothing, and erasure keeps the chain whole.
-import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readAllArchived, listPages } from "../../src/db/history-archive";
@@ -112,6 +112,10 @@ describe("the retention window", () => {
     // A verifier holding the whole chain refuses a snapshot that is not the fold of what it covers.
     const forged = all.map((e) => (e.kind === "snapshot" ? { ...e.entry, state: { ...snapshot.state, bootstrap: !snapshot.state.bootstrap } } : e.entry)) as Entry[];
     expect(checkSnapshots(forged)).toEqual([snapshot.n]);
+    // Nor one that covers itself (it would start from its own state), nor one cut after entries it leaves out.
+    const withEntry = (change: Partial<Entry & { kind: "snapshot" }>) => all.map((e) => (e.kind === "snapshot" ? { ...e.entry, ...change } : e.entry)) as Entry[];
+    expect(checkSnapshots(withEntry({ through: snapshot.n }))).toEqual([snapshot.n]);
+    expect(checkSnapshots(withEntry({ cut: Date.parse(snapshot.at) }))).toEqual([snapshot.n]);
     expect(all.map((e) => e.n)).toEqual(upTo(chain.entries.length + 1));
     expect(await checkChain(all.map((e) => e.text))).toBeNull();
     const pages = await listPages(env.ARCHIVE_BUCKET, sid);
@@ -241,6 +245,120 @@ describe("the retention window", () => {
     const rebuilt = (await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect())).record!;
     expect(rebuilt.evidence).toEqual(record.evidence);
     expect(rebuilt.locals).toEqual(record.locals);
+  });
+
+  it("a second move folds from the first snapshot and the entries after it, wherever the first stands in the chain", async () => {
+    const { app, sid, owner, reporter } = await oldAgent(4, 0);
+    const reportAt = async (at: number) => {
+      app.clock.now = at;
+      expect((await app.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 750 } })).status).toBe(201);
+    };
+    // Reports after the first snapshot's cut, so before it in the chain, and one after it.
+    for (const daysAgo of [390, 360, 10]) await reportAt(T_CALL - daysAgo * DAY);
+    app.clock.now = T_CALL;
+    await archivePass(app);
+    const first = (await wholeChain(sid)).onShard.at(-1)!.entry as Entry & { kind: "snapshot" };
+    await reportAt(T_CALL + 10 * DAY);
+    // 100 days on, the cut passes the reports made 10 days before the first snapshot, not the first snapshot itself.
+    app.clock.now = T_CALL + 100 * DAY;
+    const live = (await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect())).record!;
+    const before = await scoreOf(app, sid, owner.key);
+    await archivePass(app);
+    const { onShard, all } = await wholeChain(sid);
+    const second = onShard.at(-1)!.entry as Entry & { kind: "snapshot" };
+    expect(second.n).toBeGreaterThan(first.n);
+    expect(second.through).toBeGreaterThan(first.through);
+    expect(second.through).toBeLessThan(first.n);
+    // The first snapshot's numbering and owner carry on.
+    expect(second.owner).toBe(first.owner);
+    for (const [commitment, local] of Object.entries(first.locals)) expect(second.locals[commitment]).toBe(local);
+    expect(checkSnapshots(all.map((e) => e.entry))).toEqual([]);
+    const fromGenesis = replayOf(all.filter((e) => e.kind !== "snapshot").map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(live.createdAt), app.clock.now).evidence;
+    expect(fromGenesis).toEqual(live.evidence);
+    await rebuild(app, sid, owner.key);
+    expect(await scoreOf(app, sid, owner.key)).toEqual(before);
+    const rebuilt = (await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect())).record!;
+    expect(rebuilt.evidence).toEqual(live.evidence);
+    expect(rebuilt.locals).toEqual(live.locals);
+  });
+
+  it("a claim between the cut and the snapshot keeps the claimer's earlier reports weighed as the owner's", async () => {
+    const app = testApp({ now: START });
+    const registered = await app.request("/register/self", { body: { name: "Wild", ...agentConfig }, headers: { "cf-connecting-ip": "192.0.2.78" } });
+    const { sid, claim_token } = (await registered.json()) as { sid: string; claim_token: string };
+    const claimer = await createOperator({ verified: true });
+    const reporter = await createOperator({ verified: true });
+    const reportAt = async (at: number, key: string) => {
+      app.clock.now = at;
+      expect((await app.request("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900 } })).status).toBe(201);
+    };
+    for (let i = 1; i <= 3; i++) await reportAt(START + i * DAY, claimer.key);
+    for (let i = 1; i <= 3; i++) await reportAt(START + i * DAY + HOUR, reporter.key);
+    app.clock.now = T_CALL - 100 * DAY;
+    expect((await app.request(`/agents/${sid}/claim`, { headers: bearer(claimer.key), body: { claim_token } })).status).toBe(200);
+    app.clock.now = T_CALL;
+    const live = (await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect())).record!;
+    const claimerLocal = String(live.locals[String(claimer.id)]);
+    expect(Object.keys((live.evidence as { reporters: Record<string, unknown> }).reporters)).toContain(claimerLocal);
+    const before = await scoreOf(app, sid, claimer.key);
+    await archivePass(app);
+    const { onShard, all } = await wholeChain(sid);
+    const snapshot = onShard.at(-1)!.entry as Entry & { kind: "snapshot" };
+    expect(snapshot.owner).not.toBeNull();
+    expect(snapshot.locals[snapshot.owner!]).toBe(Number(claimerLocal));
+    expect(checkSnapshots(all.map((e) => e.entry))).toEqual([]);
+    await rebuild(app, sid, claimer.key);
+    expect(await scoreOf(app, sid, claimer.key)).toEqual(before);
+    expect((await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect())).record!.evidence).toEqual(live.evidence);
+  });
+
+  it("a report withdrawn after the cut stays out of the snapshot, and a report under dispute stays on the shard", async () => {
+    const h = testApp({ now: T_CALL - 260 * DAY, env: { HISTORY_WINDOW_DAYS: "200" } });
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const other = await createOperator({ verified: true });
+    const registered = await h.request("/register", { headers: bearer(owner.key), body: { name: "Disputed", ...agentConfig } });
+    const { sid } = (await registered.json()) as { sid: string };
+    const reportBy = async (key: string, outcome: string) => {
+      const res = await h.request("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome, qualitySignal: 800 } });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { transaction_id: number }).transaction_id;
+    };
+    await reportBy(reporter.key, "success");
+    h.clock.now += DAY;
+    const failure = await reportBy(other.key, "failure");
+    h.clock.now += DAY;
+    expect((await h.request(`/transactions/${failure}/dispute`, { headers: bearer(owner.key), body: { reason: "never happened" } })).status).toBe(201);
+    // Unanswered, the dispute goes to the admins; they decide long after.
+    const escalateAt = h.clock.now + 15 * DAY;
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => void ((o as Agent).clock = () => escalateAt));
+    await runInDurableObject(env.AGENT.getByName(sid), async (_o, state) => {
+      if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + DAY);
+    });
+    await runDurableObjectAlarm(env.AGENT.getByName(sid));
+    // While it waits, a pass with the report past the window leaves it (and all after it) on the shard.
+    h.clock.now = T_CALL - 230 * DAY + 200 * DAY + 31 * DAY;
+    const waiting = (await h.request("/admin/history/archive", { headers: ADMIN, body: { limit: 500 } }).then((r) => r.json())) as { failed: number };
+    expect(waiting.failed).toBe(0);
+    const kept = await readEntries(await shardOf(sid), sid);
+    expect(kept.find((e) => e.n === seqOf(failure))).toBeDefined();
+    expect(kept.filter((e) => e.kind !== "snapshot" && e.n > seqOf(failure))).toEqual(kept.filter((e) => e.kind !== "snapshot" && e.n > seqOf(failure)));
+    h.clock.now = T_CALL - 100 * DAY;
+    const decided = await h.request(`/admin/disputes/${failure}/decide`, { headers: ADMIN, body: { outcome: "withdraw" } });
+    expect(decided.status).toBe(200);
+    const live = (await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect())).record!;
+    h.clock.now = T_CALL;
+    const before = await scoreOf(h, sid, owner.key);
+    await h.request("/admin/history/archive", { headers: ADMIN, body: { limit: 500 } });
+    const { onShard, all } = await wholeChain(sid);
+    const snapshot = onShard.filter((e) => e.kind === "snapshot").at(-1)!.entry as Entry & { kind: "snapshot" };
+    // The withdrawn report is covered, its withdrawal is not: the snapshot leaves it out all the same.
+    expect(snapshot.through).toBeGreaterThanOrEqual(seqOf(failure));
+    expect(all.find((e) => e.kind === "withdrawal")!.n).toBeGreaterThan(snapshot.through);
+    expect(checkSnapshots(all.map((e) => e.entry))).toEqual([]);
+    await rebuild(h, sid, owner.key);
+    expect(await scoreOf(h, sid, owner.key)).toEqual(before);
+    expect((await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect())).record!.evidence).toEqual(live.evidence);
   });
 
   it("survives a kill between the archive's put and the shard's delete: the rerun loses and doubles nothing", async () => {

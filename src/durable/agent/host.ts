@@ -45,6 +45,8 @@ export interface AgentHost {
   commit(record: AgentRecord, change: Change): boolean;
   /** Applies the journal to the shard and the control database, then publishes; null when a batch failed. */
   flush(): Promise<Bookmarks | null>;
+  /** Drops the journal entries the shard has, with their clear text (after an erasure or a move). */
+  dropApplied(): void;
   /** The journal's shard writes for a caller to apply (null: this object applied them itself). */
   deferred(): Promise<{ upTo: number; shard: ShardWrite[] } | null>;
   /** Moves the alarm earlier when needed; never later. */

@@ -48,6 +48,8 @@ export class Kernel implements AgentHost {
    * restart it is 0 and they are sent again once: their statements are idempotent.
    */
   private applied = 0;
+  /** The greatest journal id handed to a caller by `deferred` in this object's life: what an acknowledgement may name. */
+  private handedOut = 0;
   /** Outbox events up to this id were sent. */
   private published = 0;
   /** Whether the last commit told score.changed: badges are purged with it (see faceMoved). */
@@ -212,7 +214,8 @@ export class Kernel implements AgentHost {
       return null;
     }
     await this.scheduleAlarm(Date.now() + RETRY_MS);
-    return { upTo: pending[pending.length - 1].id, shard: pending.flatMap((j) => j.shard) };
+    this.handedOut = pending[pending.length - 1].id;
+    return { upTo: this.handedOut, shard: pending.flatMap((j) => j.shard) };
   }
 
   /** The caller applied the journal up to `upTo`: events and leaves of those changes go out now. */
@@ -220,7 +223,9 @@ export class Kernel implements AgentHost {
     return this.serial(async () => {
       const record = this.stored();
       if (!record) return;
-      this.applied = Math.max(this.applied, upTo);
+      // An acknowledgement names only what this object handed out (one from before a restart could
+      // name ids given since, which the caller never applied).
+      this.applied = Math.max(this.applied, Math.min(upTo, this.handedOut));
       await this.publish(record);
       await this.scheduleRefresh(record);
     });
@@ -315,6 +320,11 @@ export class Kernel implements AgentHost {
     if ((await this.flush()) === null) return null;
     const stored = await readEntries(this.shard(record.shard).withSession("first-primary"), record.sid);
     return replayOf([...stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), ...pending], Date.parse(record.createdAt), now, version);
+  }
+
+  /** Drops the journal entries the shard has, with their clear text (after an erasure or a move). */
+  dropApplied(): void {
+    this.store.applied(this.applied);
   }
 
   /** Test and operator view: the record, and how many journal entries the shard still lacks. */

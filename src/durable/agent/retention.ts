@@ -60,16 +60,20 @@ export class Retention {
       const covered = latest?.through ?? 0;
       let through = covered;
       let snapshot = false;
-      if (first.at < input.dueBefore) {
+      // A move under way (rows the latest snapshot covers still on the shard) finishes first.
+      if (first.n > covered && first.at < input.dueBefore) {
         const stored = await readEntries(d1, record.sid);
-        let cut = stored.findIndex((e) => e.at >= input.cutoff);
+        // A report under dispute stays on the shard, with everything after it, until the dispute is decided.
+        const disputed = stored.find((e) => e.status === "disputed");
+        const cutoff = Math.min(input.cutoff, disputed?.at ?? Infinity);
+        let cut = stored.findIndex((e) => e.at >= cutoff);
         if (cut < 0) cut = stored.length;
         // Snapshots right after the cut change no state: the new one covers them too, so they leave.
         while (cut < stored.length && stored[cut].kind === "snapshot") cut++;
-        const upTo = stored.slice(0, cut);
-        if (upTo.length > 0 && upTo[upTo.length - 1].n > covered) {
-          if (!(await this.snapshot(record, upTo, input))) return refuse("write_failed");
-          through = upTo[upTo.length - 1].n;
+        const last = cut > 0 ? stored[cut - 1].n : 0;
+        if (last > covered) {
+          if (!(await this.snapshot(record, stored, last, cutoff, input.now))) return refuse("write_failed");
+          through = last;
           snapshot = true;
         }
       }
@@ -86,29 +90,32 @@ export class Retention {
         moved += rows.length;
       }
       const done = (await rowsThrough(d1, record.sid, through, 1)).length === 0;
+      // The journal keeps nothing the archive took (a restart would send it to the shard again).
+      host.dropApplied();
       return ok({ through, snapshot, moved, pages, bytes, done });
     });
   }
 
-  /** Appends the snapshot of the state after the last of `upTo` (the chain cut at `cutoff`) and applies it to the shard. */
-  private async snapshot(record: AgentRecord, upTo: Awaited<ReturnType<typeof readEntries>>, input: ArchiveInput): Promise<boolean> {
+  /** Appends the snapshot of the chain (`stored`) cut after entry `through` at `cut`, and applies it to the shard. */
+  private async snapshot(record: AgentRecord, stored: Awaited<ReturnType<typeof readEntries>>, through: number, cut: number, now: number): Promise<boolean> {
     const { host } = this;
     const { body, operators } = snapshotOf(
-      upTo.map((e) => ({ entry: e.entry, who: whoOf(e) })),
+      stored.map((e) => ({ entry: e.entry, who: whoOf(e) })),
       Date.parse(record.createdAt),
-      input.cutoff,
+      cut,
+      through,
     );
     const ownerLocal = body.owner === null ? null : body.locals[body.owner];
     const owner = Object.entries(operators).find(([, local]) => local === ownerLocal)?.[0];
     const kept: SnapshotPrivate = { operators, owner: owner === undefined ? null : Number(owner) };
     const write: EntryWrite = {
-      draft: { kind: "snapshot", at: input.now, body },
-      composite: scoreOfRecord(record, input.now).composite,
+      draft: { kind: "snapshot", at: now, body },
+      composite: scoreOfRecord(record, now).composite,
       row: { private: JSON.stringify(kept) },
     };
     const appended = await host.append(record, [write]);
     const next = appended.record;
-    if (!host.commit(next, { shard: [...appended.shard, agentRow(next, input.now)], leaves: appended.leaves, at: input.now })) return false;
+    if (!host.commit(next, { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now })) return false;
     return (await host.flush()) !== null;
   }
 
@@ -119,6 +126,7 @@ export class Retention {
       const record = await host.load(ref);
       if (!record) return refuse("not_found");
       if ((await host.flush()) === null) return refuse("write_failed");
+      host.dropApplied();
       const d1 = host.shard(record.shard).withSession("first-primary");
       return ok(await eraseText(d1, host.env.ARCHIVE_BUCKET, record.sid, target));
     });

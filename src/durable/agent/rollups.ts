@@ -56,10 +56,12 @@ export class Rollups implements Feature {
       const stored = await readEntries(shard, record.sid);
       const withdrawn = new Set(stored.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
       // The owner as each report found it: a report before a claim was on an unclaimed agent. When
-      // the registration has left for the archive, the retention snapshot says who owned it at the cut.
+      // the registration has left for the archive and no claim is left on the shard, the retention
+      // snapshot names the owner (an agent is claimed once, from no owner).
       const snapshot = stored.findLast((e) => e.kind === "snapshot");
-      const cutOwner = (snapshot?.private as SnapshotPrivate | null | undefined)?.owner ?? null;
-      let owner: string | null = stored[0]?.kind === "registration" || cutOwner === null ? null : String(cutOwner);
+      const snapshotOwner = (snapshot?.private as SnapshotPrivate | null | undefined)?.owner ?? null;
+      const ownerOnShard = stored.some((e) => e.kind === "registration" || e.kind === "claim");
+      let owner: string | null = ownerOnShard || snapshotOwner === null ? null : String(snapshotOwner);
       const reports: TrackedReport[] = [];
       for (const { entry, operator, at } of stored) {
         if (entry.kind === "registration" || entry.kind === "claim") owner = operator === null ? null : String(operator);

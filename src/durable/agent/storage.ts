@@ -48,6 +48,9 @@ export interface StoredAnswer {
   result: unknown;
 }
 
+/** The storage fact holding the greatest journal id given, for when the journal is empty. */
+const LAST_JOURNAL = "journal_last";
+
 /** Tables made before their present shape, and the text that tells the old shape from the new. */
 const RESHAPED: readonly { table: string; columns: string; current: (sql: string) => boolean }[] = [
   { table: "journal", columns: "id, shard, control", current: (sql) => !/AUTOINCREMENT/i.test(sql) },
@@ -64,14 +67,18 @@ const FORGET_EVERY_MS = 3_600_000;
  */
 interface Memo {
   journal?: Journaled[];
-  /** The greatest journal id given (ids only grow, in storage and in this object's life). */
-  lastJournal?: number;
   lastEvent?: number;
   notified?: Notified | null;
 }
 
 export class KernelStorage {
   private memo: Memo = {};
+  /**
+   * The greatest journal id given. Ids only grow, in this object's life (kept through `forget`) and
+   * across lives (the alarm that empties the journal stores it as a fact): an id given again would
+   * be taken for an entry the shard already has.
+   */
+  private lastJournal = 0;
   /** When expired records were last forgotten (from meta, read once). */
   private forgotAt: number | undefined;
 
@@ -99,6 +106,9 @@ export class KernelStorage {
       // No meta table yet: a new object.
     }
     for (const statement of statements) this.sql.exec(statement);
+    // The journal's ids went on from its AUTOINCREMENT counter: they go on from there.
+    const counter = this.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'journal'").toArray()[0];
+    if (counter && counter.seq > (this.fact<number>(LAST_JOURNAL) ?? 0)) this.setFact(LAST_JOURNAL, counter.seq);
     for (const r of RESHAPED) this.storage.transactionSync(() => reshape(this.sql, SCHEMA, r.table, r.columns, r.current));
     for (const f of this.features) f.upgrade?.();
     this.setFact("schema", version);
@@ -151,7 +161,7 @@ export class KernelStorage {
   journal(shard: ShardWrite[], control: ControlWrite[], applied: number): void {
     if (shard.length === 0 && control.length === 0) return;
     const entries = this.loadJournal();
-    const id = (this.memo.lastJournal = Math.max(this.memo.lastJournal ?? 0, entries.at(-1)?.id ?? 0) + 1);
+    const id = ++this.lastJournal;
     const oldest = entries[0];
     const text = [JSON.stringify(shard), JSON.stringify(control)];
     if (oldest && oldest.id <= applied) {
@@ -164,10 +174,13 @@ export class KernelStorage {
   }
 
   private loadJournal(): Journaled[] {
-    this.memo.journal ??= this.sql
-      .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
-      .toArray()
-      .map((j) => ({ id: j.id, shard: JSON.parse(j.shard) as ShardWrite[], control: JSON.parse(j.control) as ControlWrite[] }));
+    if (!this.memo.journal) {
+      this.memo.journal = this.sql
+        .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
+        .toArray()
+        .map((j) => ({ id: j.id, shard: JSON.parse(j.shard) as ShardWrite[], control: JSON.parse(j.control) as ControlWrite[] }));
+      this.lastJournal = Math.max(this.lastJournal, this.memo.journal.at(-1)?.id ?? 0, this.fact<number>(LAST_JOURNAL) ?? 0);
+    }
     return this.memo.journal;
   }
 
@@ -176,8 +189,12 @@ export class KernelStorage {
     return this.loadJournal().filter((j) => j.id > afterId);
   }
 
-  /** Drops the entries the shard has (the alarm's: the object may be evicted before its next change). */
+  /**
+   * Drops the entries the shard has (the alarm's: the object may be evicted before its next change;
+   * and erasure's: the clear text goes from here too), keeping the greatest id given.
+   */
   applied(upToId: number): void {
+    if (this.loadJournal().some((j) => j.id <= upToId)) this.setFact(LAST_JOURNAL, this.lastJournal);
     this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
     if (this.memo.journal) this.memo.journal = this.memo.journal.filter((j) => j.id > upToId);
   }
