@@ -103,11 +103,12 @@ export function checkSnapshots(entries: readonly Entry[]): number[] {
     if (s.kind !== "snapshot") continue;
     const before = entries.filter((e) => e.n < s.n);
     const dated = before.filter((e) => e.kind !== "snapshot");
+    const firstLeft = dated.find((e) => e.n > s.through);
     const inTime =
       s.through < s.n &&
       s.cut <= Date.parse(s.at) &&
-      dated.every((e) => (e.n <= s.through ? Date.parse(e.at) < s.cut : true)) &&
-      (dated.find((e) => e.n > s.through) === undefined || Date.parse(dated.find((e) => e.n > s.through)!.at) >= s.cut);
+      dated.every((e) => e.n > s.through || Date.parse(e.at) < s.cut) &&
+      (firstLeft === undefined || Date.parse(firstLeft.at) >= s.cut);
     if (!inTime) {
       wrong.push(s.n);
       continue;

@@ -30,6 +30,14 @@ export function replayHistory(history: HistoryItem[], ownerId: number | null, cr
 export type EntryWho = string | number | null | Record<string, number>;
 
 type Chained = { entry: Entry; who: EntryWho };
+type SnapshotChained = { entry: Entry & { kind: "snapshot" }; who: EntryWho };
+
+/** The snapshot entry of highest number among these (they need not be in order). */
+function latestSnapshot(entries: readonly Chained[]): SnapshotChained | undefined {
+  let latest: SnapshotChained | undefined;
+  for (const e of entries) if (e.entry.kind === "snapshot" && e.entry.n > (latest?.entry.n ?? 0)) latest = e as SnapshotChained;
+  return latest;
+}
 
 /**
  * What the model replays of a chain of entries: its reports (those withdrawn later left out) and
@@ -73,8 +81,7 @@ export function historyOfEntries(entries: readonly Chained[], later: readonly Ch
     return out;
   };
   let owner: number | null = null;
-  let snapshot: { entry: Entry & { kind: "snapshot" }; who: EntryWho } | undefined;
-  for (const e of entries) if (e.entry.kind === "snapshot" && e.entry.n > (snapshot?.entry.n ?? 0)) snapshot = e as typeof snapshot;
+  const snapshot = latestSnapshot(entries);
   let start: HistorySnapshot | undefined;
   if (snapshot) {
     // The numbering goes on from the snapshot's, the fold from its state.
@@ -156,8 +163,7 @@ export function replayOf(entries: readonly { entry: Entry; who: EntryWho }[], cr
  * service keeps beside the entry.
  */
 export function snapshotOf(chain: readonly Chained[], createdAt: number, cut: number, through: number): { body: EntryBodies["snapshot"]; operators: Record<string, number> } {
-  let latest: Chained | undefined;
-  for (const e of chain) if (e.entry.kind === "snapshot" && e.entry.n > (latest?.entry.n ?? 0)) latest = e;
+  const latest = latestSnapshot(chain);
   const covered = chain.filter((e) => e.entry.n <= through || e === latest);
   const later = chain.filter((e) => e.entry.n > through && e !== latest);
   const history = historyOfEntries(covered, later);

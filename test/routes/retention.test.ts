@@ -43,6 +43,26 @@ async function oldAgent(oldReports: number, recentReports = 4, start = START) {
   return { app, sid, owner, reporter, ids };
 }
 
+/**
+ * A self-registered agent, 600 days old, with three reports from its future claimer and three from
+ * another reporter in its first days (all before the window), and how to report on it at a time.
+ */
+async function wildAgent(ip: string) {
+  const app = testApp({ now: START });
+  const registered = await app.request("/register/self", { body: { name: "Wild", ...agentConfig }, headers: { "cf-connecting-ip": ip } });
+  expect(registered.status).toBe(201);
+  const { sid, claim_token } = (await registered.json()) as { sid: string; claim_token: string };
+  const claimer = await createOperator({ verified: true });
+  const reporter = await createOperator({ verified: true });
+  const reportAt = async (at: number, key: string) => {
+    app.clock.now = at;
+    expect((await app.request("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900 } })).status).toBe(201);
+  };
+  for (let i = 1; i <= 3; i++) await reportAt(START + i * DAY, claimer.key);
+  for (let i = 1; i <= 3; i++) await reportAt(START + i * DAY + HOUR, reporter.key);
+  return { app, sid, claim_token, claimer, reporter, reportAt };
+}
+
 const archivePass = async (app: ReturnType<typeof testApp>) => {
   const res = await app.request("/admin/history/archive", { headers: ADMIN, body: { limit: 500 } });
   expect(res.status).toBe(200);
@@ -212,18 +232,7 @@ describe("the retention window", () => {
   });
 
   it("a claim after the move replays from the snapshot, leaving out the claimer's evidence from before the cut", async () => {
-    const app = testApp({ now: START });
-    const registered = await app.request("/register/self", { body: { name: "Wild", ...agentConfig }, headers: { "cf-connecting-ip": "192.0.2.77" } });
-    expect(registered.status).toBe(201);
-    const { sid, claim_token } = (await registered.json()) as { sid: string; claim_token: string };
-    const claimer = await createOperator({ verified: true });
-    const reporter = await createOperator({ verified: true });
-    const reportAt = async (at: number, key: string) => {
-      app.clock.now = at;
-      expect((await app.request("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900 } })).status).toBe(201);
-    };
-    for (let i = 1; i <= 3; i++) await reportAt(START + i * DAY, claimer.key);
-    for (let i = 1; i <= 3; i++) await reportAt(START + i * DAY + HOUR, reporter.key);
+    const { app, sid, claim_token, claimer, reporter, reportAt } = await wildAgent("192.0.2.77");
     await reportAt(T_CALL - 5 * DAY, reporter.key);
     app.clock.now = T_CALL;
     await archivePass(app);
@@ -283,17 +292,7 @@ describe("the retention window", () => {
   });
 
   it("a claim between the cut and the snapshot keeps the claimer's earlier reports weighed as the owner's", async () => {
-    const app = testApp({ now: START });
-    const registered = await app.request("/register/self", { body: { name: "Wild", ...agentConfig }, headers: { "cf-connecting-ip": "192.0.2.78" } });
-    const { sid, claim_token } = (await registered.json()) as { sid: string; claim_token: string };
-    const claimer = await createOperator({ verified: true });
-    const reporter = await createOperator({ verified: true });
-    const reportAt = async (at: number, key: string) => {
-      app.clock.now = at;
-      expect((await app.request("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900 } })).status).toBe(201);
-    };
-    for (let i = 1; i <= 3; i++) await reportAt(START + i * DAY, claimer.key);
-    for (let i = 1; i <= 3; i++) await reportAt(START + i * DAY + HOUR, reporter.key);
+    const { app, sid, claim_token, claimer } = await wildAgent("192.0.2.78");
     app.clock.now = T_CALL - 100 * DAY;
     expect((await app.request(`/agents/${sid}/claim`, { headers: bearer(claimer.key), body: { claim_token } })).status).toBe(200);
     app.clock.now = T_CALL;
