@@ -5,14 +5,14 @@
 // is read first and the archive strictly below what it gave: a move that runs between the two reads
 // (a page written, then its rows deleted) leaves neither a gap nor an entry twice.
 
-import type { SCORE_ENTRY_KINDS } from "../domain/entries";
+import { SCORE_ENTRY_KINDS } from "../domain/entries";
 import type { ScoreEvent, TransactionEntry } from "../domain/views";
 import { scoreEventOf, transactionOfRow } from "./agents";
 import type { Database } from "./client";
 import { readEntries, type StoredEntry } from "./history";
 import { firstOnShard, readArchived, readArchivedAfter } from "./history-archive";
 
-const SCORE_KINDS = new Set<string>(["report", "config", "withdrawal"] satisfies (typeof SCORE_ENTRY_KINDS)[number][]);
+const SCORE_KINDS = new Set<string>(SCORE_ENTRY_KINDS);
 
 /** Below which entry number the archive holds the agent's history (null: it holds nothing the shard lacks). */
 async function archivedBelow(d1: Database, sid: string): Promise<number | null> {

@@ -118,13 +118,6 @@ export async function readArchivedAfter(bucket: R2Bucket, sid: string, after: nu
   return found;
 }
 
-/** Every archived entry of the agent, oldest first (a verifier's whole chain, with the shard's rows after it). */
-export async function readAllArchived(bucket: R2Bucket, sid: string): Promise<StoredEntry[]> {
-  const all: StoredEntry[] = [];
-  for (const ref of await listPages(bucket, sid)) all.push(...((await readPage(bucket, ref.key))?.entries ?? []).map(storedEntry));
-  return all;
-}
-
 /** The shard's oldest entry rows up to number `through`, at most `limit`, as they are. */
 export async function rowsThrough(d1: Database, sid: string, through: number, limit: number): Promise<EntrySqlRow[]> {
   const page = await d1.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n <= ? ORDER BY n LIMIT ?`).bind(sid, through, limit).all<EntrySqlRow>();

@@ -46,12 +46,13 @@ export async function continueArchivePass(env: Env, now: number): Promise<Archiv
 /** One bounded pass, from where the last stopped. */
 export async function archivePass(env: Env, now: number, limit = AGENTS_PER_PASS): Promise<ArchivePass> {
   const cutoff = now - historyWindowDays(env) * DAY_MS;
+  const dueBefore = cutoff - ARCHIVE_PERIOD_DAYS * DAY_MS;
   const db = env.DB.withSession("first-primary");
   const after = await passCursor(db);
   // Only agents registered a period before the cutoff can hold entries due to move.
   const { results } = await db
     .prepare("SELECT num, sid, shard, log FROM agent_directory WHERE num > ? AND created_at < ? ORDER BY num LIMIT ?")
-    .bind(after, new Date(cutoff - ARCHIVE_PERIOD_DAYS * DAY_MS).toISOString(), limit)
+    .bind(after, new Date(dueBefore).toISOString(), limit)
     .all<DirectoryRow>();
   const pass: ArchivePass = { cutoff: new Date(cutoff).toISOString(), agents: 0, entries: 0, pages: 0, bytes: 0, failed: 0, complete: results.length < limit };
   let reached = after;
@@ -59,7 +60,7 @@ export async function archivePass(env: Env, now: number, limit = AGENTS_PER_PASS
     const ref: AgentRef = { sid: row.sid, num: row.num, shard: row.shard, log: row.log };
     let done = true;
     try {
-      const moved = await env.AGENT.getByName(row.sid).archiveHistory(ref, { cutoff, dueBefore: cutoff - ARCHIVE_PERIOD_DAYS * DAY_MS, now, maxPages: PAGES_PER_AGENT });
+      const moved = await env.AGENT.getByName(row.sid).archiveHistory(ref, { cutoff, dueBefore, now, maxPages: PAGES_PER_AGENT });
       if (moved.ok) {
         pass.agents++;
         pass.entries += moved.result.moved;

@@ -4,8 +4,8 @@
 import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { readAllArchived, listPages } from "../../src/db/history-archive";
-import { readEntries, whoOf } from "../../src/db/history";
+import { listPages, readPage } from "../../src/db/history-archive";
+import { readEntries, storedEntry, whoOf } from "../../src/db/history";
 import { replayOf } from "../../src/domain/replay";
 import type { Env } from "../../src/env";
 import { checkChain, saltedHash, type Entry } from "../../src/domain/entries";
@@ -98,7 +98,8 @@ const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 /** The whole chain: the archived pages' entries, then the shard's. */
 async function wholeChain(sid: string) {
-  const archived = await readAllArchived(env.ARCHIVE_BUCKET, sid);
+  const pages = await Promise.all((await listPages(env.ARCHIVE_BUCKET, sid)).map((p) => readPage(env.ARCHIVE_BUCKET, p.key)));
+  const archived = pages.flatMap((page) => page?.entries ?? []).map(storedEntry);
   const onShard = await readEntries(await shardOf(sid), sid);
   return { archived, onShard, all: [...archived, ...onShard] };
 }

@@ -81,15 +81,20 @@ export class Retention {
       let pages = 0;
       let bytes = 0;
       const bucket = host.env.ARCHIVE_BUCKET;
+      let done = false;
       for (; pages < input.maxPages; pages++) {
         const rows = await rowsThrough(d1, record.sid, through, PAGE_ENTRIES);
-        if (rows.length === 0) break;
+        if (rows.length === 0) {
+          done = true;
+          break;
+        }
         bytes += await writePage(bucket, record.sid, rows);
         if (host.failing("archiveAfterPut")) throw new Error("injected failure between the archive's put and the shard's delete");
         await deleteRows(d1, record.sid, rows[0].n, rows[rows.length - 1].n);
         moved += rows.length;
       }
-      const done = (await rowsThrough(d1, record.sid, through, 1)).length === 0;
+      // The page budget ran out: whether rows are left says if the move is done.
+      if (!done) done = (await rowsThrough(d1, record.sid, through, 1)).length === 0;
       // The journal keeps nothing the archive took (a restart would send it to the shard again).
       host.dropApplied();
       return ok({ through, snapshot, moved, pages, bytes, done });
