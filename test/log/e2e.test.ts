@@ -28,10 +28,13 @@ const logOf = async (sid: string) => (await env.DB.prepare("SELECT log FROM agen
  */
 const T_AGENT = Math.max(Date.now(), T_CALL);
 
-/** The agent's alarm, run by the test (its clock frozen). */
+/** The agent's alarm, run by the test at the time it was set for (the clock then frozen there). */
 async function agentAlarm(sid: string) {
   const stub = agentObject(sid);
-  await runInDurableObject(stub, (o) => void ((o as Agent).clock = () => T_AGENT));
+  await runInDurableObject(stub, async (o, state) => {
+    const at = Math.max(T_AGENT, (await state.storage.getAlarm()) ?? 0);
+    (o as Agent).clock = () => at;
+  });
   return runDurableObjectAlarm(stub);
 }
 
@@ -125,6 +128,28 @@ describe("the transparency log, end to end", () => {
     const held = await leavesOfAgent(n, status.sequenced!.tree_size, tag);
     expect(held.map((l) => l.seq)).toEqual([1, 2, 3]);
     await agentAlarm(sid);
+    expect(await outbox(sid)).toEqual([]);
+  });
+
+  it("asks the log only when its check is due: an alarm that comes earlier (a batch's retry) leaves the outbox as it is", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const n = await logOf(sid);
+    await sequence(n);
+    const stub = agentObject(sid);
+    const checkAt = await runInDurableObject(stub, async (o, state) => {
+      const at = (await state.storage.getAlarm())!;
+      (o as Agent).clock = () => at - 30_000;
+      // An earlier alarm, as a batch's journal sets one a few seconds ahead.
+      await state.storage.setAlarm(at - 30_000);
+      return at;
+    });
+    await runDurableObjectAlarm(stub);
+    expect(await outbox(sid)).toEqual([1]); // the log holds it, but was not asked
+    expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toBeLessThanOrEqual(checkAt);
+
+    await runInDurableObject(stub, (o) => void ((o as Agent).clock = () => checkAt));
+    await runDurableObjectAlarm(stub);
     expect(await outbox(sid)).toEqual([]);
   });
 });

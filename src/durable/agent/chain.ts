@@ -96,14 +96,15 @@ export class Chain implements Feature {
     if (leaves.length > 0) this.maybePending = true;
   }
 
-  /** The leaves the log has not acknowledged, in order. */
-  pending(): Leaf[] {
+  /** The leaves the log has not acknowledged, in order; past entry `after` only, when given. */
+  pending(after = 0): Leaf[] {
     if (!this.maybePending) return [];
+    const acked = this.ackedUpTo();
     const leaves = this.sql()
-      .exec<{ leaf: string }>("SELECT leaf FROM log_outbox WHERE n > ? ORDER BY n", this.ackedUpTo())
+      .exec<{ leaf: string }>("SELECT leaf FROM log_outbox WHERE n > ? ORDER BY n", Math.max(after, acked))
       .toArray()
       .map((r) => JSON.parse(r.leaf) as Leaf);
-    this.maybePending = leaves.length > 0;
+    if (after <= acked) this.maybePending = leaves.length > 0;
     return leaves;
   }
 
@@ -140,7 +141,8 @@ export class Chain implements Feature {
   async publish(record: AgentRecord): Promise<boolean> {
     const queue = this.env.LOG_QUEUE;
     if (!queue) return false;
-    const leaves = this.pending().filter((l) => l.seq > this.sent);
+    // Only what this life has not sent: the leaves waiting for the log's acknowledgement stay unread.
+    const leaves = this.pending(this.sent);
     if (leaves.length === 0) return false;
     try {
       for (let i = 0; i < leaves.length; i += LEAVES_PER_MESSAGE) {

@@ -22,6 +22,8 @@ import { KernelStorage } from "./storage";
 import { refreshCredibility, switchIfDue } from "./model";
 
 const DAY_MS = 86_400_000;
+/** The resolution of a face change's time: an alarm due within it also recomputes the next one. */
+const MINUTE_MS = 60_000;
 /** A shard batch that failed is retried by the alarm after this long (and by the next change). */
 const RETRY_MS = 5_000;
 /** Leaves the log has not acknowledged are checked and sent again this long after they were sent. */
@@ -52,6 +54,12 @@ export class Kernel implements AgentHost {
   private handedOut = 0;
   /** Outbox events up to this id were sent. */
   private published = 0;
+  /**
+   * When the alarm next asks the log about sent leaves: undefined in a new object life (the first
+   * alarm asks), null while nothing sent waits for the log. An alarm that comes earlier for other
+   * work (a deferred batch's retry) does not ask.
+   */
+  private logCheckAt: number | null | undefined;
   /** Whether the last commit told score.changed: badges are purged with it (see faceMoved). */
   private crossed = false;
 
@@ -239,7 +247,13 @@ export class Kernel implements AgentHost {
   private async publish(record: AgentRecord): Promise<void> {
     await this.publishEvents(record);
     // Leaves go to the log (./chain); the alarm checks on them and sends again what it lacks.
-    if (await this.chain.publish(record)) await this.scheduleAlarm(this.probes.now() + LOG_CHECK_MS);
+    if (await this.chain.publish(record)) await this.checkLogLater();
+  }
+
+  private async checkLogLater(): Promise<void> {
+    const at = this.probes.now() + LOG_CHECK_MS;
+    if (this.logCheckAt === undefined || this.logCheckAt === null || this.logCheckAt > at) this.logCheckAt = at;
+    await this.scheduleAlarm(at);
   }
 
   private async publishEvents(record: AgentRecord): Promise<void> {
@@ -268,7 +282,10 @@ export class Kernel implements AgentHost {
    * each feature's next deadline.
    */
   private async scheduleRefresh(record: AgentRecord): Promise<void> {
-    if (Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(nextFaceChange(record, this.probes.now(), DAY_MS));
+    const now = this.probes.now();
+    // Scoring the day ahead costs as much as a report: an alarm due within the minute does it when it runs.
+    const soon = this.alarmAt !== undefined && this.alarmAt !== null && this.alarmAt <= now + MINUTE_MS;
+    if (!soon && Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(nextFaceChange(record, now, DAY_MS));
     for (const f of this.features) {
       const at = f.deadline?.();
       if (at != null) await this.scheduleAlarm(at);
@@ -302,6 +319,7 @@ export class Kernel implements AgentHost {
   forget(): void {
     this.record = undefined;
     this.recent = new Map();
+    this.logCheckAt = undefined;
     this.store.forget();
   }
 
@@ -361,7 +379,13 @@ export class Kernel implements AgentHost {
         // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
         await this.scheduleRefresh(record);
-        if (await this.chain.resend(record)) await this.scheduleAlarm(this.probes.now() + LOG_CHECK_MS);
+        if (this.logCheckAt === undefined || (this.logCheckAt !== null && this.logCheckAt <= now)) {
+          this.logCheckAt = null;
+          if (await this.chain.resend(record)) await this.checkLogLater();
+        } else if (this.logCheckAt !== null) {
+          // An object has one alarm: the earlier one replaced the check's.
+          await this.scheduleAlarm(this.logCheckAt);
+        }
       }
     });
   }
