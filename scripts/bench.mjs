@@ -16,7 +16,8 @@
 //      differences show what each stage costs;
 //   4. copies the service's state, adds 100x the agents and history to the copy (one SQL file per
 //      database: directory entries on the control database, rows and history on their shards),
-//      runs the small and the large service side by side and compares GET /score latency;
+//      runs the small and the large service side by side (once both are idle) and compares GET
+//      /score latency over as many agents read in each, and beside it over all the large set's;
 //   5. counts the work of a report with the meter (a service started with D1_METER=true, which sums
 //      D1's own result meta per database, the rows the agents' objects write in their SQLite, queue
 //      messages and object calls): statements on the control database, batches and rows on the
@@ -34,11 +35,12 @@
 // transparency log's capacity and cost, scripts/bench-log.mjs; credibility: the credibility job's,
 // scripts/bench-credibility.ts; each only when named), --no-breakdown, --profile (attach
 // V8's sampling profiler to the service through wrangler's inspector port and print where each
-// request's CPU time goes; it slows the service, so a profiled run's ratios are not comparable).
+// request's CPU time goes; it slows the service, so a profiled run's ratios are not comparable),
+// --worker-logs <dir> (each Worker's whole output into a file there).
 import autocannon from "autocannon";
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -66,6 +68,7 @@ const ROUNDS = 4; // alternating slices per measurement
 const BREAKDOWN = !argv.includes("--no-breakdown");
 const PROFILE = argv.includes("--profile");
 const ONLY = option("only", null)?.split(",") ?? null;
+const WORKER_LOGS = option("worker-logs", null); // a directory: each Worker's whole output goes there
 const want = (key) => !ONLY || ONLY.includes(key);
 const AGENTS = 100;
 const TX_PER_AGENT = 5;
@@ -130,6 +133,7 @@ function startWorker(name, cwd, script, port, persistTo, extra = []) {
   const child = spawn(wrangler, args, { cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const output = [];
   const keep = (chunk) => {
+    if (WORKER_LOGS) writeFileSync(join(WORKER_LOGS, `${name.replace(/[^a-z0-9]+/gi, "-")}-${port}.log`), String(chunk), { flag: "a" });
     output.push(String(chunk));
     if (output.length > 200) output.shift();
   };
@@ -204,6 +208,53 @@ function freePort() {
   });
 }
 
+/** CPU seconds used so far by a child and its descendants (Linux /proc; null elsewhere). */
+function cpuSeconds(rootPid) {
+  let entries;
+  try {
+    entries = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  const stats = new Map();
+  for (const pid of entries) {
+    try {
+      // The fields after the command's closing parenthesis: state, ppid, ..., utime (14), stime (15).
+      const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
+      stats.set(Number(pid), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = new Set([rootPid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, s] of stats) {
+      if (tree.has(pid) || !tree.has(s.ppid)) continue;
+      tree.add(pid);
+      grew = true;
+    }
+  }
+  let ticks = 0;
+  for (const pid of tree) ticks += stats.get(pid)?.ticks ?? 0;
+  return ticks / 100;
+}
+
+/** Waits (at most 30 s) until a started Worker is idle: under 5% of a core over a second. */
+async function waitIdle(child) {
+  const until = Date.now() + 30_000;
+  let before = cpuSeconds(child.pid);
+  if (before === null) return sleep(5000);
+  while (Date.now() < until) {
+    await sleep(1000);
+    const now = cpuSeconds(child.pid);
+    if (now - before < 0.05) return;
+    before = now;
+  }
+  log(`${child.label} still busy after 30 s; measuring anyway`);
+}
+
 async function waitReady(child, base, path) {
   const until = Date.now() + 90_000;
   while (Date.now() < until) {
@@ -220,10 +271,15 @@ async function waitReady(child, base, path) {
   throw new Error(`${child.label} did not become ready:\n${child.output()}`);
 }
 
+// Made once per run: every start of the service serves the same state, whose chains and log leaves
+// were made with its REPORTER_KEY and LOG_KEY (new keys at a restart would have its log refuse every
+// leaf the agents send again, in a burst each minute).
+const serviceSecrets = secretVarArgs("bench");
+
 /** A service instance: wrangler dev of the bundle on free ports. */
 async function startService(label, script, persistTo, adminToken, vars = []) {
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
-  const args = ["--inspector-port", String(inspector), "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...secretVarArgs("bench"), ...vars.flatMap((v) => ["--var", v])];
+  const args = ["--inspector-port", String(inspector), "--var", `ADMIN_TOKEN:${adminToken}`, "--var", "RETURN_KEYS_IN_RESPONSES:true", ...serviceSecrets, ...vars.flatMap((v) => ["--var", v])];
   const child = startWorker(label, root, script, port, persistTo, args);
   return { child, url: `http://${HOST}:${port}`, inspector };
 }
@@ -525,9 +581,9 @@ async function main() {
       await measureSet([
         // Two batches in flight (200 reports, against the singles' 10): a batch takes about a second
         // here, so 10 of them would outlast a round and count as nothing.
-        { key: "batch", label: "service  POST /transactions/batch (100 reports)", url: svc, spec: { method: "POST", connections: 2, headers: reporter.auth, next: () => ({ path: "/transactions/batch", body: batchBody() }) } },
-        { key: "singles", label: "service  POST /transactions (100 agents)", url: svc, spec: { method: "POST", headers: reporter.auth, next: () => ({ path: "/transactions", body: txBody(pick(sids)) }) } },
-      ], { seconds: Math.max(DURATION, 40) }),
+        { key: "batch", label: "service  POST /transactions/batch (100 reports)", url: svc, profile: true, spec: { method: "POST", connections: 2, headers: reporter.auth, next: () => ({ path: "/transactions/batch", body: batchBody() }) } },
+        { key: "singles", label: "service  POST /transactions (100 agents)", url: svc, profile: true, spec: { method: "POST", headers: reporter.auth, next: () => ({ path: "/transactions", body: txBody(pick(sids)) }) } },
+      ], { seconds: Math.max(DURATION, 40), profiler }),
     );
   }
   if (want("ceiling")) {
@@ -578,10 +634,18 @@ async function main() {
     const small = await startService("service (small)", svcScript, svcState, adminToken);
     const large = await startService("service (large)", svcScript, largeState, adminToken);
     await Promise.all([waitReady(small.child, small.url, "/score/SID-0x0000000000000000"), waitReady(large.child, large.url, "/score/SID-0x0000000000000000")]);
+    // Both restarted on state whose agents' alarms (log checks) are due: measured once that is done.
+    await Promise.all([waitIdle(small.child), waitIdle(large.child)]);
     const allSids = [...sids, ...Array.from({ length: AGENTS * SCALE - AGENTS }, (_, i) => largeSid(i + 1))];
+    // The target's comparison: as many agents read in each (every SCALE-th of the large set, over its
+    // shards), so both services' per-isolate directory caches are as warm and what differs is the
+    // data's size. Reads spread over all the large set's agents are shown beside it: in a few seconds
+    // nearly every one is an agent's first read in the isolate, which adds a directory query.
+    const sample = allSids.filter((_, i) => i % SCALE === 0);
     const r = await measureSet([
       { key: "scoreSmall", label: `service  GET /score/{sid}, ${AGENTS} agents`, url: small.url, spec: scoreSpec(sids) },
-      { key: "scoreLarge", label: `service  GET /score/{sid}, ${allSids.length} agents`, url: large.url, spec: scoreSpec(allSids) },
+      { key: "scoreLarge", label: `service  GET /score/{sid}, ${sample.length} of ${allSids.length}`, url: large.url, spec: scoreSpec(sample) },
+      { key: "scoreLargeCold", label: `service  GET /score/{sid}, all ${allSids.length}`, url: large.url, spec: scoreSpec(allSids) },
     ]);
     Object.assign(m, r);
     await Promise.all([stopWorker(small.child), stopWorker(large.child)]);
@@ -771,11 +835,18 @@ SELECT ${FIRST} + n.i, 'SID-0xbe' || printf('%014x', n.i), n.i % ${shards.length
  * esbuild leaves in wrangler's bundle, and reported as CPU time per request.
  */
 async function attachProfiler(inspectorPort, bundle) {
-  const ws = new WebSocket(`ws://${HOST}:${inspectorPort}/ws`, { headers: { Origin: "http://localhost" } });
-  await new Promise((resolve, reject) => {
-    ws.addEventListener("open", resolve);
-    ws.addEventListener("error", () => reject(new Error("cannot attach the profiler to the inspector port")));
-  });
+  // The inspector proxy may come up a moment after the Worker answers.
+  let ws;
+  for (let attempt = 1; ; attempt++) {
+    ws = new WebSocket(`ws://${HOST}:${inspectorPort}/ws`, { headers: { Origin: "http://localhost" } });
+    const opened = await new Promise((resolve) => {
+      ws.addEventListener("open", () => resolve(true));
+      ws.addEventListener("error", () => resolve(false));
+    });
+    if (opened) break;
+    if (attempt === 20) throw new Error("cannot attach the profiler to the inspector port");
+    await sleep(500);
+  }
   let nextId = 0;
   const pending = new Map();
   ws.addEventListener("message", (e) => {
@@ -922,7 +993,13 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
     lines.push(`D1 write ceiling (INSERT + UPDATE batch straight from the Worker, 100 rows): ${m.writeDirect.rps} req/s, p50 ${m.writeDirect.p50} ms, p99 ${m.writeDirect.p99} ms`);
   }
   const large = comparisons.find((c) => c.key === "large");
-  if (m.scoreLarge) lines.push(`GET /score latency, large over small: p50 ${large.ratio}x, p99 ${large.p99Ratio}x`);
+  if (m.scoreLarge) lines.push(`GET /score latency, large over small (${AGENTS} agents read in each): p50 ${large.ratio}x, p99 ${large.p99Ratio}x`);
+  if (m.scoreLargeCold && m.scoreSmall) {
+    lines.push(
+      `GET /score over all ${counts?.agents ?? AGENTS * SCALE} agents (nearly every read an agent's first in the isolate: a directory query more): ` +
+        `${m.scoreLargeCold.rps} req/s, p50 ${m.scoreLargeCold.p50} ms (${latencyRatio(m.scoreLargeCold, m.scoreSmall, "p50")}x small), p99 ${m.scoreLargeCold.p99} ms`,
+    );
+  }
   if (d1) {
     const a = d1.acrossAgents;
     const o = d1.oneAgent;
@@ -974,7 +1051,7 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
       row("POST /transactions, 100 agents (201)", b.txMany, b.txInvalid, "scorer object: scoring, its D1 batch, badge purge"),
     );
   }
-  for (const r of [m.score, m.badge, m.txOne, m.txMany, ...Object.values(m.breakdown ?? {})]) {
+  for (const r of [m.score, m.badge, m.txOne, m.txMany, m.batch, m.singles, ...Object.values(m.breakdown ?? {})]) {
     if (r?.profile) lines.push("", ...r.profile.lines);
   }
   if (PROFILE) lines.push("", "PROFILED RUN: the profiler slows the service, so its ratios are not comparable with the targets.");
