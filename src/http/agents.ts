@@ -33,10 +33,9 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V) {
 export async function locate(c: Context<AppEnv>, sid: string): Promise<AgentRef> {
   const hit = directory.get(sid);
   if (hit && Date.now() - hit.at < DIRECTORY_TTL_MS) return hit.ref;
-  // Most agents of a large service are not in this isolate's cache: the request's session reads the
-  // nearest replica. An agent it lacks may have been registered a moment ago elsewhere: the primary
-  // decides a 404.
-  const entry = (await findAgent(c.get("sessions").control(), sid)) ?? (await findAgent(c.env.DB.withSession("first-primary"), sid));
+  // Most agents of a large service are not in this isolate's cache: the nearest replica answers. An
+  // agent it lacks may have been registered a moment ago elsewhere: the primary decides a 404.
+  const entry = (await findAgent(c.env.DB.withSession("first-unconstrained"), sid)) ?? (await findAgent(c.env.DB.withSession("first-primary"), sid));
   if (!entry) throw errors.agentNotFound();
   const ref = { sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log };
   remember(directory, sid, { ref, at: Date.now() });

@@ -14,6 +14,8 @@ import type { Feature } from "./feature";
 
 /** The storage fact holding the last seq the log acknowledged. */
 const ACKED = "log_acked";
+/** Leaves the log has not acknowledged are checked and sent again this long after they were sent. */
+const LOG_CHECK_MS = 60_000;
 /** At most this many leaves go in one log message (a queue message holds 128 KB). */
 const LEAVES_PER_MESSAGE = 200;
 
@@ -42,6 +44,8 @@ export class Chain implements Feature {
   private sent = 0;
   /** Leaves up to this entry number are in the log (read from storage once). */
   private acked: number | undefined;
+  /** When the alarm next asks the log about sent leaves: undefined in a new object life (the first alarm asks), null while none waits. */
+  private checkAt: number | null | undefined;
 
   constructor(
     private readonly env: Env,
@@ -52,6 +56,21 @@ export class Chain implements Feature {
   forget(): void {
     this.maybePending = true;
     this.acked = undefined;
+    this.checkAt = undefined;
+  }
+
+  /** Leaves went out at `now`: when the log is to be asked about them (an earlier check stands). */
+  checkLater(now: number): number {
+    const at = now + LOG_CHECK_MS;
+    if (this.checkAt == null || this.checkAt > at) this.checkAt = at;
+    return this.checkAt;
+  }
+
+  /** At an alarm: true when the log is to be asked now, else when it is (null: nothing waits for it). */
+  checkDue(now: number): true | number | null {
+    if (this.checkAt !== undefined && (this.checkAt === null || this.checkAt > now)) return this.checkAt;
+    this.checkAt = null;
+    return true;
   }
 
   private ackedUpTo(): number {

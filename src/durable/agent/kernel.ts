@@ -26,8 +26,6 @@ const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 /** A shard batch that failed is retried by the alarm after this long (and by the next change). */
 const RETRY_MS = 5_000;
-/** Leaves the log has not acknowledged are checked and sent again this long after they were sent. */
-const LOG_CHECK_MS = 60_000;
 
 /** Where tests reach in: the clock of alarms and rebuilds, and injected failures. Production has none. */
 export interface Probes {
@@ -54,12 +52,6 @@ export class Kernel implements AgentHost {
   private handedOut = 0;
   /** Outbox events up to this id were sent. */
   private published = 0;
-  /**
-   * When the alarm next asks the log about sent leaves: undefined in a new object life (the first
-   * alarm asks), null while nothing sent waits for the log. An alarm that comes earlier for other
-   * work (a deferred batch's retry) does not ask.
-   */
-  private logCheckAt: number | null | undefined;
   /** Whether the last commit told score.changed: badges are purged with it (see faceMoved). */
   private crossed = false;
 
@@ -247,13 +239,7 @@ export class Kernel implements AgentHost {
   private async publish(record: AgentRecord): Promise<void> {
     await this.publishEvents(record);
     // Leaves go to the log (./chain); the alarm checks on them and sends again what it lacks.
-    if (await this.chain.publish(record)) await this.checkLogLater();
-  }
-
-  private async checkLogLater(): Promise<void> {
-    const at = this.probes.now() + LOG_CHECK_MS;
-    if (this.logCheckAt === undefined || this.logCheckAt === null || this.logCheckAt > at) this.logCheckAt = at;
-    await this.scheduleAlarm(at);
+    if (await this.chain.publish(record)) await this.scheduleAlarm(this.chain.checkLater(this.probes.now()));
   }
 
   private async publishEvents(record: AgentRecord): Promise<void> {
@@ -319,7 +305,6 @@ export class Kernel implements AgentHost {
   forget(): void {
     this.record = undefined;
     this.recent = new Map();
-    this.logCheckAt = undefined;
     this.store.forget();
   }
 
@@ -379,12 +364,12 @@ export class Kernel implements AgentHost {
         // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
         await this.scheduleRefresh(record);
-        if (this.logCheckAt === undefined || (this.logCheckAt !== null && this.logCheckAt <= now)) {
-          this.logCheckAt = null;
-          if (await this.chain.resend(record)) await this.checkLogLater();
-        } else if (this.logCheckAt !== null) {
-          // An object has one alarm: the earlier one replaced the check's.
-          await this.scheduleAlarm(this.logCheckAt);
+        const check = this.chain.checkDue(now);
+        if (check === true) {
+          if (await this.chain.resend(record)) await this.scheduleAlarm(this.chain.checkLater(now));
+        } else if (check !== null) {
+          // An object has one alarm: an earlier one (a batch's retry) replaced the check's.
+          await this.scheduleAlarm(check);
         }
       }
     });
