@@ -67,6 +67,8 @@ const FORGET_EVERY_MS = 3_600_000;
  */
 interface Memo {
   journal?: Journaled[];
+  /** Facts read or written in this life (every change asks for a few). */
+  facts?: Map<string, unknown>;
   lastEvent?: number;
   notified?: Notified | null;
 }
@@ -343,12 +345,18 @@ export class KernelStorage {
   }
 
   fact<T>(key: string): T | null {
-    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
-    return row ? (JSON.parse(row.value) as T) : null;
+    const facts = (this.memo.facts ??= new Map());
+    if (!facts.has(key)) {
+      const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
+      facts.set(key, row ? JSON.parse(row.value) : null);
+    }
+    return facts.get(key) as T | null;
   }
 
   setFact(key: string, value: unknown): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
+    const text = JSON.stringify(value);
+    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, text);
+    (this.memo.facts ??= new Map()).set(key, JSON.parse(text));
   }
 }
 
