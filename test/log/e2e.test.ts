@@ -152,4 +152,21 @@ describe("the transparency log, end to end", () => {
     await runDurableObjectAlarm(stub);
     expect(await outbox(sid)).toEqual([]);
   });
+
+  it("asks the log at the first alarm of a new object life, though that alarm sends every waiting leaf again first", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const n = await logOf(sid);
+    await sequence(n);
+    const stub = agentObject(sid);
+    // An evicted object: memory gone, the check's alarm still a minute away.
+    await runInDurableObject(stub, async (o, state) => {
+      const at = (await state.storage.getAlarm())!;
+      (o as Agent).clock = () => at - 30_000;
+      (o as unknown as { kernel: { forget(): void } }).kernel.forget();
+      await state.storage.setAlarm(at - 30_000);
+    });
+    await runDurableObjectAlarm(stub);
+    expect(await outbox(sid)).toEqual([]);
+  });
 });

@@ -55,6 +55,7 @@ export class Chain implements Feature {
 
   forget(): void {
     this.maybePending = true;
+    this.sent = 0;
     this.acked = undefined;
     this.checkAt = undefined;
   }
@@ -66,11 +67,14 @@ export class Chain implements Feature {
     return this.checkAt;
   }
 
-  /** At an alarm: true when the log is to be asked now, else when it is (null: nothing waits for it). */
+  /** At an alarm: true when the log is to be asked now (always in a new object life), else when it is (null: nothing waits for it). */
   checkDue(now: number): true | number | null {
-    if (this.checkAt !== undefined && (this.checkAt === null || this.checkAt > now)) return this.checkAt;
+    return this.checkAt === undefined || (this.checkAt !== null && this.checkAt <= now) ? true : this.checkAt;
+  }
+
+  /** The log is being asked: no check waits until leaves go out again. */
+  checking(): void {
     this.checkAt = null;
-    return true;
   }
 
   private ackedUpTo(): number {

@@ -350,6 +350,8 @@ export class Kernel implements AgentHost {
       if (!this.record) this.recent = this.store.recentReports();
       this.record = stored;
       const now = this.probes.now();
+      // Decided before this alarm publishes anything: a new object life sends every waiting leaf again, and still asks.
+      const check = this.chain.checkDue(now);
       // The model: the switch when its time has passed, else the credibility in force brought up to date.
       const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
       this.store.forgetExpired(now);
@@ -364,8 +366,8 @@ export class Kernel implements AgentHost {
         // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
         await this.scheduleRefresh(record);
-        const check = this.chain.checkDue(now);
         if (check === true) {
+          this.chain.checking();
           if (await this.chain.resend(record)) await this.scheduleAlarm(this.chain.checkLater(now));
         } else if (check !== null) {
           // An object has one alarm: an earlier one (a batch's retry) replaced the check's.
