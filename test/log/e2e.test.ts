@@ -38,6 +38,31 @@ async function agentAlarm(sid: string) {
   return runDurableObjectAlarm(stub);
 }
 
+/** A new agent whose registration's leaf its log holds, its object not yet told. */
+async function sequencedAgent() {
+  const owner = await createOperator();
+  const { sid } = await registerAgent(owner.key);
+  await sequence(await logOf(sid));
+  return { sid, stub: agentObject(sid) };
+}
+
+/**
+ * Runs the agent's alarm half a minute before its log check is due, as a batch's retry comes (an
+ * object has one alarm: it replaces the check's); `evicted`: the object's memory gone first. Returns
+ * when the check is due.
+ */
+async function alarmBeforeCheck(stub: DurableObjectStub, { evicted }: { evicted: boolean }): Promise<number> {
+  const checkAt = await runInDurableObject(stub, async (o, state) => {
+    const at = (await state.storage.getAlarm())!;
+    (o as Agent).clock = () => at - 30_000;
+    if (evicted) (o as unknown as { kernel: { forget(): void } }).kernel.forget();
+    await state.storage.setAlarm(at - 30_000);
+    return at;
+  });
+  await runDurableObjectAlarm(stub);
+  return checkAt;
+}
+
 /** Sends what the queues hold to the sequencer, then runs its batch (its clock frozen, its alarm run by the test). */
 async function sequence(log: number) {
   const stub = await sequencer(log);
@@ -132,19 +157,8 @@ describe("the transparency log, end to end", () => {
   });
 
   it("asks the log only when its check is due: an alarm that comes earlier (a batch's retry) leaves the outbox as it is", async () => {
-    const owner = await createOperator();
-    const { sid } = await registerAgent(owner.key);
-    const n = await logOf(sid);
-    await sequence(n);
-    const stub = agentObject(sid);
-    const checkAt = await runInDurableObject(stub, async (o, state) => {
-      const at = (await state.storage.getAlarm())!;
-      (o as Agent).clock = () => at - 30_000;
-      // An earlier alarm, as a batch's journal sets one a few seconds ahead.
-      await state.storage.setAlarm(at - 30_000);
-      return at;
-    });
-    await runDurableObjectAlarm(stub);
+    const { sid, stub } = await sequencedAgent();
+    const checkAt = await alarmBeforeCheck(stub, { evicted: false });
     expect(await outbox(sid)).toEqual([1]); // the log holds it, but was not asked
     expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toBeLessThanOrEqual(checkAt);
 
@@ -154,19 +168,8 @@ describe("the transparency log, end to end", () => {
   });
 
   it("asks the log at the first alarm of a new object life, though that alarm sends every waiting leaf again first", async () => {
-    const owner = await createOperator();
-    const { sid } = await registerAgent(owner.key);
-    const n = await logOf(sid);
-    await sequence(n);
-    const stub = agentObject(sid);
-    // An evicted object: memory gone, the check's alarm still a minute away.
-    await runInDurableObject(stub, async (o, state) => {
-      const at = (await state.storage.getAlarm())!;
-      (o as Agent).clock = () => at - 30_000;
-      (o as unknown as { kernel: { forget(): void } }).kernel.forget();
-      await state.storage.setAlarm(at - 30_000);
-    });
-    await runDurableObjectAlarm(stub);
+    const { sid, stub } = await sequencedAgent();
+    await alarmBeforeCheck(stub, { evicted: true });
     expect(await outbox(sid)).toEqual([]);
   });
 });
