@@ -270,7 +270,7 @@ export class Kernel implements AgentHost {
   private async scheduleRefresh(record: AgentRecord): Promise<void> {
     const now = this.probes.now();
     // Scoring the day ahead costs as much as a report: an alarm due within the minute does it when it runs.
-    const soon = this.alarmAt !== undefined && this.alarmAt !== null && this.alarmAt <= now + MINUTE_MS;
+    const soon = this.alarmAt != null && this.alarmAt <= now + MINUTE_MS;
     if (!soon && Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(nextFaceChange(record, now, DAY_MS));
     for (const f of this.features) {
       const at = f.deadline?.();
