@@ -729,7 +729,9 @@ async function countD1(url, admin, auth, ownerAuth, sids) {
     const isD1 = (name) => /(^|:)(DB|SHARD_\d+)$/.test(name);
     const figures = {
       workerRequests: workerRequestsPerReport,
-      objectCalls: pick((n) => /do:(AGENT|RATE_LIMITER|LOG_SEQUENCER)$/.test(n), (c) => c.statements),
+      // The agents' alarms count as calls: the platform bills an alarm like a request.
+      objectCalls: pick((n) => /do:(AGENT|RATE_LIMITER|LOG_SEQUENCER|AGENT alarm)$/.test(n), (c) => c.statements),
+      agentAlarms: pick((n) => n === "do:AGENT alarm", (c) => c.statements),
       agentObjectCalls: pick((n) => /do:AGENT$/.test(n), (c) => c.statements),
       d1RowsWritten: pick(isD1, (c) => c.rowsWritten),
       d1RowsRead: pick(isD1, (c) => c.rowsRead),

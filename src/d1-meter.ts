@@ -106,6 +106,11 @@ function meteredNamespace(name: string, namespace: DurableObjectNamespace) {
   });
 }
 
+/** An object's alarm, counted as a call of its namespace's alarms (`name`): billed like a request. */
+export function meterAlarm(env: object, name: string): void {
+  if ((env as { D1_METER?: string }).D1_METER === "true") count(name, 0, [null]);
+}
+
 /**
  * An object's SQLite storage with its rows written counted under `name` (when metering is on):
  * what the platform bills an object's storage by, like D1's rows.

@@ -31,6 +31,11 @@ declare namespace Cloudflare {
     ARCHIVE_BUCKET: R2Bucket;
     /** Days of history the shards keep (default 400, at least 200); older entries move to ARCHIVE_BUCKET daily. */
     HISTORY_WINDOW_DAYS?: string;
+    /**
+     * Seconds a changed daily rollup row may wait in the agent's object before it goes to the shard
+     * (0 to 10,800; default 3,600): the reports of that time share one D1 row.
+     */
+    ROLLUP_LAG_SECONDS?: string;
     /** Rollup rows one pass of the credibility job computes at most (default 250,000: a Worker's 128 MB). */
     CREDIBILITY_MAX_PASS_ROWS?: string;
     /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */

@@ -10,6 +10,8 @@ export class Agent extends ProductionAgent {
   readonly faults = { crashAfterCommit: 0, failShardBatch: 0, crashBeforePublish: 0, interruptMigration: 0, failAfterArchivePut: 0 };
   /** The clock of alarms (tests move it). */
   clock: () => number = Date.now;
+  /** Variables this object reads in place of the Worker's (e.g. ROLLUP_LAG_SECONDS), set by a test. */
+  vars: Partial<Record<keyof Env, string>> = {};
 
   constructor(ctx: DurableObjectState, env: Env) {
     const self: { agent?: Agent } = {};
@@ -26,7 +28,8 @@ export class Agent extends ProductionAgent {
         return true;
       },
     };
-    super(ctx, env, probes);
+    const vars = new Proxy(env, { get: (target, name, receiver) => (self.agent?.vars as Record<PropertyKey, string> | undefined)?.[name] ?? Reflect.get(target, name, receiver) });
+    super(ctx, vars, probes);
     self.agent = this;
   }
 

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { metering } from "../d1-meter";
+import { meterAlarm, metering } from "../d1-meter";
 import type { AgentKey } from "../domain/agent-keys";
 import type { AgentRef, AgentStatus } from "../domain/agent";
 import type { Dispute } from "../domain/disputes";
@@ -76,5 +76,8 @@ export class Agent extends DurableObject<Env> {
   archiveHistory(ref: AgentRef, input: ArchiveInput): Promise<Result<Archived>> { return this.retention.archive(ref, input); }
   eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null): Promise<Result<{ found: boolean; erased: number }>> { return this.retention.erase(ref, target); }
 
-  override alarm(): Promise<void> { return this.kernel.alarm(); }
+  override alarm(): Promise<void> {
+    meterAlarm(this.env, "do:AGENT alarm");
+    return this.kernel.alarm();
+  }
 }

@@ -1,9 +1,12 @@
 // The daily rollups (R1) this agent's reports add to its shard for the credibility job: one row per
-// (reporter, agent, UTC day), written whole with each group commit of the day (the journal may send
-// it twice; the second write changes nothing). What it needs per reporter (first report, distinct
-// days, the day's row) lives in the table `rollup_tracks`. An object without tracks (storage from
-// before rollups, or rebuilt) first makes them, and the rows of its last 180 days, from its history
-// on the shard: resumable by construction, since every row it writes is whole.
+// (reporter, agent, UTC day), written whole (the journal may send it twice; the second write changes
+// nothing). What it needs per reporter (first report, distinct days, the day's row) lives in the
+// table `rollup_tracks`. A day's row waits in its track for up to the lag (ROLLUP_LAG_SECONDS,
+// default an hour) and goes to the shard at the alarm, with every later report of that hour in it:
+// the job reads the rows once a day, so a row per report and commit bought nothing but D1 writes. A
+// row whose day is over goes with the commit that starts the reporter's next day. An object without
+// tracks (storage from before rollups, or rebuilt) first makes them, and the rows of its last 180
+// days, from its history on the shard: resumable by construction, since every row it writes is whole.
 
 import { readEntries, type SnapshotPrivate } from "../../db/history";
 import { deleteAgentRollups, replaceRollup, storedRollup } from "../../db/rollups";
@@ -18,6 +21,15 @@ const MADE = "rollups";
 const MADE_VERSION = 1;
 /** Rows written per shard batch by the migration. */
 const MIGRATION_BATCH = 50;
+const DEFAULT_LAG_S = 3600;
+/** The job's daily run starts at 03:30 UTC: a day's last rows must be on the shards before it. */
+const MAX_LAG_S = 3 * 3600;
+
+/** How long a changed rollup row may wait in the object (ms): ROLLUP_LAG_SECONDS, 0 to 3 hours, else an hour. */
+export function rollupLagMs(env: { ROLLUP_LAG_SECONDS?: string }): number {
+  const s = Number(env.ROLLUP_LAG_SECONDS ?? DEFAULT_LAG_S);
+  return (Number.isInteger(s) && s >= 0 && s <= MAX_LAG_S ? s : DEFAULT_LAG_S) * 1000;
+}
 
 /**
  * A withdrawal takes a report out of the agent's history: the tracks and rows are made again from
@@ -36,9 +48,36 @@ export interface RollupReportFacts {
 }
 
 export class Rollups implements Feature {
-  readonly schema = ["CREATE TABLE IF NOT EXISTS rollup_tracks (reporter INTEGER PRIMARY KEY, track TEXT NOT NULL)"];
+  // `waiting`: since when (the object's clock) the track's row has not been on the shard; 0 once it is.
+  readonly schema = ["CREATE TABLE IF NOT EXISTS rollup_tracks (reporter INTEGER PRIMARY KEY, track TEXT NOT NULL, waiting INTEGER NOT NULL DEFAULT 0)"];
 
   constructor(private readonly host: AgentHost) {}
+
+  upgrade(): void {
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('rollup_tracks')").toArray();
+    if (!columns.some((c) => c.name === "waiting")) this.sql.exec("ALTER TABLE rollup_tracks ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0");
+  }
+
+  private get lag(): number {
+    return rollupLagMs(this.host.env);
+  }
+
+  /** When the rows waiting longest are due on the shard (null: none waits). */
+  deadline(): number | null {
+    const oldest = this.sql.exec<{ since: number | null }>("SELECT min(waiting) AS since FROM rollup_tracks WHERE waiting > 0").one().since;
+    return oldest === null ? null : oldest + this.lag;
+  }
+
+  /** Once the oldest waiting row is due, every waiting row goes to the shard (one batch, one alarm an hour at most). */
+  alarm(record: AgentRecord, now: number): void {
+    const waiting = this.sql.exec<{ track: string; waiting: number }>("SELECT track, waiting FROM rollup_tracks WHERE waiting > 0").toArray();
+    if (waiting.length === 0 || Math.min(...waiting.map((w) => w.waiting)) + this.lag > now) return;
+    this.host.commit(record, {
+      at: now,
+      shard: waiting.map((w) => rollupWrite((JSON.parse(w.track) as RollupTrack).row)),
+      also: () => this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0"),
+    });
+  }
 
   private get sql() {
     return this.host.store.sql;
@@ -86,33 +125,48 @@ export class Rollups implements Feature {
   }
 
   /**
-   * The rollup rows of a group's reports (one per reporter and day, the day's last state) and the
-   * storage writes of their tracks, to join the group's commit.
+   * The rollup rows of a group's reports that go with the group's commit (rows of a day before the
+   * reporter's last; every row when there is no lag) and the storage writes of their tracks: the
+   * reporter's row of its last day waits in its track.
    */
   add(record: AgentRecord, reports: readonly RollupReportFacts[]): { shard: ShardWrite[]; store: () => void } {
     const owner = record.operatorId === null ? null : String(record.operatorId);
-    const start = new Map<string, RollupTrack>();
+    const start = new Map<string, { track: RollupTrack; waiting: number }>();
     for (const r of reports) {
-      const track = this.track(r.reporter);
-      if (track) start.set(String(r.reporter), track);
+      const stored = this.track(r.reporter);
+      if (stored) start.set(String(r.reporter), stored);
     }
     const { rows, tracks } = rollupsOf(
       reports.map((r) => ({ reporter: String(r.reporter), agent: record.sid, owner, at: r.at, outcome: r.outcome, signals: r.signals, receipted: r.receipted })),
       -Infinity,
-      start,
+      new Map([...start].map(([reporter, s]) => [reporter, s.track])),
     );
+    const lag = this.lag;
+    const now = this.host.now();
+    const ready = rows.filter((row) => lag === 0 || row.day < tracks.get(row.reporter)!.lastDay);
+    // A waiting row of a day this group closed without adding to it.
+    for (const [reporter, s] of start) {
+      if (s.waiting > 0 && tracks.get(reporter)!.lastDay > s.track.lastDay && !rows.some((row) => row.reporter === reporter && row.day === s.track.lastDay)) ready.push(s.track.row);
+    }
     return {
-      shard: rows.map(rollupWrite),
+      shard: ready.map(rollupWrite),
       store: () => {
         for (const [reporter, track] of tracks) {
-          this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?) ON CONFLICT (reporter) DO UPDATE SET track = excluded.track", Number(reporter), JSON.stringify(track));
+          const before = start.get(reporter);
+          const waiting = lag === 0 ? 0 : before && before.waiting > 0 && before.track.lastDay === track.lastDay ? before.waiting : now;
+          this.sql.exec(
+            "INSERT INTO rollup_tracks (reporter, track, waiting) VALUES (?, ?, ?) ON CONFLICT (reporter) DO UPDATE SET track = excluded.track, waiting = excluded.waiting",
+            Number(reporter),
+            JSON.stringify(track),
+            waiting,
+          );
         }
       },
     };
   }
 
-  private track(reporter: number): RollupTrack | null {
-    const row = this.sql.exec<{ track: string }>("SELECT track FROM rollup_tracks WHERE reporter = ?", reporter).toArray()[0];
-    return row ? (JSON.parse(row.track) as RollupTrack) : null;
+  private track(reporter: number): { track: RollupTrack; waiting: number } | null {
+    const row = this.sql.exec<{ track: string; waiting: number }>("SELECT track, waiting FROM rollup_tracks WHERE reporter = ?", reporter).toArray()[0];
+    return row ? { track: JSON.parse(row.track) as RollupTrack, waiting: row.waiting } : null;
   }
 }

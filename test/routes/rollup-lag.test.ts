@@ -1,0 +1,99 @@
+// The daily rollup rows wait in the agent's object for the lag (ROLLUP_LAG_SECONDS; the suite runs
+// with 0, these objects with the production hour): a row goes to the shard at the alarm once the
+// oldest waiting row is due, with every report of that time in it, and at once when the reporter's
+// next day begins. Time is the test clock: reports carry it, and the object's alarm reads it.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { Agent } from "../agent-under-test";
+import { agentConfig, bearer, createOperator, shardOf, testApp } from "../helpers";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const START = Date.parse("2026-12-03T20:00:00Z");
+
+async function world() {
+  const t = testApp({ now: START });
+  const [owner, reporter, other] = [await createOperator(), await createOperator(), await createOperator()];
+  const res = await t.request("/register", { headers: bearer(owner.key), body: { name: "Lagged", ...agentConfig } });
+  expect(res.status).toBe(201);
+  const { sid } = (await res.json()) as { sid: string };
+  const stub = env.AGENT.getByName(sid);
+  /** The object's clock follows the test clock; its rollups wait an hour. */
+  await runInDurableObject(stub, (o) => {
+    (o as Agent).vars = { ROLLUP_LAG_SECONDS: "3600" };
+    (o as Agent).clock = () => t.clock.now;
+  });
+  const shard = await shardOf(sid);
+  const report = async (by: typeof reporter, at: number) => {
+    t.clock.now = at;
+    const r = await t.request("/transactions", { headers: bearer(by.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 800 } });
+    expect(r.status).toBe(201);
+  };
+  const rows = async () =>
+    (await shard.prepare("SELECT day, reporter, reports FROM rollups WHERE sid = ? ORDER BY day, reporter").bind(sid).all<{ day: number; reporter: number; reports: number }>()).results;
+  /** Runs the object's alarm at `at` (the runtime runs it whenever it is set; the object decides by its clock). */
+  const alarm = async (at: number) => {
+    t.clock.now = at;
+    return runDurableObjectAlarm(stub);
+  };
+  const waiting = () =>
+    runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ reporter: number; waiting: number }>("SELECT reporter, waiting FROM rollup_tracks ORDER BY reporter").toArray());
+  return { t, sid, reporter, other, report, rows, alarm, waiting };
+}
+
+describe("rollup rows written behind", () => {
+  it("keeps a reporter's row of the day in the object for the lag, then writes it once with every report of that time", async () => {
+    const w = await world();
+    const day = Math.floor(START / DAY);
+    for (let i = 0; i < 5; i++) await w.report(w.reporter, START + i * 60_000);
+    await w.report(w.other, START + 10 * 60_000);
+    expect(await w.rows()).toEqual([]);
+    // Waiting since its first report, not its last: the lag bounds how late the shard's row is.
+    expect(await w.waiting()).toEqual([
+      { reporter: w.reporter.id, waiting: START },
+      { reporter: w.other.id, waiting: START + 10 * 60_000 },
+    ]);
+
+    // Before the oldest row is due the alarm writes nothing; once it is, every waiting row goes.
+    await w.alarm(START + HOUR - 1);
+    expect(await w.rows()).toEqual([]);
+    await w.alarm(START + HOUR);
+    expect(await w.rows()).toEqual([
+      { day, reporter: Math.min(w.reporter.id, w.other.id), reports: w.reporter.id < w.other.id ? 5 : 1 },
+      { day, reporter: Math.max(w.reporter.id, w.other.id), reports: w.reporter.id < w.other.id ? 1 : 5 },
+    ]);
+    expect((await w.waiting()).map((r) => r.waiting)).toEqual([0, 0]);
+
+    // A later report waits again, and its alarm replaces the day's row with the grown one.
+    await w.report(w.reporter, START + HOUR + 60_000);
+    expect((await w.rows()).find((r) => r.reporter === w.reporter.id)?.reports).toBe(5);
+    await w.alarm(START + 2 * HOUR + 60_000);
+    expect((await w.rows()).find((r) => r.reporter === w.reporter.id)?.reports).toBe(6);
+  });
+
+  it("writes the waiting row of a day with the commit that starts the reporter's next day", async () => {
+    const w = await world();
+    const day = Math.floor(START / DAY);
+    await w.report(w.reporter, START);
+    await w.report(w.reporter, START + 30 * 60_000);
+    // The next UTC day begins within the hour: its first report closes the day's row at once.
+    const tomorrow = (day + 1) * DAY + 5 * 60_000;
+    await w.report(w.reporter, tomorrow);
+    expect(await w.rows()).toEqual([{ day, reporter: w.reporter.id, reports: 2 }]);
+    expect(await w.waiting()).toEqual([{ reporter: w.reporter.id, waiting: tomorrow }]);
+    await w.alarm(tomorrow + HOUR);
+    expect(await w.rows()).toEqual([
+      { day, reporter: w.reporter.id, reports: 2 },
+      { day: day + 1, reporter: w.reporter.id, reports: 1 },
+    ]);
+  });
+
+  it("writes every waiting row when the object's memory is gone (an evicted object): the lag is kept in storage", async () => {
+    const w = await world();
+    await w.report(w.reporter, START);
+    await runInDurableObject(env.AGENT.getByName(w.sid), (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());
+    await w.alarm(START + HOUR);
+    expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 1 }]);
+  });
+});
