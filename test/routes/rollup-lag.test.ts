@@ -89,6 +89,21 @@ describe("rollup rows written behind", () => {
     ]);
   });
 
+  it("keeps the rows waiting when the shard fails, and writes them at an alarm after the retry delay", async () => {
+    const w = await world();
+    await w.report(w.reporter, START);
+    const stub = env.AGENT.getByName(w.sid);
+    await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 1));
+    await w.alarm(START + HOUR);
+    expect(await w.rows()).toEqual([]);
+    expect(await w.waiting()).toEqual([{ reporter: w.reporter.id, waiting: START }]);
+    // Not at once again (a shard that is down is not hammered), but 5 seconds later.
+    await w.alarm(START + HOUR + 1_000);
+    expect(await w.rows()).toEqual([]);
+    await w.alarm(START + HOUR + 5_000);
+    expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 1 }]);
+  });
+
   it("writes every waiting row when the object's memory is gone (an evicted object): the lag is kept in storage", async () => {
     const w = await world();
     await w.report(w.reporter, START);

@@ -18,7 +18,7 @@ export interface Feature {
    */
   restore?(ref: AgentRef): Promise<() => void>;
   /** Its work at an alarm (it commits through the host). */
-  alarm?(record: AgentRecord, now: number): void;
+  alarm?(record: AgentRecord, now: number): void | Promise<void>;
   /** The next time it needs the alarm, if any. */
   deadline?(): number | null;
 }

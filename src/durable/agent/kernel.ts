@@ -356,7 +356,7 @@ export class Kernel implements AgentHost {
       const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
       this.store.forgetExpired(now);
       this.store.forgetPastReports(now);
-      for (const f of this.features) f.alarm?.(record, now);
+      for (const f of this.features) await f.alarm?.(record, now);
       const shown = this.store.shown();
       const score = scoreOfRecord(record, now);
       if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {

@@ -2,14 +2,15 @@
 // (reporter, agent, UTC day), written whole (the journal may send it twice; the second write changes
 // nothing). What it needs per reporter (first report, distinct days, the day's row) lives in the
 // table `rollup_tracks`. A day's row waits in its track for up to the lag (ROLLUP_LAG_SECONDS,
-// default an hour) and goes to the shard at the alarm, with every later report of that hour in it:
+// default an hour) and goes to the shard at the alarm, with every later report of that hour in it
+// (written from the track itself, which keeps it until the shard has it):
 // the job reads the rows once a day, so a row per report and commit bought nothing but D1 writes. A
 // row whose day is over goes with the commit that starts the reporter's next day. An object without
 // tracks (storage from before rollups, or rebuilt) first makes them, and the rows of its last 180
 // days, from its history on the shard: resumable by construction, since every row it writes is whole.
 
 import { readEntries, type SnapshotPrivate } from "../../db/history";
-import { deleteAgentRollups, replaceRollup, storedRollup } from "../../db/rollups";
+import { deleteAgentRollups, replaceRollup, storedRollup, upsertRollup } from "../../db/rollups";
 import { rollupWrite, type ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
 import { DAY_MS, MODEL, rollupsOf, type RollupTrack, type TrackedReport } from "../../domain/model";
@@ -22,6 +23,7 @@ const MADE_VERSION = 1;
 /** Rows written per shard batch by the migration. */
 const MIGRATION_BATCH = 50;
 const DEFAULT_LAG_S = 3600;
+const RETRY_MS = 5_000;
 /** The job's daily run starts at 03:30 UTC: a day's last rows must be on the shards before it. */
 const MAX_LAG_S = 3 * 3600;
 
@@ -51,6 +53,9 @@ export class Rollups implements Feature {
   // `waiting`: since when (the object's clock) the track's row has not been on the shard; 0 once it is.
   readonly schema = ["CREATE TABLE IF NOT EXISTS rollup_tracks (reporter INTEGER PRIMARY KEY, track TEXT NOT NULL, waiting INTEGER NOT NULL DEFAULT 0)"];
 
+  /** After a failed write, the alarm tries again no sooner than this (memory: a new life tries at once). */
+  private retryAt = 0;
+
   constructor(private readonly host: AgentHost) {}
 
   upgrade(): void {
@@ -58,29 +63,38 @@ export class Rollups implements Feature {
     if (!columns.some((c) => c.name === "waiting")) this.sql.exec("ALTER TABLE rollup_tracks ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0");
   }
 
+  private get sql() {
+    return this.host.store.sql;
+  }
+
   private get lag(): number {
     return rollupLagMs(this.host.env);
   }
 
-  /** When the rows waiting longest are due on the shard (null: none waits). */
+  /** When the rows waiting longest are due on the shard (null: none waits), or when a failed write is tried again. */
   deadline(): number | null {
     const oldest = this.sql.exec<{ since: number | null }>("SELECT min(waiting) AS since FROM rollup_tracks WHERE waiting > 0").one().since;
-    return oldest === null ? null : oldest + this.lag;
+    return oldest === null ? null : Math.max(oldest + this.lag, this.retryAt);
   }
 
-  /** Once the oldest waiting row is due, every waiting row goes to the shard (one batch, one alarm an hour at most). */
-  alarm(record: AgentRecord, now: number): void {
+  /**
+   * Once the oldest waiting row is due, every waiting row goes to the shard in one batch, straight
+   * from the tracks (they keep it until the batch passed, so no journal entry or record is written).
+   */
+  async alarm(record: AgentRecord, now: number): Promise<void> {
     const waiting = this.sql.exec<{ track: string; waiting: number }>("SELECT track, waiting FROM rollup_tracks WHERE waiting > 0").toArray();
-    if (waiting.length === 0 || Math.min(...waiting.map((w) => w.waiting)) + this.lag > now) return;
-    this.host.commit(record, {
-      at: now,
-      shard: waiting.map((w) => rollupWrite((JSON.parse(w.track) as RollupTrack).row)),
-      also: () => this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0"),
-    });
-  }
-
-  private get sql() {
-    return this.host.store.sql;
+    if (waiting.length === 0 || Math.min(...waiting.map((w) => w.waiting)) + this.lag > now || this.retryAt > now) return;
+    try {
+      if (this.host.failing("shardBatch")) throw new Error("injected shard batch failure");
+      const shard = this.host.shard(record.shard).withSession("first-primary");
+      await shard.batch(waiting.map((w) => upsertRollup(shard, storedRollup((JSON.parse(w.track) as RollupTrack).row))));
+    } catch (err) {
+      log("error", "rollup rows not written; they wait for the next alarm", { sid: record.sid, rows: waiting.length, error: String(err) });
+      this.retryAt = now + RETRY_MS;
+      return;
+    }
+    // The object's changes run one at a time (this is the kernel's alarm): no track changed since the read.
+    this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0");
   }
 
   /**
