@@ -196,7 +196,7 @@ deadline.unref();
 // --- helpers ------------------------------------------------------------------------------------
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The rollup lag of the metered service (the counts phase waits it out after each phase). */
-const ROLLUP_LAG_S = 5;
+const ROLLUP_LAG_S = 10;
 
 function freePort() {
   return new Promise((resolve, reject) => {
