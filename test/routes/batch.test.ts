@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, bearer, call, createOperator, registerAgent, reportRows, shardOf } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, reportRows, settled, shardOf } from "../helpers";
 
 const MALFORMED = "transactions must be an array of 1 to 100 reports";
 type Result = { status: number; transaction_id?: number; error?: unknown; log_promise?: string; updated_scores?: unknown };
@@ -142,5 +142,21 @@ describe("POST /transactions/batch", () => {
       expect(JSON.parse(row!.outcome_counts), `agent ${i}`).toEqual({ [i === 1 ? "failure" : "success"]: i + 1 });
       expect(row!.composite, `agent ${i}`).toBe(last.updated_scores.composite_score);
     }
+  });
+
+  it("moves the alarm set for a missing acknowledgement to the next time something is due once the acknowledgement came", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const stub = env.AGENT.getByName(sid);
+    const alarm = () => runInDurableObject(stub, (_o, state) => state.storage.getAlarm());
+    const out = await results(await batch(reporter.key, [item(sid, "ack-1")]));
+    expect(out[0].status).toBe(201);
+    // Until the acknowledgement (after the answer), the alarm is the retry's, 5 seconds on.
+    const before = Date.now();
+    await settled();
+    expect(await runInDurableObject(stub, (o) => (o as Agent).inspect())).toMatchObject({ pending: 0 });
+    // Not the retry's any more: the log check a minute on comes first (a full alarm every 5 seconds of a batch stream was waste).
+    expect(await alarm()).toBeGreaterThanOrEqual(before + 50_000);
   });
 });

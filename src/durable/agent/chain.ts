@@ -67,6 +67,11 @@ export class Chain implements Feature {
     return this.checkAt;
   }
 
+  /** When the alarm is to ask the log about sent leaves (kept when the alarm is moved). */
+  deadline(): number | null {
+    return this.checkAt ?? null;
+  }
+
   /** At an alarm: true when the log is to be asked now (always in a new object life), else when it is (null: nothing waits for it). */
   checkDue(now: number): true | number | null {
     return this.checkAt === undefined || (this.checkAt !== null && this.checkAt <= now) ? true : this.checkAt;

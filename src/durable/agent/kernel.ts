@@ -50,6 +50,8 @@ export class Kernel implements AgentHost {
   private applied = 0;
   /** The greatest journal id handed to a caller by `deferred` in this object's life: what an acknowledgement may name. */
   private handedOut = 0;
+  /** The time of the alarm `deferred` set for an acknowledgement that may never come (null: none waits). */
+  private retryAt: number | null = null;
   /** Outbox events up to this id were sent. */
   private published = 0;
   /** Whether the last commit told score.changed: badges are purged with it (see faceMoved). */
@@ -213,7 +215,8 @@ export class Kernel implements AgentHost {
       await this.flush();
       return null;
     }
-    await this.scheduleAlarm(Date.now() + RETRY_MS);
+    this.retryAt = Date.now() + RETRY_MS;
+    await this.scheduleAlarm(this.retryAt);
     this.handedOut = pending[pending.length - 1].id;
     return { upTo: this.handedOut, shard: pending.flatMap((j) => j.shard) };
   }
@@ -227,7 +230,16 @@ export class Kernel implements AgentHost {
       // name ids given since, which the caller never applied).
       this.applied = Math.max(this.applied, Math.min(upTo, this.handedOut));
       await this.publish(record);
-      await this.scheduleRefresh(record);
+      if (this.applied >= this.handedOut && this.retryAt !== null && this.alarmAt === this.retryAt) {
+        // Everything handed out is on the shard: the retry's alarm (a full alarm's work, every 5 seconds
+        // of a batch stream) moves to the next time something is due.
+        this.retryAt = null;
+        this.alarmAt = null;
+        await this.scheduleRefresh(record);
+        if (this.alarmAt === null) await this.ctx.storage.deleteAlarm();
+      } else {
+        await this.scheduleRefresh(record);
+      }
     });
   }
 
@@ -269,13 +281,13 @@ export class Kernel implements AgentHost {
    */
   private async scheduleRefresh(record: AgentRecord): Promise<void> {
     const now = this.probes.now();
-    // Scoring the day ahead costs as much as a report: an alarm due within the minute does it when it runs.
-    const soon = this.alarmAt != null && this.alarmAt <= now + MINUTE_MS;
-    if (!soon && Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(nextFaceChange(record, now, DAY_MS));
     for (const f of this.features) {
       const at = f.deadline?.();
       if (at != null) await this.scheduleAlarm(at);
     }
+    // Scoring the day ahead costs as much as a report: an alarm due within the minute does it when it runs.
+    const soon = this.alarmAt != null && this.alarmAt <= now + MINUTE_MS;
+    if (!soon && Object.keys(record.evidence.reporters).length > 0) await this.scheduleAlarm(nextFaceChange(record, now, DAY_MS));
   }
 
   async scheduleAlarm(at: number): Promise<void> {
@@ -343,6 +355,7 @@ export class Kernel implements AgentHost {
    */
   async alarm(): Promise<void> {
     this.alarmAt = null;
+    this.retryAt = null;
     await this.serial(async () => {
       const stored = this.stored();
       if (!stored) return;
@@ -352,6 +365,8 @@ export class Kernel implements AgentHost {
       const now = this.probes.now();
       // Decided before this alarm publishes anything: a new object life sends every waiting leaf again, and still asks.
       const check = this.chain.checkDue(now);
+      // Taken now, so that its past time is no deadline for the flush below to set the alarm to.
+      if (check === true) this.chain.checking();
       // The model: the switch when its time has passed, else the credibility in force brought up to date.
       const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
       this.store.forgetExpired(now);
@@ -365,14 +380,14 @@ export class Kernel implements AgentHost {
       if ((await this.flush()) !== null) {
         // The object may be evicted before its next change: drop what the shard and the queue now have.
         this.store.applied(this.applied);
+        // What this alarm's publish set is covered by the ask below.
+        if (check === true) this.chain.checking();
+        // A check not yet due is the chain's deadline: an earlier alarm (a batch's retry) replaced its own.
         await this.scheduleRefresh(record);
-        if (check === true) {
-          this.chain.checking();
-          if (await this.chain.resend(record)) await this.scheduleAlarm(this.chain.checkLater(now));
-        } else if (check !== null) {
-          // An object has one alarm: an earlier one (a batch's retry) replaced the check's.
-          await this.scheduleAlarm(check);
-        }
+        if (check === true && (await this.chain.resend(record))) await this.scheduleAlarm(this.chain.checkLater(now));
+      } else if (check === true) {
+        // The shard failed before the log was asked: the leaves still wait, and are asked about a minute on.
+        this.chain.checkLater(now);
       }
     });
   }
