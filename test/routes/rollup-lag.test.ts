@@ -29,6 +29,7 @@ async function world() {
     t.clock.now = at;
     const r = await t.request("/transactions", { headers: bearer(by.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 800 } });
     expect(r.status).toBe(201);
+    return ((await r.json()) as { transaction_id: number }).transaction_id;
   };
   const rows = async () =>
     (await shard.prepare("SELECT day, reporter, reports FROM rollups WHERE sid = ? ORDER BY day, reporter").bind(sid).all<{ day: number; reporter: number; reports: number }>()).results;
@@ -39,7 +40,9 @@ async function world() {
   };
   const waiting = () =>
     runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ reporter: number; waiting: number }>("SELECT reporter, waiting FROM rollup_tracks ORDER BY reporter").toArray());
-  return { t, sid, reporter, other, report, rows, alarm, waiting };
+  const waitingSince = () =>
+    runInDurableObject(stub, (_o, state) => JSON.parse(state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'rollups_waiting'").one().value) as number);
+  return { t, sid, owner, reporter, other, report, rows, alarm, waiting, waitingSince };
 }
 
 describe("rollup rows written behind", () => {
@@ -54,6 +57,8 @@ describe("rollup rows written behind", () => {
       { reporter: w.reporter.id, waiting: START },
       { reporter: w.other.id, waiting: START + 10 * 60_000 },
     ]);
+    // The oldest wait is one stored fact: the object's deadline, read without scanning the tracks.
+    expect(await w.waitingSince()).toBe(START);
 
     // Before the oldest row is due the alarm writes nothing; once it is, every waiting row goes.
     await w.alarm(START + HOUR - 1);
@@ -64,6 +69,7 @@ describe("rollup rows written behind", () => {
       { day, reporter: Math.max(w.reporter.id, w.other.id), reports: w.reporter.id < w.other.id ? 1 : 5 },
     ]);
     expect((await w.waiting()).map((r) => r.waiting)).toEqual([0, 0]);
+    expect(await w.waitingSince()).toBe(0);
 
     // A later report waits again, and its alarm replaces the day's row with the grown one.
     await w.report(w.reporter, START + HOUR + 60_000);
@@ -104,7 +110,21 @@ describe("rollup rows written behind", () => {
     expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 1 }]);
   });
 
-  it("writes every waiting row when the object's memory is gone (an evicted object): the lag is kept in storage", async () => {
+  it("makes the rows again from the history before writing them when a withdrawal left the tracks stale", async () => {
+    const w = await world();
+    await w.report(w.reporter, START);
+    const disputed = await w.report(w.reporter, START + 60_000);
+    const opened = await w.t.request(`/transactions/${disputed}/dispute`, { headers: bearer(w.owner.key), body: { reason: "never happened" } });
+    expect(opened.status).toBe(201);
+    const { dispute } = (await opened.json()) as { dispute: { id: number } };
+    expect((await w.t.request(`/disputes/${dispute.id}/respond`, { headers: bearer(w.reporter.key), body: { stand: false } })).status).toBe(200);
+    // The waiting track still counts the withdrawn report; the row written counts only the one left.
+    await w.alarm(START + HOUR);
+    expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 1 }]);
+    expect(await w.waitingSince()).toBe(0);
+  });
+
+  it("writes every waiting row when the object has dropped its memory of storage: the lag is kept in storage", async () => {
     const w = await world();
     await w.report(w.reporter, START);
     await runInDurableObject(env.AGENT.getByName(w.sid), (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());

@@ -145,10 +145,9 @@ export class Chain implements Feature {
 
   /**
    * Asks the agent's log how far it holds the agent's leaves and drops those from the outbox; the
-   * highest seq it holds, or null when nothing waits (or the log cannot be asked now: the next alarm
-   * asks again).
+   * highest seq it holds, null when nothing waits, or "unavailable" when the log cannot be asked now.
    */
-  async reconcile(record: AgentRecord): Promise<number | null> {
+  async reconcile(record: AgentRecord): Promise<number | null | "unavailable"> {
     if (this.pending().length === 0) return null;
     try {
       const status = await this.env.LOG_SEQUENCER.getByName(sequencerName(record.log ?? 0)).status(await this.tag(record.sid));
@@ -157,7 +156,7 @@ export class Chain implements Feature {
       return status.acknowledged;
     } catch (err) {
       console.error(JSON.stringify({ level: "error", message: "log: the sequencer's status is unavailable; leaves stay in the outbox", sid: record.sid, error: String(err) }));
-      return null;
+      return "unavailable";
     }
   }
 
@@ -183,9 +182,13 @@ export class Chain implements Feature {
     return true;
   }
 
-  /** At the alarm: the leaves the log lacks go again, from the first it lacks (a lost message). */
+  /**
+   * At the alarm: the leaves the log lacks go again, from the first it lacks (a lost message). True
+   * when the log is to be asked again later (leaves went out, or the log could not be asked).
+   */
   async resend(record: AgentRecord): Promise<boolean> {
     const held = await this.reconcile(record);
+    if (held === "unavailable") return true;
     if (held === null) return false;
     this.sent = held;
     return this.publish(record);

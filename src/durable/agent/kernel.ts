@@ -230,9 +230,11 @@ export class Kernel implements AgentHost {
       // name ids given since, which the caller never applied).
       this.applied = Math.max(this.applied, Math.min(upTo, this.handedOut));
       await this.publish(record);
-      if (this.applied >= this.handedOut && this.retryAt !== null && this.alarmAt === this.retryAt) {
-        // Everything handed out is on the shard: the retry's alarm (a full alarm's work, every 5 seconds
-        // of a batch stream) moves to the next time something is due.
+      const settled = this.applied >= this.handedOut && this.store.pending(this.applied).length === 0 && this.store.outbox(this.published).length === 0;
+      if (settled && this.retryAt !== null && this.alarmAt === this.retryAt) {
+        // Everything is on the shard and in the queue (a failed flush or send in the meantime kept
+        // the retry): the retry's alarm (a full alarm's work, every 5 seconds of a batch stream)
+        // moves to the next time something is due.
         this.retryAt = null;
         this.alarmAt = null;
         await this.scheduleRefresh(record);
@@ -365,31 +367,42 @@ export class Kernel implements AgentHost {
       const now = this.probes.now();
       // Decided before this alarm publishes anything: a new object life sends every waiting leaf again, and still asks.
       const check = this.chain.checkDue(now);
-      // Taken now, so that its past time is no deadline for the flush below to set the alarm to.
+      // Taken now, so that its past time is no deadline for the flush below to set the alarm to (and
+      // put back if the alarm fails before it asks: the platform runs it again).
       if (check === true) this.chain.checking();
-      // The model: the switch when its time has passed, else the credibility in force brought up to date.
-      const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
-      this.store.forgetExpired(now);
-      this.store.forgetPastReports(now);
-      for (const f of this.features) await f.alarm?.(record, now);
-      const shown = this.store.shown();
-      const score = scoreOfRecord(record, now);
-      if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
-        this.commit(record, { shard: [agentRow(record, now)], at: now });
-      }
-      if ((await this.flush()) !== null) {
-        // The object may be evicted before its next change: drop what the shard and the queue now have.
-        this.store.applied(this.applied);
-        // What this alarm's publish set is covered by the ask below.
-        if (check === true) this.chain.checking();
-        // A check not yet due is the chain's deadline: an earlier alarm (a batch's retry) replaced its own.
-        await this.scheduleRefresh(record);
-        if (check === true && (await this.chain.resend(record))) await this.scheduleAlarm(this.chain.checkLater(now));
-      } else if (check === true) {
-        // The shard failed before the log was asked: the leaves still wait, and are asked about a minute on.
-        this.chain.checkLater(now);
+      try {
+        await this.alarmWork(stored, now, check);
+      } catch (err) {
+        if (check === true) this.chain.checkLater(now);
+        throw err;
       }
     });
+  }
+
+  /** The alarm's work (see `alarm`), its log check decided. */
+  private async alarmWork(stored: AgentRecord, now: number, check: true | number | null): Promise<void> {
+    // The model: the switch when its time has passed, else the credibility in force brought up to date.
+    const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
+    this.store.forgetExpired(now);
+    this.store.forgetPastReports(now);
+    for (const f of this.features) await f.alarm?.(record, now);
+    const shown = this.store.shown();
+    const score = scoreOfRecord(record, now);
+    if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
+      this.commit(record, { shard: [agentRow(record, now)], at: now });
+    }
+    if ((await this.flush()) !== null) {
+      // The object may be evicted before its next change: drop what the shard and the queue now have.
+      this.store.applied(this.applied);
+      // What this alarm's publish set is covered by the ask below.
+      if (check === true) this.chain.checking();
+      // A check not yet due is the chain's deadline: an earlier alarm (a batch's retry) replaced its own.
+      await this.scheduleRefresh(record);
+      if (check === true && (await this.chain.resend(record))) await this.scheduleAlarm(this.chain.checkLater(now));
+    } else if (check === true) {
+      // The shard failed before the log was asked: the leaves still wait, and are asked about a minute on.
+      this.chain.checkLater(now);
+    }
   }
 
   /** Takes a record a migration built (it was committed): memory follows storage. */

@@ -20,6 +20,8 @@ import { log, type AgentHost, type Feature } from "./host";
 /** The storage fact that says the tracks are made (its value: the version of how they were made). */
 const MADE = "rollups";
 const MADE_VERSION = 1;
+/** The storage fact: since when the oldest waiting row waits (0: none waits), so no commit scans the tracks. */
+const WAITING = "rollups_waiting";
 /** Rows written per shard batch by the migration. */
 const MIGRATION_BATCH = 50;
 const DEFAULT_LAG_S = 3600;
@@ -73,8 +75,8 @@ export class Rollups implements Feature {
 
   /** When the rows waiting longest are due on the shard (null: none waits), or when a failed write is tried again. */
   deadline(): number | null {
-    const oldest = this.sql.exec<{ since: number | null }>("SELECT min(waiting) AS since FROM rollup_tracks WHERE waiting > 0").one().since;
-    return oldest === null ? null : Math.max(oldest + this.lag, this.retryAt);
+    const since = this.host.store.fact<number>(WAITING) ?? 0;
+    return since > 0 ? Math.max(since + this.lag, this.retryAt) : null;
   }
 
   /**
@@ -82,19 +84,26 @@ export class Rollups implements Feature {
    * from the tracks (they keep it until the batch passed, so no journal entry or record is written).
    */
   async alarm(record: AgentRecord, now: number): Promise<void> {
-    const waiting = this.sql.exec<{ track: string; waiting: number }>("SELECT track, waiting FROM rollup_tracks WHERE waiting > 0").toArray();
-    if (waiting.length === 0 || Math.min(...waiting.map((w) => w.waiting)) + this.lag > now || this.retryAt > now) return;
+    const since = this.host.store.fact<number>(WAITING) ?? 0;
+    if (since === 0 || since + this.lag > now || this.retryAt > now) return;
+    // Tracks a withdrawal left stale are made again from the history first (that writes their rows).
+    const ready = await this.ready(record);
+    const waiting = ready ? this.sql.exec<{ track: string }>("SELECT track FROM rollup_tracks WHERE waiting > 0").toArray() : [];
     try {
+      if (!ready) throw new Error("rollup tracks not made");
       if (this.host.failing("shardBatch")) throw new Error("injected shard batch failure");
       const shard = this.host.shard(record.shard).withSession("first-primary");
-      await shard.batch(waiting.map((w) => upsertRollup(shard, storedRollup((JSON.parse(w.track) as RollupTrack).row))));
+      if (waiting.length > 0) await shard.batch(waiting.map((w) => upsertRollup(shard, storedRollup((JSON.parse(w.track) as RollupTrack).row))));
     } catch (err) {
       log("error", "rollup rows not written; they wait for the next alarm", { sid: record.sid, rows: waiting.length, error: String(err) });
       this.retryAt = now + RETRY_MS;
       return;
     }
     // The object's changes run one at a time (this is the kernel's alarm): no track changed since the read.
-    this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0");
+    this.host.store.atomically(() => {
+      this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0");
+      this.host.store.setFact(WAITING, 0);
+    });
   }
 
   /**
@@ -130,6 +139,7 @@ export class Rollups implements Feature {
         this.sql.exec("DELETE FROM rollup_tracks");
         for (const [reporter, track] of tracks) this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?)", Number(reporter), JSON.stringify(track));
         this.host.store.setFact(MADE, MADE_VERSION);
+        this.host.store.setFact(WAITING, 0);
       });
       return true;
     } catch (err) {
@@ -175,6 +185,7 @@ export class Rollups implements Feature {
             waiting,
           );
         }
+        if (lag > 0 && tracks.size > 0 && !((this.host.store.fact<number>(WAITING) ?? 0) > 0)) this.host.store.setFact(WAITING, now);
       },
     };
   }
