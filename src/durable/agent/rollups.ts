@@ -20,8 +20,6 @@ import { log, type AgentHost, type Feature } from "./host";
 /** The storage fact that says the tracks are made (its value: the version of how they were made). */
 const MADE = "rollups";
 const MADE_VERSION = 1;
-/** The storage fact: since when the oldest waiting row waits (0: none waits), so no commit scans the tracks. */
-const WAITING = "rollups_waiting";
 /** Rows written per shard batch by the migration. */
 const MIGRATION_BATCH = 50;
 const DEFAULT_LAG_S = 3600;
@@ -57,6 +55,8 @@ export class Rollups implements Feature {
 
   /** After a failed write, the alarm tries again no sooner than this (memory: a new life tries at once). */
   private retryAt = 0;
+  /** Since when the oldest waiting row waits (0: none): read from the tracks once per object life, then kept, so no commit scans them. */
+  private oldest: number | undefined;
 
   constructor(private readonly host: AgentHost) {}
 
@@ -69,13 +69,22 @@ export class Rollups implements Feature {
     return this.host.store.sql;
   }
 
+  forget(): void {
+    this.oldest = undefined;
+  }
+
+  private oldestWaiting(): number {
+    this.oldest ??= this.sql.exec<{ since: number | null }>("SELECT min(waiting) AS since FROM rollup_tracks WHERE waiting > 0").one().since ?? 0;
+    return this.oldest;
+  }
+
   private get lag(): number {
     return rollupLagMs(this.host.env);
   }
 
   /** When the rows waiting longest are due on the shard (null: none waits), or when a failed write is tried again. */
   deadline(): number | null {
-    const since = this.host.store.fact<number>(WAITING) ?? 0;
+    const since = this.oldestWaiting();
     return since > 0 ? Math.max(since + this.lag, this.retryAt) : null;
   }
 
@@ -84,7 +93,7 @@ export class Rollups implements Feature {
    * from the tracks (they keep it until the batch passed, so no journal entry or record is written).
    */
   async alarm(record: AgentRecord, now: number): Promise<void> {
-    const since = this.host.store.fact<number>(WAITING) ?? 0;
+    const since = this.oldestWaiting();
     if (since === 0 || since + this.lag > now || this.retryAt > now) return;
     // Tracks a withdrawal left stale are made again from the history first (that writes their rows).
     const ready = await this.ready(record);
@@ -100,10 +109,8 @@ export class Rollups implements Feature {
       return;
     }
     // The object's changes run one at a time (this is the kernel's alarm): no track changed since the read.
-    this.host.store.atomically(() => {
-      this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0");
-      this.host.store.setFact(WAITING, 0);
-    });
+    this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0");
+    this.oldest = 0;
   }
 
   /**
@@ -139,8 +146,8 @@ export class Rollups implements Feature {
         this.sql.exec("DELETE FROM rollup_tracks");
         for (const [reporter, track] of tracks) this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?)", Number(reporter), JSON.stringify(track));
         this.host.store.setFact(MADE, MADE_VERSION);
-        this.host.store.setFact(WAITING, 0);
       });
+      this.oldest = 0;
       return true;
     } catch (err) {
       log("error", "rollups not made; the next change tries again", { sid: record.sid, error: String(err) });
@@ -185,7 +192,8 @@ export class Rollups implements Feature {
             waiting,
           );
         }
-        if (lag > 0 && tracks.size > 0 && !((this.host.store.fact<number>(WAITING) ?? 0) > 0)) this.host.store.setFact(WAITING, now);
+        // A failed transaction drops this with the rest of memory (forget); a refused one leaves at worst an early alarm.
+        if (lag > 0 && tracks.size > 0 && this.oldestWaiting() === 0) this.oldest = now;
       },
     };
   }
