@@ -3,7 +3,7 @@
 
 import type { Env } from "../src/env";
 import { Agent as ProductionAgent } from "../src/durable/agent";
-import type { Probes } from "../src/durable/agent/kernel";
+import type { Probes } from "../src/durable/agent/host";
 
 export class Agent extends ProductionAgent {
   /** Injected failures: a crash right after the commit, a failing shard batch, a crash before publishing, the next n times. */

@@ -8,7 +8,8 @@ import type { ConfigUpdated, Registration, TransactionRecorded } from "../domain
 import type { Env } from "../env";
 import { Disputes } from "./agent/disputes";
 import { Identity } from "./agent/identity";
-import { Kernel, NO_PROBES, type Probes } from "./agent/kernel";
+import { NO_PROBES, type Probes } from "./agent/host";
+import { Kernel } from "./agent/kernel";
 import { Profile, type ConfigInput, type RegistrationInput } from "./agent/profile";
 import { Reports, type ReportInput } from "./agent/reports";
 import { Retention, type ArchiveInput, type Archived } from "./agent/retention";

@@ -77,6 +77,14 @@ export interface AgentHost {
   failing(point: FaultPoint): boolean;
 }
 
+/** Where tests reach in: the clock of alarms and rebuilds, and injected failures. Production has none. */
+export interface Probes {
+  now(): number;
+  /** True to fail at this point once: a crash right after the commit, a shard batch, a crash before publishing. */
+  fail(point: FaultPoint): boolean;
+}
+export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
+
 export type FaultPoint = "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk" | "archiveAfterPut";
 
 export interface Replayed {

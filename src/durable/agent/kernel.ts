@@ -15,7 +15,7 @@ import type { Result } from "../../domain/results";
 import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
-import { log, ok, refuse, Rollback, type AgentHost, type FaultPoint, type Bookmarks, type Change, type Feature, type Refused, type Replayed } from "./host";
+import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { rebuild } from "./rebuild";
 import { KernelStorage } from "./storage";
@@ -26,14 +26,6 @@ const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 /** A shard batch that failed is retried by the alarm after this long (and by the next change). */
 const RETRY_MS = 5_000;
-
-/** Where tests reach in: the clock of alarms and rebuilds, and injected failures. Production has none. */
-export interface Probes {
-  now(): number;
-  /** True to fail at this point once: a crash right after the commit, a shard batch, a crash before publishing. */
-  fail(point: FaultPoint): boolean;
-}
-export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
 
 export class Kernel implements AgentHost {
   readonly store: KernelStorage;
@@ -230,18 +222,12 @@ export class Kernel implements AgentHost {
       // name ids given since, which the caller never applied).
       this.applied = Math.max(this.applied, Math.min(upTo, this.handedOut));
       await this.publish(record);
-      const settled = this.applied >= this.handedOut && this.store.pending(this.applied).length === 0 && this.store.outbox(this.published).length === 0;
-      if (settled && this.retryAt !== null && this.alarmAt === this.retryAt) {
-        // Everything is on the shard and in the queue (a failed flush or send in the meantime kept
-        // the retry): the retry's alarm (a full alarm's work, every 5 seconds of a batch stream)
-        // moves to the next time something is due.
-        this.retryAt = null;
-        this.alarmAt = null;
-        await this.scheduleRefresh(record);
-        if (this.alarmAt === null) await this.ctx.storage.deleteAlarm();
-      } else {
-        await this.scheduleRefresh(record);
-      }
+      // With nothing left for the shard or the queue (whose retry it also is), the retry's alarm (a
+      // full alarm's work every 5 seconds of a batch stream) moves to the next time something is due.
+      const moved = this.retryAt !== null && this.alarmAt === this.retryAt && this.applied >= this.handedOut && this.store.pending(this.applied).length === 0 && this.store.outbox(this.published).length === 0;
+      if (moved) this.retryAt = this.alarmAt = null;
+      await this.scheduleRefresh(record);
+      if (moved && this.alarmAt === null) await this.ctx.storage.deleteAlarm();
     });
   }
 
@@ -306,11 +292,9 @@ export class Kernel implements AgentHost {
   }
 
   /**
-   * Whether the agent's cached badges should go: when the change told score.changed (its
-   * recommendation changed, or its composite moved 25 points or more since the last one) or moved
-   * its identity level. Smaller moves of the number show once the cached badge expires (5 minutes,
-   * the same as any browser or CDN that holds it): purging the edge cache on every report cost the
-   * report path two cache round trips for a freshness no client is promised.
+   * Whether the agent's cached badges should go: the change told score.changed or moved the identity
+   * level. Smaller moves show once a cached badge expires (5 minutes, as in any browser or CDN):
+   * purging on every report cost two cache round trips for a freshness no client is promised.
    */
   faceMoved(before: AgentRecord, after: AgentRecord): boolean {
     return this.crossed || before.identityLevel !== after.identityLevel;
@@ -367,42 +351,35 @@ export class Kernel implements AgentHost {
       const now = this.probes.now();
       // Decided before this alarm publishes anything: a new object life sends every waiting leaf again, and still asks.
       const check = this.chain.checkDue(now);
-      // Taken now, so that its past time is no deadline for the flush below to set the alarm to (and
-      // put back if the alarm fails before it asks: the platform runs it again).
+      // Taken now, or the flush below sets the alarm to its past time (put back if the alarm throws).
       if (check === true) this.chain.checking();
       try {
-        await this.alarmWork(stored, now, check);
+        // The model: the switch when its time has passed, else the credibility in force brought up to date.
+        const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
+        this.store.forgetExpired(now);
+        this.store.forgetPastReports(now);
+        for (const f of this.features) await f.alarm?.(record, now);
+        const shown = this.store.shown();
+        const score = scoreOfRecord(record, now);
+        if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
+          this.commit(record, { shard: [agentRow(record, now)], at: now });
+        }
+        if ((await this.flush()) !== null) {
+          // The object may be evicted before its next change: drop what the shard and the queue now have.
+          this.store.applied(this.applied);
+          // What this alarm's publish set is covered by the ask below.
+          if (check === true) this.chain.checking();
+          // A check not yet due is the chain's deadline: an earlier alarm (a batch's retry) replaced its own.
+          await this.scheduleRefresh(record);
+          if (check === true && (await this.chain.resend(record))) await this.scheduleAlarm(this.chain.checkLater(now));
+        } else if (check === true) {
+          this.chain.checkLater(now); // the shard failed before the log was asked: a minute on
+        }
       } catch (err) {
         if (check === true) this.chain.checkLater(now);
         throw err;
       }
     });
-  }
-
-  /** The alarm's work (see `alarm`), its log check decided. */
-  private async alarmWork(stored: AgentRecord, now: number, check: true | number | null): Promise<void> {
-    // The model: the switch when its time has passed, else the credibility in force brought up to date.
-    const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
-    this.store.forgetExpired(now);
-    this.store.forgetPastReports(now);
-    for (const f of this.features) await f.alarm?.(record, now);
-    const shown = this.store.shown();
-    const score = scoreOfRecord(record, now);
-    if (!shown || shown.composite !== score.composite || shown.confidence !== score.confidence || shown.recommendation !== score.recommendation) {
-      this.commit(record, { shard: [agentRow(record, now)], at: now });
-    }
-    if ((await this.flush()) !== null) {
-      // The object may be evicted before its next change: drop what the shard and the queue now have.
-      this.store.applied(this.applied);
-      // What this alarm's publish set is covered by the ask below.
-      if (check === true) this.chain.checking();
-      // A check not yet due is the chain's deadline: an earlier alarm (a batch's retry) replaced its own.
-      await this.scheduleRefresh(record);
-      if (check === true && (await this.chain.resend(record))) await this.scheduleAlarm(this.chain.checkLater(now));
-    } else if (check === true) {
-      // The shard failed before the log was asked: the leaves still wait, and are asked about a minute on.
-      this.chain.checkLater(now);
-    }
   }
 
   /** Takes a record a migration built (it was committed): memory follows storage. */
