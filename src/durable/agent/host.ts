@@ -85,6 +85,9 @@ export interface Probes {
 }
 export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
 
+/** A shard batch (or queue send) that failed is retried by the alarm after this long (and by the next change). */
+export const RETRY_MS = 5_000;
+
 export type FaultPoint = "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk" | "archiveAfterPut";
 
 export interface Replayed {

@@ -15,7 +15,7 @@ import type { Result } from "../../domain/results";
 import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
-import { log, ok, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
+import { log, ok, refuse, Rollback, RETRY_MS, type AgentHost, type Bookmarks, type Change, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { rebuild } from "./rebuild";
 import { KernelStorage } from "./storage";
@@ -24,8 +24,6 @@ import { refreshCredibility, switchIfDue } from "./model";
 const DAY_MS = 86_400_000;
 /** The resolution of a face change's time: an alarm due within it also recomputes the next one. */
 const MINUTE_MS = 60_000;
-/** A shard batch that failed is retried by the alarm after this long (and by the next change). */
-const RETRY_MS = 5_000;
 
 export class Kernel implements AgentHost {
   readonly store: KernelStorage;

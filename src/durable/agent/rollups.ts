@@ -15,7 +15,7 @@ import { rollupWrite, type ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
 import { DAY_MS, MODEL, rollupsOf, type RollupTrack, type TrackedReport } from "../../domain/model";
 import type { Outcome, SignalDimension } from "../../domain/model";
-import { log, type AgentHost, type Feature } from "./host";
+import { log, RETRY_MS, type AgentHost, type Feature } from "./host";
 
 /** The storage fact that says the tracks are made (its value: the version of how they were made). */
 const MADE = "rollups";
@@ -23,7 +23,6 @@ const MADE_VERSION = 1;
 /** Rows written per shard batch by the migration. */
 const MIGRATION_BATCH = 50;
 const DEFAULT_LAG_S = 3600;
-const RETRY_MS = 5_000;
 /** The job's daily run starts at 03:30 UTC: a day's last rows must be on the shards before it. */
 const MAX_LAG_S = 3 * 3600;
 
@@ -95,11 +94,14 @@ export class Rollups implements Feature {
   async alarm(record: AgentRecord, now: number): Promise<void> {
     const since = this.oldestWaiting();
     if (since === 0 || since + this.lag > now || this.retryAt > now) return;
-    // Tracks a withdrawal left stale are made again from the history first (that writes their rows).
-    const ready = await this.ready(record);
-    const waiting = ready ? this.sql.exec<{ track: string }>("SELECT track FROM rollup_tracks WHERE waiting > 0").toArray() : [];
+    // Tracks a withdrawal left stale are made again from the history first (that writes their rows;
+    // a failure is logged there).
+    if (!(await this.ready(record))) {
+      this.retryAt = now + RETRY_MS;
+      return;
+    }
+    const waiting = this.sql.exec<{ track: string }>("SELECT track FROM rollup_tracks WHERE waiting > 0").toArray();
     try {
-      if (!ready) throw new Error("rollup tracks not made");
       if (this.host.failing("shardBatch")) throw new Error("injected shard batch failure");
       const shard = this.host.shard(record.shard).withSession("first-primary");
       if (waiting.length > 0) await shard.batch(waiting.map((w) => upsertRollup(shard, storedRollup((JSON.parse(w.track) as RollupTrack).row))));
