@@ -34,27 +34,74 @@ async function world() {
   return { h, sid, report };
 }
 
+const rowTimes = (sid: string) =>
+  runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
+    state.storage.sql.exec<{ at: number; times: string }>("SELECT at, times FROM recent_times ORDER BY rowid").toArray().map((r) => ({ at: r.at, times: JSON.parse(r.times) as [number, number][] })),
+  );
+
 describe("the agent object's storage", () => {
   it("reuses the rows of report times past both damping windows and of journal entries the shard has", async () => {
     const { h, sid, report } = await world();
     for (let i = 0; i < 5; i++) await report();
-    expect(await count(sid, "recent")).toBe(5);
+    expect(await count(sid, "recent_times")).toBe(5);
     // Each change took over the row of the entry before it, which its shard batch had applied.
     expect(await count(sid, "journal")).toBe(1);
     // One damping window later the old times still count for the replay's tolerance: new rows.
     h.clock.now += DAY + 60_000;
     for (let i = 0; i < 3; i++) await report();
-    expect(await count(sid, "recent")).toBe(8);
+    expect(await count(sid, "recent_times")).toBe(8);
     // Past two windows the oldest are reused, one by one, and move to the end of the order.
     h.clock.now += DAY;
     for (let i = 0; i < 3; i++) await report();
-    expect(await count(sid, "recent")).toBe(8);
-    const times = await runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
-      state.storage.sql.exec<{ at: number }>("SELECT at FROM recent ORDER BY rowid").toArray().map((r) => r.at),
-    );
+    expect(await count(sid, "recent_times")).toBe(8);
+    const times = (await rowTimes(sid)).map((r) => r.at);
     expect(times.slice(-3)).toEqual([h.clock.now, h.clock.now, h.clock.now]);
     expect(times.filter((t) => t <= h.clock.now - 2 * DAY)).toHaveLength(2);
     expect(await count(sid, "journal")).toBe(1);
+  });
+
+  it("keeps a group's report times in one row and its leaves in one outbox row, and damps by every time in them", async () => {
+    const h = testApp({ now: Date.parse("2026-11-21T10:00:30Z") });
+    const owner = await createOperator();
+    const reporter = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const batch = (n: number, tag: string) =>
+      h.request("/transactions/batch", {
+        headers: bearer(reporter.key),
+        body: { transactions: Array.from({ length: n }, (_, i) => ({ sid, transactionType: "task", outcome: i % 2 ? "failure" : "success", idempotency_key: `${tag}-${i}` })) },
+      });
+    const first = await batch(10, "a");
+    expect(first.status).toBe(200);
+    const rows = await rowTimes(sid);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].times).toHaveLength(10);
+    expect(rows[0].at).toBe(h.clock.now);
+    const outbox = await runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
+      state.storage.sql.exec<{ n: number; leaf: string }>("SELECT n, leaf FROM log_outbox ORDER BY n").toArray(),
+    );
+    // The registration's leaf in its own row; the group's (the new reporter's credibility entry and
+    // the ten reports) in one, named by its greatest seq.
+    expect(outbox.map((r) => (JSON.parse(r.leaf) as { seq: number }[]).map((l) => l.seq))).toEqual([[1], [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]]);
+    expect(outbox.map((r) => r.n)).toEqual([1, 12]);
+    // A new life reads the ten times back: the next report is damped as the eleventh of the window,
+    // exactly as in an object that never left memory.
+    const twin = await registerAgent(owner.key);
+    await h.request("/transactions/batch", {
+      headers: bearer(reporter.key),
+      body: { transactions: Array.from({ length: 10 }, (_, i) => ({ sid: twin.sid, transactionType: "task", outcome: i % 2 ? "failure" : "success", idempotency_key: `b-${i}` })) },
+    });
+    await evictDurableObject(env.AGENT.getByName(sid));
+    const one = async (s: string) => {
+      const res = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid: s, transactionType: "task", outcome: "failure" } });
+      expect(res.status).toBe(201);
+      return runInDurableObject(env.AGENT.getByName(s), (o) => {
+        const kernel = (o as unknown as { kernel: { recent: Map<number, number[]>; stored(): { evidence: unknown } } }).kernel;
+        return { times: [...kernel.recent.values()].map((t) => t.length), evidence: kernel.stored().evidence };
+      });
+    };
+    const [evicted, kept] = [await one(sid), await one(twin.sid)];
+    expect(evicted.times).toEqual([11]);
+    expect(evicted.evidence).toEqual(kept.evidence);
   });
 
   it("never gives a journal id twice: not after the alarm empties the journal, not after memory is dropped, not after a restart", async () => {
@@ -90,7 +137,8 @@ describe("the agent object's storage", () => {
     const { sid, report } = await world();
     const first = await report("kept-answer");
     const stub = env.AGENT.getByName(sid);
-    const before = { recent: await count(sid, "recent"), journal: await count(sid, "journal"), idempotency: await count(sid, "idempotency") };
+    await report();
+    const before = { times: (await rowTimes(sid)).flatMap((r) => r.times), journal: await count(sid, "journal"), idempotency: await count(sid, "idempotency") };
     await runInDurableObject(stub, (_o, state) => {
       const sql = state.storage.sql;
       const old = (table: string, create: string, columns: string) => {
@@ -107,7 +155,15 @@ describe("the agent object's storage", () => {
       );
       old("receipts", "CREATE TABLE receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL, forget_at INTEGER)", "jti, at, forget_at");
       sql.exec("INSERT INTO receipts (jti, at, forget_at) VALUES ('spent', 1, 99999999999999)");
+      // Report times one per row, as they were kept before a change's times shared a row.
+      sql.exec("CREATE TABLE recent (reporter INTEGER NOT NULL, at INTEGER NOT NULL)");
       sql.exec("CREATE INDEX recent_at ON recent (at)");
+      for (const r of sql.exec<{ times: string }>("SELECT times FROM recent_times ORDER BY rowid").toArray()) {
+        for (const [reporter, at] of JSON.parse(r.times) as [number, number][]) sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", reporter, at);
+      }
+      sql.exec("DROP TABLE recent_times");
+      // A leaf kept alone in its row (an object, not a list), as before a change's leaves shared one.
+      sql.exec("UPDATE log_outbox SET leaf = json_extract(leaf, '$[0]') WHERE json_array_length(leaf) = 1");
       sql.exec("UPDATE meta SET value = '\"s0\"' WHERE key = 'schema'");
     });
     await evictDurableObject(stub);
@@ -118,8 +174,21 @@ describe("the agent object's storage", () => {
     expect(shapes.idempotency).toMatch(/WITHOUT ROWID/i);
     expect(shapes.receipts).toMatch(/WITHOUT ROWID/i);
     expect(shapes.recent_at).toBeUndefined();
+    expect(shapes.recent).toBeUndefined();
     expect(Object.keys(shapes).filter((n) => n.endsWith("_reshaped"))).toEqual([]);
-    expect(await count(sid, "recent")).toBe(before.recent);
+    // The old rows' times, in one row, then the start's report's in its own.
+    const moved = await rowTimes(sid);
+    expect(moved).toHaveLength(1);
+    expect(moved[0].times).toEqual(before.times);
+    // Leaves of both shapes are read back in order, once each.
+    const pending = await runInDurableObject(stub, (o, state) => {
+      state.storage.sql.exec("UPDATE meta SET value = '0' WHERE key = 'log_acked'");
+      const kernel = (o as unknown as { kernel: { forget(): void; chain: { pending(): { seq: number }[] } } }).kernel;
+      kernel.forget();
+      return kernel.chain.pending().map((l) => l.seq);
+    });
+    // The registration, the reporter's credibility entry and the two reports.
+    expect(pending).toEqual([1, 2, 3, 4]);
     expect(await count(sid, "journal")).toBe(before.journal);
     expect(await count(sid, "idempotency")).toBe(before.idempotency);
     expect(await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT jti FROM receipts WHERE jti = 'spent'").toArray())).toEqual([{ jti: "spent" }]);

@@ -1,8 +1,10 @@
 // The agent's chain of history entries, as the kernel appends to it: each change's entries are
 // numbered after the record's head, chained, written as the shard's entry rows, and each gives a
-// leaf for the agent's transparency log, kept in the `log_outbox` table until the log has it. Rows
-// of leaves the log has are not deleted: the next leaves take them over (one row written per leaf
-// where an insert and a delete are two); how far the log holds the agent's leaves is a fact.
+// leaf for the agent's transparency log, kept in the `log_outbox` table until the log has it: one
+// row per change, holding its leaves (storage is billed by the row written, so a group of reports
+// writes one row, not one per report). Rows of leaves the log has are not deleted: the next change's
+// leaves take them over (one row written where an insert and a delete are two); how far the log
+// holds the agent's leaves is a fact.
 
 import type { EntryRow, ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
@@ -18,6 +20,8 @@ const ACKED = "log_acked";
 const LOG_CHECK_MS = 60_000;
 /** At most this many leaves go in one log message (a queue message holds 128 KB). */
 const LEAVES_PER_MESSAGE = 200;
+/** At most this many leaves share an outbox row (about 230 bytes each). */
+const LEAVES_PER_ROW = 1_000;
 
 /** An entry a change appends: the entry itself, the composite that followed it, and what its row keeps beside it. */
 export interface EntryWrite {
@@ -34,6 +38,8 @@ export interface Appended {
 }
 
 export class Chain implements Feature {
+  // `n`: the greatest seq among the row's leaves; `leaf`: a change's leaves (a JSON array), or one
+  // leaf (an object) in rows from before a change's leaves shared a row.
   readonly schema = ["CREATE TABLE IF NOT EXISTS log_outbox (n INTEGER PRIMARY KEY, leaf TEXT NOT NULL)"];
   /** Reporters' commitments on this agent, by operator id (an HMAC each: computed once per object life). */
   private commitments = new Map<number, Promise<string>>();
@@ -108,30 +114,37 @@ export class Chain implements Feature {
     return { record: { ...record, seq: head.n, chainHash: head.hash }, chained, shard, leaves };
   }
 
-  /** Keeps leaves until the log acknowledges them (inside the change's storage transaction). */
+  /** Keeps a change's leaves, in one row, until the log acknowledges them (inside the change's storage transaction). */
   keep(leaves: readonly Leaf[]): void {
-    const acked = this.ackedUpTo();
-    for (const leaf of leaves) {
-      const text = JSON.stringify(leaf);
-      const reused = this.sql().exec(
-        "UPDATE OR REPLACE log_outbox SET n = ?, leaf = ? WHERE n = (SELECT min(n) FROM log_outbox) AND n <= ?",
-        leaf.seq,
-        text,
-        acked,
-      ).rowsWritten;
-      if (reused === 0) this.sql().exec("INSERT OR REPLACE INTO log_outbox (n, leaf) VALUES (?, ?)", leaf.seq, text);
-    }
+    // A whole history's leaves (a move into the chain) take several rows: a row holds 2 MB at most.
+    for (let i = 0; i < leaves.length; i += LEAVES_PER_ROW) this.keepRow(leaves.slice(i, i + LEAVES_PER_ROW));
     if (leaves.length > 0) this.maybePending = true;
+  }
+
+  private keepRow(leaves: readonly Leaf[]): void {
+    const n = leaves.reduce((max, l) => Math.max(max, l.seq), 0);
+    const text = JSON.stringify(leaves);
+    // The oldest row is free once the log has its greatest leaf (and so every leaf in it).
+    const reused = this.sql().exec(
+      "UPDATE OR REPLACE log_outbox SET n = ?, leaf = ? WHERE n = (SELECT min(n) FROM log_outbox) AND n <= ?",
+      n,
+      text,
+      this.ackedUpTo(),
+    ).rowsWritten;
+    if (reused === 0) this.sql().exec("INSERT OR REPLACE INTO log_outbox (n, leaf) VALUES (?, ?)", n, text);
   }
 
   /** The leaves the log has not acknowledged, in order; past entry `after` only, when given. */
   pending(after = 0): Leaf[] {
     if (!this.maybePending) return [];
     const acked = this.ackedUpTo();
-    const leaves = this.sql()
-      .exec<{ leaf: string }>("SELECT leaf FROM log_outbox WHERE n > ? ORDER BY n", Math.max(after, acked))
-      .toArray()
-      .map((r) => JSON.parse(r.leaf) as Leaf);
+    const from = Math.max(after, acked);
+    // A row holds leaves up to its n: the rows past `from` hold every leaf past it (and maybe some before).
+    const bySeq = new Map<number, Leaf>();
+    for (const r of this.sql().exec<{ leaf: string }>("SELECT leaf FROM log_outbox WHERE n > ? ORDER BY n", from)) {
+      for (const leaf of [JSON.parse(r.leaf) as Leaf | Leaf[]].flat()) if (leaf.seq > from) bySeq.set(leaf.seq, leaf);
+    }
+    const leaves = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
     if (after <= acked) this.maybePending = leaves.length > 0;
     return leaves;
   }

@@ -4,9 +4,10 @@
 // small facts (`meta`). Each feature module keeps its own tables (./reports, ./identity, ./disputes).
 //
 // Storage is billed by the row written, and an index, an AUTOINCREMENT counter and a delete each
-// count as one: so the rows a report passes through are reused, not deleted (a journal entry the
-// shard has, a report time past both damping windows, becomes the next one: one row written instead
-// of an insert and a delete), and no table of the report path carries an index it does not need.
+// count as one: so a change's report times share one row, the rows a report passes through are
+// reused, not deleted (a journal entry the shard has, a change's times past both damping windows,
+// become the next one: one row written instead of an insert and a delete), and no table of the
+// report path carries an index it does not need.
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
@@ -20,9 +21,9 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
   // One entry per change: its shard writes and control writes, in order (ids given here, never reused).
   "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, shard TEXT NOT NULL, control TEXT NOT NULL)",
-  // Report times in the order they came (rowid): the oldest is the one reused.
-  "CREATE TABLE IF NOT EXISTS recent (reporter INTEGER NOT NULL, at INTEGER NOT NULL)",
-  "DROP INDEX IF EXISTS recent_at",
+  // Report times, one row per change (its reports' [reporter, at] pairs, a JSON array; `at`: the
+  // latest of them), in the order they came (rowid): the oldest row is the one reused.
+  "CREATE TABLE IF NOT EXISTS recent_times (at INTEGER NOT NULL, times TEXT NOT NULL)",
   `CREATE TABLE IF NOT EXISTS idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
      result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key)) WITHOUT ROWID`,
   "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL)",
@@ -56,6 +57,8 @@ const RESHAPED: readonly { table: string; columns: string; current: (sql: string
   { table: "journal", columns: "id, shard, control", current: (sql) => !/AUTOINCREMENT/i.test(sql) },
   { table: "idempotency", columns: "operator_id, key, request_hash, result, created_at", current: (sql) => /WITHOUT ROWID/i.test(sql) },
 ];
+/** At most this many report times share a row when they are stored together (about 25 bytes each). */
+const TIMES_PER_ROW = 10_000;
 /** Expired records are forgotten at most this often by changes (and at every alarm). */
 const FORGET_EVERY_MS = 3_600_000;
 
@@ -112,6 +115,7 @@ export class KernelStorage {
     const counter = this.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'journal'").toArray()[0];
     if (counter && counter.seq > (this.fact<number>(LAST_JOURNAL) ?? 0)) this.setFact(LAST_JOURNAL, counter.seq);
     for (const r of RESHAPED) this.storage.transactionSync(() => reshape(this.sql, SCHEMA, r.table, r.columns, r.current));
+    this.storage.transactionSync(() => this.moveRecent());
     for (const f of this.features) f.upgrade?.();
     this.setFact("schema", version);
   }
@@ -204,33 +208,53 @@ export class KernelStorage {
   /** Report times per reporter, for the damping of the next report. */
   recentReports(): Map<number, number[]> {
     const recent = new Map<number, number[]>();
-    for (const r of this.sql.exec<{ reporter: number; at: number }>("SELECT reporter, at FROM recent ORDER BY rowid")) {
-      recent.set(r.reporter, [...(recent.get(r.reporter) ?? []), r.at]);
+    for (const r of this.sql.exec<{ times: string }>("SELECT times FROM recent_times ORDER BY rowid")) {
+      for (const [reporter, at] of JSON.parse(r.times) as [number, number][]) {
+        const times = recent.get(reporter);
+        if (times) times.push(at);
+        else recent.set(reporter, [at]);
+      }
     }
     return recent;
   }
 
   /**
-   * Adds report times, each in the row of the oldest time when that one is past (it moves to the
-   * end of the order). Times are kept two damping windows, not one: a report stamped a little before
-   * an earlier one (clocks of different isolates) still counts it, as a replay would. The alarm
-   * forgets the past times no report reused.
+   * Adds a change's report times, in the row of the oldest change's when all of its times are past
+   * (it moves to the end of the order). Times are kept two damping windows, not one: a report
+   * stamped a little before an earlier one (clocks of different isolates) still counts it, as a
+   * replay would. The alarm forgets the past rows no change reused.
    */
   rememberReports(times: { reporter: number; at: number }[], now: number): void {
-    for (const t of times) {
-      const reused = this.sql.exec(
-        "UPDATE recent SET rowid = (SELECT max(rowid) + 1 FROM recent), reporter = ?, at = ? WHERE rowid = (SELECT min(rowid) FROM recent) AND at <= ?",
-        t.reporter,
-        t.at,
-        now - 2 * MODEL.dampingWindowMs,
-      ).rowsWritten;
-      if (reused === 0) this.sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", t.reporter, t.at);
-    }
+    if (times.length === 0) return;
+    const latest = latestOf(times);
+    const text = JSON.stringify(times.map((t) => [t.reporter, t.at]));
+    const reused = this.sql.exec(
+      "UPDATE recent_times SET rowid = (SELECT max(rowid) + 1 FROM recent_times), at = ?, times = ? WHERE rowid = (SELECT min(rowid) FROM recent_times) AND at <= ?",
+      latest,
+      text,
+      now - 2 * MODEL.dampingWindowMs,
+    ).rowsWritten;
+    if (reused === 0) this.sql.exec("INSERT INTO recent_times (at, times) VALUES (?, ?)", latest, text);
   }
 
   replaceRecent(recent: Map<number, number[]>): void {
-    this.sql.exec("DELETE FROM recent");
-    for (const [reporter, times] of recent) for (const at of times) this.sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", reporter, at);
+    this.sql.exec("DELETE FROM recent_times");
+    this.insertTimes([...recent].flatMap(([reporter, ats]) => ats.map((at) => ({ reporter, at }))));
+  }
+
+  /** Times in rows of at most TIMES_PER_ROW (a row holds 2 MB at most). */
+  private insertTimes(times: readonly { reporter: number; at: number }[]): void {
+    for (let i = 0; i < times.length; i += TIMES_PER_ROW) {
+      const row = times.slice(i, i + TIMES_PER_ROW);
+      this.sql.exec("INSERT INTO recent_times (at, times) VALUES (?, ?)", latestOf(row), JSON.stringify(row.map((t) => [t.reporter, t.at])));
+    }
+  }
+
+  /** Storage from before a change's times shared a row kept one row per time (`recent`): they move into rows of many. */
+  private moveRecent(): void {
+    if (this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recent'").toArray().length === 0) return;
+    this.insertTimes(this.sql.exec<{ reporter: number; at: number }>("SELECT reporter, at FROM recent ORDER BY rowid").toArray());
+    this.sql.exec("DROP TABLE recent");
   }
 
   /** The answer recorded under an Idempotency-Key within 24 hours, if any. */
@@ -268,7 +292,7 @@ export class KernelStorage {
 
   /** The alarm's: report times past both windows that no report reused (the agent went quiet). */
   forgetPastReports(now: number): void {
-    this.sql.exec("DELETE FROM recent WHERE at <= ?", now - 2 * MODEL.dampingWindowMs);
+    this.sql.exec("DELETE FROM recent_times WHERE at <= ?", now - 2 * MODEL.dampingWindowMs);
   }
 
   /** forgetExpired, when it last ran an hour or more before `now`: a number compared, most times. */
@@ -373,6 +397,13 @@ export function reshape(sql: SqlStorage, schema: readonly string[], table: strin
   sql.exec(`INSERT INTO ${table}_reshaped (${columns}) SELECT ${columns} FROM ${table}`);
   sql.exec(`DROP TABLE ${table}`);
   sql.exec(`ALTER TABLE ${table}_reshaped RENAME TO ${table}`);
+}
+
+/** The latest of report times (a loop: a spread of a long history's times would overflow the stack). */
+function latestOf(times: readonly { at: number }[]): number {
+  let latest = -Infinity;
+  for (const t of times) latest = Math.max(latest, t.at);
+  return latest;
 }
 
 /** A short digest of the schema's statements (FNV-1a): storage made under other statements runs them again. */
