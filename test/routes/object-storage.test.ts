@@ -1,7 +1,8 @@
-// The agent object's storage on the report path: rows a report passes through are reused instead of
+// The agent object's storage on the report path: a change's journal entry rides in the agent's row,
+// its report times and leaves share a row each, rows a report passes through are reused instead of
 // deleted and inserted again (storage is billed by the row written), and storage made in the older
-// shapes (an AUTOINCREMENT journal, keyed tables with a rowid and an index, an index on report
-// times) is given the present ones at the object's next start, its rows kept.
+// shapes (a journal table, an AUTOINCREMENT journal, keyed tables with a rowid and an index, report
+// times one per row) is given the present ones at the object's next start, its rows kept.
 
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -34,18 +35,34 @@ async function world() {
   return { h, sid, report };
 }
 
+/** The journal's ids: those in the agent's row and those in the journal table (`table`). */
+const journal = (sid: string) =>
+  runInDurableObject(env.AGENT.getByName(sid), (_o, state) => {
+    const row = state.storage.sql.exec<{ journal: string | null }>("SELECT journal FROM agent WHERE id = 1").one();
+    return {
+      inline: (JSON.parse(row.journal ?? "[]") as { id: number }[]).map((j) => j.id),
+      table: state.storage.sql.exec<{ id: number }>("SELECT id FROM journal ORDER BY id").toArray().map((r) => r.id),
+    };
+  });
+const journalIds = async (sid: string) => {
+  const { inline, table } = await journal(sid);
+  return [...inline, ...table].sort((a, b) => a - b);
+};
+
 const rowTimes = (sid: string) =>
   runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
     state.storage.sql.exec<{ at: number; times: string }>("SELECT at, times FROM recent_times ORDER BY rowid").toArray().map((r) => ({ at: r.at, times: JSON.parse(r.times) as [number, number][] })),
   );
 
 describe("the agent object's storage", () => {
-  it("reuses the rows of report times past both damping windows and of journal entries the shard has", async () => {
+  it("keeps a change's journal entry in the agent's row, and reuses the rows of report times past both damping windows", async () => {
     const { h, sid, report } = await world();
     for (let i = 0; i < 5; i++) await report();
     expect(await count(sid, "recent_times")).toBe(5);
-    // Each change took over the row of the entry before it, which its shard batch had applied.
-    expect(await count(sid, "journal")).toBe(1);
+    // Each change's entry went into the agent's row with its record; the one before it, which its
+    // shard batch had applied, left it in the same write.
+    expect((await journal(sid)).inline).toHaveLength(1);
+    expect((await journal(sid)).table).toEqual([]);
     // One damping window later the old times still count for the replay's tolerance: new rows.
     h.clock.now += DAY + 60_000;
     for (let i = 0; i < 3; i++) await report();
@@ -57,7 +74,7 @@ describe("the agent object's storage", () => {
     const times = (await rowTimes(sid)).map((r) => r.at);
     expect(times.slice(-3)).toEqual([h.clock.now, h.clock.now, h.clock.now]);
     expect(times.filter((t) => t <= h.clock.now - 2 * DAY)).toHaveLength(2);
-    expect(await count(sid, "journal")).toBe(1);
+    expect((await journal(sid)).inline).toHaveLength(1);
   });
 
   it("keeps a group's report times in one row and its leaves in one outbox row, and damps by every time in them", async () => {
@@ -104,10 +121,43 @@ describe("the agent object's storage", () => {
     expect(evicted.evidence).toEqual(kept.evidence);
   });
 
+  it("keeps the journal in its own table past 64 KB (a shard down for a while), and applies all of it, in order, once the shard is back", async () => {
+    const { sid, report } = await world();
+    await report();
+    const shard = await shardOf(sid);
+    const onShard = async () => (await shard.prepare("SELECT count(*) AS n FROM entries WHERE sid = ? AND kind = 'report'").bind(sid).first<{ n: number }>())!.n;
+    await shard.exec("CREATE TRIGGER fail_entries BEFORE INSERT ON entries WHEN NEW.kind = 'report' BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    try {
+      for (let i = 0; i < 40; i++) await report();
+    } finally {
+      await shard.exec("DROP TRIGGER fail_entries");
+    }
+    const held = await runInDurableObject(env.AGENT.getByName(sid), (_o, state) => state.storage.sql.exec<{ n: number }>("SELECT length(journal) AS n FROM agent").one().n);
+    expect(held).toBeLessThanOrEqual(64 * 1024);
+    const { inline, table } = await journal(sid);
+    expect(table.length).toBeGreaterThan(0);
+    expect(inline.length + table.length).toBe(40);
+    expect(await onShard()).toBe(1);
+    // The next report's batch applies the 40 before it and itself.
+    await report();
+    expect(await onShard()).toBe(42);
+    const entries = await shard.prepare("SELECT n FROM entries WHERE sid = ? ORDER BY n").bind(sid).all<{ n: number }>();
+    expect(entries.results.map((r) => r.n)).toEqual(entries.results.map((_, i) => i + 1));
+    // The agent's row drops what the shard has with its next write; the table's rows wait for the
+    // next entries that go there, or the alarm.
+    await report();
+    expect((await journal(sid)).inline).toHaveLength(1);
+    await runInDurableObject(env.AGENT.getByName(sid), async (_o, state) => {
+      if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + DAY);
+    });
+    await runDurableObjectAlarm(env.AGENT.getByName(sid));
+    expect(await journal(sid)).toEqual({ inline: [], table: [] });
+  });
+
   it("never gives a journal id twice: not after the alarm empties the journal, not after memory is dropped, not after a restart", async () => {
     const { sid, report } = await world();
     const stub = env.AGENT.getByName(sid);
-    const ids = () => runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ id: number }>("SELECT id FROM journal ORDER BY id").toArray().map((r) => r.id));
+    const ids = () => journalIds(sid);
     const onShard = async () => (await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM entries WHERE sid = ?").bind(sid).first<{ n: number }>())!.n;
     await report();
     await report();
@@ -126,7 +176,7 @@ describe("the agent object's storage", () => {
     expect(await onShard()).toBe(before + 1);
     // And in a new life of the object.
     await runDurableObjectAlarm(stub).catch(() => undefined);
-    await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("DELETE FROM journal"));
+    await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("UPDATE agent SET journal = NULL"));
     await evictDurableObject(stub);
     await report();
     expect((await ids()).at(-1)).toBeGreaterThan(last + 1);
@@ -138,7 +188,8 @@ describe("the agent object's storage", () => {
     const first = await report("kept-answer");
     const stub = env.AGENT.getByName(sid);
     await report();
-    const before = { times: (await rowTimes(sid)).flatMap((r) => r.times), journal: await count(sid, "journal"), idempotency: await count(sid, "idempotency") };
+    const before = { times: (await rowTimes(sid)).flatMap((r) => r.times), journal: await journalIds(sid), idempotency: await count(sid, "idempotency") };
+    expect(before.journal).toHaveLength(1);
     await runInDurableObject(stub, (_o, state) => {
       const sql = state.storage.sql;
       const old = (table: string, create: string, columns: string) => {
@@ -147,7 +198,12 @@ describe("the agent object's storage", () => {
         sql.exec(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM ${table}_was`);
         sql.exec(`DROP TABLE ${table}_was`);
       };
+      // The journal in its own AUTOINCREMENT table, the agent's row without it.
       old("journal", "CREATE TABLE journal (id INTEGER PRIMARY KEY AUTOINCREMENT, shard TEXT NOT NULL, control TEXT NOT NULL)", "id, shard, control");
+      for (const j of JSON.parse(sql.exec<{ journal: string }>("SELECT journal FROM agent").one().journal) as { id: number; shard: unknown; control: unknown }[]) {
+        sql.exec("INSERT INTO journal (id, shard, control) VALUES (?, ?, ?)", j.id, JSON.stringify(j.shard), JSON.stringify(j.control));
+      }
+      old("agent", "CREATE TABLE agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)", "id, record, shown");
       old(
         "idempotency",
         "CREATE TABLE idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key))",
@@ -171,6 +227,7 @@ describe("the agent object's storage", () => {
     expect(await report("kept-answer")).toEqual(first);
     const shapes = await tableSql(sid);
     expect(shapes.journal).not.toMatch(/AUTOINCREMENT/i);
+    expect(shapes.agent).toMatch(/journal_last/);
     expect(shapes.idempotency).toMatch(/WITHOUT ROWID/i);
     expect(shapes.receipts).toMatch(/WITHOUT ROWID/i);
     expect(shapes.recent_at).toBeUndefined();
@@ -189,19 +246,23 @@ describe("the agent object's storage", () => {
     });
     // The registration, the reporter's credibility entry and the two reports.
     expect(pending).toEqual([1, 2, 3, 4]);
-    expect(await count(sid, "journal")).toBe(before.journal);
+    expect(await journal(sid)).toEqual({ inline: [], table: before.journal });
     expect(await count(sid, "idempotency")).toBe(before.idempotency);
     expect(await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT jti FROM receipts WHERE jti = 'spent'").toArray())).toEqual([{ jti: "spent" }]);
-    // And the object goes on: a new report takes the next journal id. A new object life does not
-    // know which entries the shard has until its first batch, so that change adds a row; from then
-    // on each change takes over the oldest applied one.
+    // And the object goes on: a new report takes the next journal id, in the agent's row. A new
+    // object life does not know which entries the shard has until its first batch, so the old entry
+    // stays in its table until the alarm drops it.
     const next = await report("new-answer");
     expect(next).not.toEqual(first);
-    const ids = async () =>
-      runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ id: number }>("SELECT id FROM journal ORDER BY id").toArray().map((r) => r.id));
-    const [a, b] = await ids();
+    const [a] = before.journal;
+    const { inline: [b] } = await journal(sid);
+    expect(b).toBeGreaterThan(a);
     await report();
-    expect(await ids()).toEqual([b, b + 1]);
-    expect(a).toBeLessThan(b);
+    expect(await journal(sid)).toEqual({ inline: [b + 1], table: [a] });
+    await runInDurableObject(stub, async (_o, state) => {
+      if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + DAY);
+    });
+    await runDurableObjectAlarm(stub);
+    expect(await journal(sid)).toEqual({ inline: [], table: [] });
   });
 });

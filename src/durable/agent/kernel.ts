@@ -34,8 +34,8 @@ export class Kernel implements AgentHost {
   private record: AgentRecord | undefined;
   private alarmAt: number | null | undefined;
   /**
-   * Journal entries up to this id are on the shard; the next commit reuses their rows. After a
-   * restart it is 0 and they are sent again once: their statements are idempotent.
+   * Journal entries up to this id are on the shard; the next commit drops them from the agent's row.
+   * After a restart it is 0 and they are sent again once: their statements are idempotent.
    */
   private applied = 0;
   /** The greatest journal id handed to a caller by `deferred` in this object's life: what an acknowledgement may name. */
@@ -116,8 +116,7 @@ export class Kernel implements AgentHost {
         const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
         const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
         const shown = row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! };
-        this.store.saveRecord(record, shown);
-        this.store.journal(shard, change.control ?? [], this.applied);
+        this.store.save(record, shown, shard, change.control ?? [], this.applied);
         if (change.leaves) this.chain.keep(change.leaves);
         const events = [...(change.events ?? [])];
         const notified = this.store.notified();

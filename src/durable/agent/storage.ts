@@ -1,26 +1,27 @@
 // The kernel's tables in the agent object's SQLite storage, and every statement on them: the
-// agent's record, the journal of shard writes not yet applied, report times within the damping
-// window, idempotency records, the outbox of events to publish, what score.changed last told, and
+// agent's row (its record and the journal of shard writes not yet applied: ./agent-row), report
+// times within the damping window, idempotency records, the outbox of events to publish, what score.changed last told, and
 // small facts (`meta`). Each feature module keeps its own tables (./reports, ./identity, ./disputes).
 //
 // Storage is billed by the row written, and an index, an AUTOINCREMENT counter and a delete each
-// count as one: so a change's report times share one row, the rows a report passes through are
-// reused, not deleted (a journal entry the shard has, a change's times past both damping windows,
-// become the next one: one row written instead of an insert and a delete), and no table of the
-// report path carries an index it does not need.
+// count as one: so a change's journal entry rides in the agent's row and its report times share one
+// row, the rows a report passes through are reused, not deleted (a change's times past both damping
+// windows become the next one's: one row written instead of an insert and a delete), and no table of
+// the report path carries an index it does not need.
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
+import { AGENT_ROW_SCHEMA, AgentRow, type Journaled, type Shown } from "./agent-row";
 import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency";
 import { MODEL } from "../../domain/model";
 import type { AgentEvent, Notified } from "../../domain/events";
 import { fnv1a, randomHex } from "../../domain/identifiers";
 import type { Feature } from "./feature";
 
+export type { Journaled, Shown };
+
 const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT)",
-  // One entry per change: its shard writes and control writes, in order (ids given here, never reused).
-  "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, shard TEXT NOT NULL, control TEXT NOT NULL)",
+  ...AGENT_ROW_SCHEMA,
   // Report times, one row per change (its reports' [reporter, at] pairs, a JSON array; `at`: the
   // latest of them), in the order they came (rowid): the oldest row is the one reused.
   "CREATE TABLE IF NOT EXISTS recent_times (at INTEGER NOT NULL, times TEXT NOT NULL)",
@@ -31,25 +32,12 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ];
 
-export interface Journaled {
-  id: number;
-  shard: ShardWrite[];
-  control: ControlWrite[];
-}
-
-/** What the agent's shard row shows: the alarm compares it with the score now. */
-export interface Shown {
-  composite: number;
-  confidence: string;
-  recommendation: string;
-}
-
 export interface StoredAnswer {
   requestHash: string;
   result: unknown;
 }
 
-/** The storage fact holding the greatest journal id given, for when the journal is empty. */
+/** The storage fact that held the greatest journal id given, before the agent's row kept it. */
 const LAST_JOURNAL = "journal_last";
 
 /** Tables made before their present shape, and the text that tells the old shape from the new. */
@@ -69,7 +57,6 @@ const FORGET_EVERY_MS = 3_600_000;
  * so memory may be ahead of storage).
  */
 interface Memo {
-  journal?: Journaled[];
   /** Facts read or written in this life (every change asks for a few). */
   facts?: Map<string, unknown>;
   lastEvent?: number;
@@ -78,23 +65,21 @@ interface Memo {
 
 export class KernelStorage {
   private memo: Memo = {};
-  /**
-   * The greatest journal id given. Ids only grow, in this object's life (kept through `forget`) and
-   * across lives (the alarm that empties the journal stores it as a fact): an id given again would
-   * be taken for an entry the shard already has.
-   */
-  private lastJournal = 0;
   /** When expired records were last forgotten (from meta, read once). */
   private forgotAt: number | undefined;
 
   /** The feature modules whose tables share this storage (set once, before the first migration). */
   features: readonly Feature[] = [];
 
+  private readonly row: AgentRow;
+
   /** `sql`: the storage's SQL interface (metered for the benchmark when the meter is on). */
   constructor(
     private readonly storage: DurableObjectStorage,
     readonly sql: SqlStorage = storage.sql,
-  ) {}
+  ) {
+    this.row = new AgentRow(sql, () => this.fact<number>(LAST_JOURNAL) ?? 0);
+  }
 
   /**
    * Creates every table (the kernel's and each feature's) once; at every later start a single read
@@ -116,6 +101,7 @@ export class KernelStorage {
     if (counter && counter.seq > (this.fact<number>(LAST_JOURNAL) ?? 0)) this.setFact(LAST_JOURNAL, counter.seq);
     for (const r of RESHAPED) this.storage.transactionSync(() => reshape(this.sql, SCHEMA, r.table, r.columns, r.current));
     this.storage.transactionSync(() => this.moveRecent());
+    this.row.upgrade();
     for (const f of this.features) f.upgrade?.();
     this.setFact("schema", version);
   }
@@ -123,6 +109,7 @@ export class KernelStorage {
   /** Drops what memory holds of storage; the next reads go to storage. */
   forget(): void {
     this.memo = {};
+    this.row.forget();
     for (const f of this.features) f.forget?.();
   }
 
@@ -137,72 +124,26 @@ export class KernelStorage {
   }
 
   record(): AgentRecord | null {
-    const row = this.sql.exec<{ record: string }>("SELECT record FROM agent WHERE id = 1").toArray()[0];
-    return row ? (JSON.parse(row.record) as AgentRecord) : null;
-  }
-
-  /** The record, and what its shard row shows when this change writes it (else that stays as it was). */
-  saveRecord(record: AgentRecord, shown: Shown | null): void {
-    if (shown) {
-      this.sql.exec(
-        "INSERT INTO agent (id, record, shown) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record, shown = excluded.shown",
-        JSON.stringify(record),
-        JSON.stringify(shown),
-      );
-    } else {
-      this.sql.exec("INSERT INTO agent (id, record) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record", JSON.stringify(record));
-    }
+    return this.row.record();
   }
 
   shown(): Shown | null {
-    const row = this.sql.exec<{ shown: string | null }>("SELECT shown FROM agent WHERE id = 1").toArray()[0];
-    return row?.shown ? (JSON.parse(row.shown) as Shown) : null;
+    return this.row.shown();
   }
 
-  /**
-   * Adds a change's entry to the journal, in the row of the oldest entry the shard already has (up
-   * to `applied`) when there is one: that entry is done with, and reusing its row is one row written
-   * where a delete and an insert are two.
-   */
-  journal(shard: ShardWrite[], control: ControlWrite[], applied: number): void {
-    if (shard.length === 0 && control.length === 0) return;
-    const entries = this.loadJournal();
-    const id = ++this.lastJournal;
-    const oldest = entries[0];
-    const text = [JSON.stringify(shard), JSON.stringify(control)];
-    if (oldest && oldest.id <= applied) {
-      this.sql.exec("UPDATE journal SET id = ?, shard = ?, control = ? WHERE id = ?", id, ...text, oldest.id);
-      entries.shift();
-    } else {
-      this.sql.exec("INSERT INTO journal (id, shard, control) VALUES (?, ?, ?)", id, ...text);
-    }
-    entries.push({ id, shard, control });
-  }
-
-  private loadJournal(): Journaled[] {
-    if (!this.memo.journal) {
-      this.memo.journal = this.sql
-        .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
-        .toArray()
-        .map((j) => ({ id: j.id, shard: JSON.parse(j.shard) as ShardWrite[], control: JSON.parse(j.control) as ControlWrite[] }));
-      this.lastJournal = Math.max(this.lastJournal, this.memo.journal.at(-1)?.id ?? 0, this.fact<number>(LAST_JOURNAL) ?? 0);
-    }
-    return this.memo.journal;
+  /** A change: the record, what its shard row shows (null: as it was), its journal entry; the entries up to `applied` leave. */
+  save(record: AgentRecord, shown: Shown | null, shard: ShardWrite[], control: ControlWrite[], applied: number): void {
+    this.row.save(record, shown, shard, control, applied);
   }
 
   /** Journal entries after `afterId` (those up to it are known to be on the shard). */
   pending(afterId = 0): Journaled[] {
-    return this.loadJournal().filter((j) => j.id > afterId);
+    return this.row.pending(afterId);
   }
 
-  /**
-   * Drops the entries the shard has (the alarm's: the object may be evicted before its next change;
-   * and erasure's: the clear text goes from here too), keeping the greatest id given.
-   */
+  /** Drops the journal entries the shard has (the alarm's; erasure's, with their clear text). */
   applied(upToId: number): void {
-    if (this.loadJournal().some((j) => j.id <= upToId)) this.setFact(LAST_JOURNAL, this.lastJournal);
-    this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
-    if (this.memo.journal) this.memo.journal = this.memo.journal.filter((j) => j.id > upToId);
+    this.row.applied(upToId);
   }
 
   /** Report times per reporter, for the damping of the next report. */

@@ -1,0 +1,161 @@
+// The agent's row in its object's storage: its record, what its shard row shows, and the journal of
+// the shard writes (and control writes) of changes the shard may not have yet. Every change writes
+// the record, so its journal entry rides in the same row: one row written per change where a record
+// row and a journal row were two, and the entries the shard has leave with the next change's write
+// (or the alarm's, one row) instead of a delete each. An entry that would take the row's journal
+// past INLINE_MAX (the shard down for a while) goes to the `journal` table instead, one row each,
+// reusing the row of the oldest entry the shard has: a row holds 2 MB at most, and rewriting a long
+// journal with every change would cost more than it saves.
+
+import type { AgentRecord } from "../../domain/agent";
+import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
+
+export const AGENT_ROW_SCHEMA = [
+  // `journal`: the entries kept in the row (a JSON list); `journal_last`: the greatest journal id given.
+  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER)",
+  // Entries past the row's share, one per row (ids given by the row, never reused).
+  "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, shard TEXT NOT NULL, control TEXT NOT NULL)",
+];
+
+/** The bytes of journal text the agent's row holds at most (a change's entry is 1-3 KB). */
+const INLINE_MAX = 64 * 1024;
+
+export interface Journaled {
+  id: number;
+  shard: ShardWrite[];
+  control: ControlWrite[];
+}
+
+/** What the agent's shard row shows: the alarm compares it with the score now. */
+export interface Shown {
+  composite: number;
+  confidence: string;
+  recommendation: string;
+}
+
+interface Kept extends Journaled {
+  /** In the agent's row (else a row of the journal table). */
+  inline: boolean;
+  size: number;
+}
+
+/** An entry's share of the row's journal text: its own and the comma after it. */
+const sizeOf = (j: Journaled) => JSON.stringify(j).length + 1;
+
+export class AgentRow {
+  /** The journal as storage holds it, oldest first (undefined: not read in this life, or dropped). */
+  private entries: Kept[] | undefined;
+  /**
+   * The greatest journal id given. Ids only grow, in this object's life (kept through `forget`) and
+   * across lives (every write of the row stores it): an id given again would be taken for an entry
+   * the shard already has.
+   */
+  private last = 0;
+
+  /** `legacyLast`: the greatest id as storage from before `journal_last` kept it (a fact). */
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly legacyLast: () => number,
+  ) {}
+
+  /** Storage made before the row kept the journal gets its columns (its journal table stays, and is read). */
+  upgrade(): void {
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('agent')").toArray();
+    for (const column of ["journal TEXT", "journal_last INTEGER"]) {
+      if (!columns.some((c) => c.name === column.split(" ")[0])) this.sql.exec(`ALTER TABLE agent ADD COLUMN ${column}`);
+    }
+  }
+
+  forget(): void {
+    this.entries = undefined;
+  }
+
+  record(): AgentRecord | null {
+    const row = this.sql.exec<{ record: string }>("SELECT record FROM agent WHERE id = 1").toArray()[0];
+    return row ? (JSON.parse(row.record) as AgentRecord) : null;
+  }
+
+  shown(): Shown | null {
+    const row = this.sql.exec<{ shown: string | null }>("SELECT shown FROM agent WHERE id = 1").toArray()[0];
+    return row?.shown ? (JSON.parse(row.shown) as Shown) : null;
+  }
+
+  /**
+   * Stores a change: the record, what its shard row shows when the change writes it (else that stays
+   * as it was), and its journal entry when it has writes. Entries up to `applied` (the shard has
+   * them) leave the row.
+   */
+  save(record: AgentRecord, shown: Shown | null, shard: ShardWrite[], control: ControlWrite[], applied: number): void {
+    const entries = this.load().filter((j) => j.id > applied || !j.inline);
+    if (shard.length > 0 || control.length > 0) {
+      const entry: Journaled = { id: ++this.last, shard, control };
+      const size = sizeOf(entry);
+      // The list's text is its entries' shares and the brackets, less one comma.
+      const room = INLINE_MAX - 1 - entries.reduce((sum, j) => sum + (j.inline ? j.size : 0), 0);
+      if (size <= room) {
+        entries.push({ ...entry, inline: true, size });
+      } else {
+        this.intoTable(entries, entry, applied);
+        entries.push({ ...entry, inline: false, size });
+      }
+    }
+    this.sql.exec(
+      `INSERT INTO agent (id, record, shown, journal, journal_last) VALUES (1, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET record = excluded.record, shown = coalesce(excluded.shown, agent.shown), journal = excluded.journal, journal_last = excluded.journal_last`,
+      JSON.stringify(record),
+      shown && JSON.stringify(shown),
+      inlineText(entries),
+      this.last,
+    );
+    this.entries = entries;
+  }
+
+  /** An entry into the journal table, in the row of its oldest entry the shard has when there is one. */
+  private intoTable(entries: Kept[], entry: Journaled, applied: number): void {
+    const text = [JSON.stringify(entry.shard), JSON.stringify(entry.control)];
+    const oldest = entries.findIndex((j) => !j.inline && j.id <= applied);
+    if (oldest >= 0) {
+      this.sql.exec("UPDATE journal SET id = ?, shard = ?, control = ? WHERE id = ?", entry.id, ...text, entries[oldest].id);
+      entries.splice(oldest, 1);
+    } else {
+      this.sql.exec("INSERT INTO journal (id, shard, control) VALUES (?, ?, ?)", entry.id, ...text);
+    }
+  }
+
+  private load(): Kept[] {
+    if (!this.entries) {
+      const row = this.sql.exec<{ journal: string | null; journal_last: number | null }>("SELECT journal, journal_last FROM agent WHERE id = 1").toArray()[0];
+      const inline = (row?.journal ? (JSON.parse(row.journal) as Journaled[]) : []).map((j) => ({ ...j, inline: true, size: sizeOf(j) }));
+      const table = this.sql
+        .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
+        .toArray()
+        .map((j) => ({ id: j.id, shard: JSON.parse(j.shard) as ShardWrite[], control: JSON.parse(j.control) as ControlWrite[], inline: false, size: 0 }));
+      this.entries = [...inline, ...table].sort((a, b) => a.id - b.id);
+      this.last = Math.max(this.last, this.entries.at(-1)?.id ?? 0, row?.journal_last ?? 0, this.legacyLast());
+    }
+    return this.entries;
+  }
+
+  /** Journal entries after `afterId` (those up to it are known to be on the shard). */
+  pending(afterId = 0): Journaled[] {
+    return this.load().filter((j) => j.id > afterId);
+  }
+
+  /**
+   * Drops the entries the shard has (the alarm's: the object may be evicted before its next change;
+   * and erasure's: the clear text goes from here too), keeping the greatest id given.
+   */
+  applied(upToId: number): void {
+    const entries = this.load();
+    const rest = entries.filter((j) => j.id > upToId);
+    if (entries.some((j) => j.inline && j.id <= upToId)) {
+      this.sql.exec("UPDATE agent SET journal = ?, journal_last = ? WHERE id = 1", inlineText(rest), this.last);
+    }
+    if (entries.some((j) => !j.inline && j.id <= upToId)) this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
+    this.entries = rest;
+  }
+}
+
+function inlineText(entries: readonly Kept[]): string {
+  return JSON.stringify(entries.filter((j) => j.inline).map(({ id, shard, control }) => ({ id, shard, control })));
+}
