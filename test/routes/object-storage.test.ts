@@ -7,7 +7,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { bearer, createOperator, registerAgent, shardOf, testApp } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, shardOf, testApp } from "../helpers";
 
 const DAY = 86_400_000;
 
@@ -49,35 +49,60 @@ const journalIds = async (sid: string) => {
   return [...inline, ...table].sort((a, b) => a - b);
 };
 
+const inlineTimes = (sid: string) =>
+  runInDurableObject(env.AGENT.getByName(sid), (_o, state) => JSON.parse(state.storage.sql.exec<{ times: string }>("SELECT times FROM agent").one().times) as [number, number][]);
+
 const rowTimes = (sid: string) =>
   runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
     state.storage.sql.exec<{ at: number; times: string }>("SELECT at, times FROM recent_times ORDER BY rowid").toArray().map((r) => ({ at: r.at, times: JSON.parse(r.times) as [number, number][] })),
   );
 
 describe("the agent object's storage", () => {
-  it("keeps a change's journal entry in the agent's row, and reuses the rows of report times past both damping windows", async () => {
+  it("keeps a change's journal entry and report times in the agent's row; past 1,000 times the row's go to a row of their own, reused once all are past", async () => {
     const { h, sid, report } = await world();
     for (let i = 0; i < 5; i++) await report();
-    expect(await count(sid, "recent_times")).toBe(5);
+    expect(await inlineTimes(sid)).toHaveLength(5);
+    expect(await count(sid, "recent_times")).toBe(0);
     // Each change's entry went into the agent's row with its record; the one before it, which its
     // shard batch had applied, left it in the same write.
     expect((await journal(sid)).inline).toHaveLength(1);
     expect((await journal(sid)).table).toEqual([]);
-    // One damping window later the old times still count for the replay's tolerance: new rows.
+    // One damping window later the old times still count for the replay's tolerance: they stay.
     h.clock.now += DAY + 60_000;
     for (let i = 0; i < 3; i++) await report();
-    expect(await count(sid, "recent_times")).toBe(8);
-    // Past two windows the oldest are reused, one by one, and move to the end of the order.
+    expect(await inlineTimes(sid)).toHaveLength(8);
+    // Past two windows they leave the row with the next change's write.
     h.clock.now += DAY;
     for (let i = 0; i < 3; i++) await report();
-    expect(await count(sid, "recent_times")).toBe(8);
-    const times = (await rowTimes(sid)).map((r) => r.at);
-    expect(times.slice(-3)).toEqual([h.clock.now, h.clock.now, h.clock.now]);
-    expect(times.filter((t) => t <= h.clock.now - 2 * DAY)).toHaveLength(2);
+    expect((await inlineTimes(sid)).map(([, at]) => at)).toEqual([...Array(3).fill(h.clock.now - DAY), ...Array(3).fill(h.clock.now)]);
     expect((await journal(sid)).inline).toHaveLength(1);
+    // A busy agent: once the row would hold more than 1,000 times, the ones it held go to a row of their own.
+    const reporter = await createOperator();
+    await call(`/admin/operators/${reporter.id}`, { headers: ADMIN, body: { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000 } });
+    const batch = (tag: string) =>
+      h.request("/transactions/batch", {
+        headers: bearer(reporter.key),
+        body: { transactions: Array.from({ length: 100 }, (_, i) => ({ sid, transactionType: "task", outcome: "success", idempotency_key: `${tag}-${i}` })) },
+      });
+    for (let b = 0; b < 10; b++) expect((await batch(`a${b}`)).status).toBe(200);
+    expect(await count(sid, "recent_times")).toBe(1);
+    expect((await rowTimes(sid))[0].times).toHaveLength(906);
+    expect(await inlineTimes(sid)).toHaveLength(100);
+    // A new life reads both back.
+    await evictDurableObject(env.AGENT.getByName(sid));
+    await report();
+    const held = await runInDurableObject(env.AGENT.getByName(sid), (o) => [...(o as unknown as { kernel: { recent: Map<number, number[]> } }).kernel.recent.values()].map((t) => t.length).sort((a, b) => a - b));
+    expect(held).toEqual([7, 1000]);
+    // Two windows on, the next spill takes over that row.
+    h.clock.now += 2 * DAY + 60_000;
+    for (let b = 0; b < 11; b++) expect((await batch(`b${b}`)).status).toBe(200);
+    expect(await count(sid, "recent_times")).toBe(1);
+    expect((await rowTimes(sid))[0].times).toHaveLength(1000);
+    expect((await rowTimes(sid))[0].at).toBe(h.clock.now);
+    expect(await inlineTimes(sid)).toHaveLength(100);
   });
 
-  it("keeps a group's report times in one row and its leaves in one outbox row, and damps by every time in them", async () => {
+  it("keeps a group's report times in the agent's row and its leaves in one outbox row, and damps by every time in them", async () => {
     const h = testApp({ now: Date.parse("2026-11-21T10:00:30Z") });
     const owner = await createOperator();
     const reporter = await createOperator();
@@ -89,10 +114,7 @@ describe("the agent object's storage", () => {
       });
     const first = await batch(10, "a");
     expect(first.status).toBe(200);
-    const rows = await rowTimes(sid);
-    expect(rows).toHaveLength(1);
-    expect(rows[0].times).toHaveLength(10);
-    expect(rows[0].at).toBe(h.clock.now);
+    expect(await inlineTimes(sid)).toEqual(Array.from({ length: 10 }, () => [expect.any(Number), h.clock.now]));
     const outbox = await runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
       state.storage.sql.exec<{ n: number; leaf: string }>("SELECT n, leaf FROM log_outbox ORDER BY n").toArray(),
     );
@@ -188,10 +210,11 @@ describe("the agent object's storage", () => {
     const first = await report("kept-answer");
     const stub = env.AGENT.getByName(sid);
     await report();
-    const before = { times: (await rowTimes(sid)).flatMap((r) => r.times), journal: await journalIds(sid), idempotency: await count(sid, "idempotency") };
+    const before = { times: await inlineTimes(sid), journal: await journalIds(sid), idempotency: await count(sid, "idempotency") };
     expect(before.journal).toHaveLength(1);
     await runInDurableObject(stub, (_o, state) => {
       const sql = state.storage.sql;
+      const times = JSON.parse(sql.exec<{ times: string }>("SELECT times FROM agent").one().times) as [number, number][];
       const old = (table: string, create: string, columns: string) => {
         sql.exec(`ALTER TABLE ${table} RENAME TO ${table}_was`);
         sql.exec(create);
@@ -214,8 +237,8 @@ describe("the agent object's storage", () => {
       // Report times one per row, as they were kept before a change's times shared a row.
       sql.exec("CREATE TABLE recent (reporter INTEGER NOT NULL, at INTEGER NOT NULL)");
       sql.exec("CREATE INDEX recent_at ON recent (at)");
-      for (const r of sql.exec<{ times: string }>("SELECT times FROM recent_times ORDER BY rowid").toArray()) {
-        for (const [reporter, at] of JSON.parse(r.times) as [number, number][]) sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", reporter, at);
+      for (const [reporter, at] of times) {
+        sql.exec("INSERT INTO recent (reporter, at) VALUES (?, ?)", reporter, at);
       }
       sql.exec("DROP TABLE recent_times");
       // A leaf kept alone in its row (an object, not a list), as before a change's leaves shared one.

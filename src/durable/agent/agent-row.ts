@@ -5,20 +5,28 @@
 // (or the alarm's, one row) instead of a delete each. An entry that would take the row's journal
 // past INLINE_MAX (the shard down for a while) goes to the `journal` table instead, one row each,
 // reusing the row of the oldest entry the shard has: a row holds 2 MB at most, and rewriting a long
-// journal with every change would cost more than it saves.
+// journal with every change would cost more than it saves. The agent's recent report times (for
+// damping) ride in the row the same way, up to INLINE_TIMES; past that, the ones it held go to a row
+// of their own (./storage's `recent_times`), one row per INLINE_TIMES reports.
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
 
 export const AGENT_ROW_SCHEMA = [
   // `journal`: the entries kept in the row (a JSON list); `journal_last`: the greatest journal id given.
-  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER)",
+  // `times`: report times kept in the row ([reporter, at] pairs, oldest first).
+  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER, times TEXT)",
   // Entries past the row's share, one per row (ids given by the row, never reused).
   "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, shard TEXT NOT NULL, control TEXT NOT NULL)",
 ];
 
 /** The bytes of journal text the agent's row holds at most (a change's entry is 1-3 KB). */
 const INLINE_MAX = 64 * 1024;
+/** The report times the agent's row holds at most (about 25 bytes each). */
+export const INLINE_TIMES = 1_000;
+
+/** A report time: the reporter's number on this agent, and when. */
+export type Time = [reporter: number, at: number];
 
 export interface Journaled {
   id: number;
@@ -45,6 +53,8 @@ const sizeOf = (j: Journaled) => JSON.stringify(j).length + 1;
 export class AgentRow {
   /** The journal as storage holds it, oldest first (undefined: not read in this life, or dropped). */
   private entries: Kept[] | undefined;
+  /** The report times in the row, read with the journal. */
+  private times: Time[] = [];
   /**
    * The greatest journal id given. Ids only grow, in this object's life (kept through `forget`) and
    * across lives (every write of the row stores it): an id given again would be taken for an entry
@@ -61,7 +71,7 @@ export class AgentRow {
   /** Storage made before the row kept the journal gets its columns (its journal table stays, and is read). */
   upgrade(): void {
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('agent')").toArray();
-    for (const column of ["journal TEXT", "journal_last INTEGER"]) {
+    for (const column of ["journal TEXT", "journal_last INTEGER", "times TEXT"]) {
       if (!columns.some((c) => c.name === column.split(" ")[0])) this.sql.exec(`ALTER TABLE agent ADD COLUMN ${column}`);
     }
   }
@@ -100,12 +110,14 @@ export class AgentRow {
       }
     }
     this.sql.exec(
-      `INSERT INTO agent (id, record, shown, journal, journal_last) VALUES (1, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET record = excluded.record, shown = coalesce(excluded.shown, agent.shown), journal = excluded.journal, journal_last = excluded.journal_last`,
+      `INSERT INTO agent (id, record, shown, journal, journal_last, times) VALUES (1, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET record = excluded.record, shown = coalesce(excluded.shown, agent.shown), journal = excluded.journal,
+         journal_last = excluded.journal_last, times = excluded.times`,
       JSON.stringify(record),
       shown && JSON.stringify(shown),
       inlineText(entries),
       this.last,
+      JSON.stringify(this.times),
     );
     this.entries = entries;
   }
@@ -124,7 +136,8 @@ export class AgentRow {
 
   private load(): Kept[] {
     if (!this.entries) {
-      const row = this.sql.exec<{ journal: string | null; journal_last: number | null }>("SELECT journal, journal_last FROM agent WHERE id = 1").toArray()[0];
+      const row = this.sql.exec<{ journal: string | null; journal_last: number | null; times: string | null }>("SELECT journal, journal_last, times FROM agent WHERE id = 1").toArray()[0];
+      this.times = row?.times ? (JSON.parse(row.times) as Time[]) : [];
       const inline = (row?.journal ? (JSON.parse(row.journal) as Journaled[]) : []).map((j) => ({ ...j, inline: true, size: sizeOf(j) }));
       const table = this.sql
         .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
@@ -134,6 +147,31 @@ export class AgentRow {
       this.last = Math.max(this.last, this.entries.at(-1)?.id ?? 0, row?.journal_last ?? 0, this.legacyLast());
     }
     return this.entries;
+  }
+
+  /** The report times the row holds, oldest first. */
+  recentTimes(): Time[] {
+    this.load();
+    return this.times;
+  }
+
+  /**
+   * A change's report times join the row's, written with its next save (those at or before `since`
+   * leave). When the row would hold more than INLINE_TIMES, the ones it held go to `spill` first.
+   */
+  addTimes(times: readonly Time[], since: number, spill: (times: Time[]) => void): void {
+    let kept = this.recentTimes().filter(([, at]) => at > since);
+    if (kept.length + times.length > INLINE_TIMES) {
+      spill(kept);
+      kept = [];
+    }
+    this.times = [...kept, ...times];
+  }
+
+  /** The row's report times from now on (at most INLINE_TIMES), written with the next save. */
+  replaceTimes(times: readonly Time[]): void {
+    this.load();
+    this.times = [...times];
   }
 
   /** Journal entries after `afterId` (those up to it are known to be on the shard). */

@@ -11,7 +11,7 @@
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
-import { AGENT_ROW_SCHEMA, AgentRow, type Journaled, type Shown } from "./agent-row";
+import { AGENT_ROW_SCHEMA, AgentRow, INLINE_TIMES, type Journaled, type Shown, type Time } from "./agent-row";
 import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency";
 import { MODEL } from "../../domain/model";
 import type { AgentEvent, Notified } from "../../domain/events";
@@ -22,8 +22,8 @@ export type { Journaled, Shown };
 
 const SCHEMA = [
   ...AGENT_ROW_SCHEMA,
-  // Report times, one row per change (its reports' [reporter, at] pairs, a JSON array; `at`: the
-  // latest of them), in the order they came (rowid): the oldest row is the one reused.
+  // Report times the agent's row could no longer hold, INLINE_TIMES a row ([reporter, at] pairs, a
+  // JSON array; `at`: the latest of them), in the order they came (rowid): the oldest row is the one reused.
   "CREATE TABLE IF NOT EXISTS recent_times (at INTEGER NOT NULL, times TEXT NOT NULL)",
   `CREATE TABLE IF NOT EXISTS idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
      result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key)) WITHOUT ROWID`,
@@ -146,41 +146,56 @@ export class KernelStorage {
     this.row.applied(upToId);
   }
 
-  /** Report times per reporter, for the damping of the next report. */
+  /** Report times per reporter, for the damping of the next report: those in rows of their own, then the agent's row's. */
   recentReports(): Map<number, number[]> {
     const recent = new Map<number, number[]>();
-    for (const r of this.sql.exec<{ times: string }>("SELECT times FROM recent_times ORDER BY rowid")) {
-      for (const [reporter, at] of JSON.parse(r.times) as [number, number][]) {
-        const times = recent.get(reporter);
-        if (times) times.push(at);
+    const add = (times: readonly Time[]) => {
+      for (const [reporter, at] of times) {
+        const kept = recent.get(reporter);
+        if (kept) kept.push(at);
         else recent.set(reporter, [at]);
       }
-    }
+    };
+    for (const r of this.sql.exec<{ times: string }>("SELECT times FROM recent_times ORDER BY rowid")) add(JSON.parse(r.times) as Time[]);
+    add(this.row.recentTimes());
     return recent;
   }
 
   /**
-   * Adds a change's report times, in the row of the oldest change's when all of its times are past
-   * (it moves to the end of the order). Times are kept two damping windows, not one: a report
-   * stamped a little before an earlier one (clocks of different isolates) still counts it, as a
-   * replay would. The alarm forgets the past rows no change reused.
+   * Adds a change's report times to the agent's row (written with the change's record). Times are
+   * kept two damping windows, not one: a report stamped a little before an earlier one (clocks of
+   * different isolates) still counts it, as a replay would. The alarm forgets the past rows no change reused.
    */
   rememberReports(times: { reporter: number; at: number }[], now: number): void {
+    const since = now - 2 * MODEL.dampingWindowMs;
+    this.row.addTimes(
+      times.map((t) => [t.reporter, t.at]),
+      since,
+      (spilled) => this.spill(spilled, since),
+    );
+  }
+
+  /** Times the agent's row gives up, in one row: that of the oldest when all of its times are past. */
+  private spill(times: Time[], since: number): void {
     if (times.length === 0) return;
-    const latest = latestOf(times);
-    const text = JSON.stringify(times.map((t) => [t.reporter, t.at]));
+    const text = JSON.stringify(times);
+    const latest = latestOf(times.map(([, at]) => ({ at })));
     const reused = this.sql.exec(
       "UPDATE recent_times SET rowid = (SELECT max(rowid) + 1 FROM recent_times), at = ?, times = ? WHERE rowid = (SELECT min(rowid) FROM recent_times) AND at <= ?",
       latest,
       text,
-      now - 2 * MODEL.dampingWindowMs,
+      since,
     ).rowsWritten;
     if (reused === 0) this.sql.exec("INSERT INTO recent_times (at, times) VALUES (?, ?)", latest, text);
   }
 
+  /** The report times from now on (a replay's): the newest in the agent's row, the rest in rows of their own. */
   replaceRecent(recent: Map<number, number[]>): void {
     this.sql.exec("DELETE FROM recent_times");
-    this.insertTimes([...recent].flatMap(([reporter, ats]) => ats.map((at) => ({ reporter, at }))));
+    const times = [...recent].flatMap(([reporter, ats]) => ats.map((at) => ({ reporter, at }))).sort((a, b) => a.at - b.at);
+    const cut = Math.max(0, times.length - INLINE_TIMES);
+    this.insertTimes(times.slice(0, cut));
+    this.row.replaceTimes(times.slice(cut).map((t) => [t.reporter, t.at]));
   }
 
   /** Times in rows of at most TIMES_PER_ROW (a row holds 2 MB at most). */
