@@ -18,12 +18,12 @@ beforeEach(() => void (queues = holdQueues({}, { log: true })));
 afterEach(() => queues.release());
 
 const agentObject = (sid: string) => env.AGENT.getByName(sid);
-/** The seqs of the leaves the agent's outbox holds for the log (a row holds a change's leaves). */
+/** The seqs of the leaves the agent keeps for the log: in its row, and in its outbox's rows. */
 const outbox = (sid: string) =>
   runInDurableObject(agentObject(sid), (_o, state) => {
     const acked = state.storage.sql.exec<{ n: number }>("SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'log_acked'), 0) AS n").one().n;
-    const rows = state.storage.sql.exec<{ leaf: string }>("SELECT leaf FROM log_outbox ORDER BY n").toArray();
-    return rows.flatMap((r) => (JSON.parse(r.leaf) as Leaf[]).map((l) => l.seq)).filter((seq) => seq > acked);
+    const rows = state.storage.sql.exec<{ leaf: string }>("SELECT leaf FROM log_outbox UNION ALL SELECT leaves FROM agent WHERE leaves IS NOT NULL").toArray();
+    return [...new Set(rows.flatMap((r) => (JSON.parse(r.leaf) as Leaf[]).map((l) => l.seq)))].filter((seq) => seq > acked).sort((a, b) => a - b);
   });
 const logOf = async (sid: string) => (await env.DB.prepare("SELECT log FROM agent_directory WHERE sid = ?").bind(sid).first<{ log: number }>())!.log;
 

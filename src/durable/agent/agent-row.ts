@@ -7,15 +7,17 @@
 // reusing the row of the oldest entry the shard has: a row holds 2 MB at most, and rewriting a long
 // journal with every change would cost more than it saves. The agent's recent report times (for
 // damping) ride in the row the same way, up to INLINE_TIMES; past that, the ones it held go to a row
-// of their own (./storage's `recent_times`), one row per INLINE_TIMES reports.
+// of their own (./storage's `recent_times`), one row per INLINE_TIMES reports. So do the log leaves
+// the log has not acknowledged, up to INLINE_LEAVES (./chain's `log_outbox` takes the rest).
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
+import type { Leaf } from "../../domain/log/leaf";
 
 export const AGENT_ROW_SCHEMA = [
   // `journal`: the entries kept in the row (a JSON list); `journal_last`: the greatest journal id given.
-  // `times`: report times kept in the row ([reporter, at] pairs, oldest first).
-  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER, times TEXT)",
+  // `times`: report times kept in the row ([reporter, at] pairs, oldest first); `leaves`: log leaves kept in the row.
+  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER, times TEXT, leaves TEXT)",
   // Entries past the row's share, one per row (ids given by the row, never reused).
   "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, shard TEXT NOT NULL, control TEXT NOT NULL)",
 ];
@@ -24,6 +26,9 @@ export const AGENT_ROW_SCHEMA = [
 const INLINE_MAX = 64 * 1024;
 /** The report times the agent's row holds at most (about 25 bytes each). */
 export const INLINE_TIMES = 1_000;
+
+/** The log leaves the agent's row holds at most (about 230 bytes each). */
+const INLINE_LEAVES = 200;
 
 /** A report time: the reporter's number on this agent, and when. */
 export type Time = [reporter: number, at: number];
@@ -55,6 +60,8 @@ export class AgentRow {
   private entries: Kept[] | undefined;
   /** The report times in the row, read with the journal. */
   private times: Time[] = [];
+  /** The log leaves in the row, read with the journal. */
+  private leaves: Leaf[] = [];
   /**
    * The greatest journal id given. Ids only grow, in this object's life (kept through `forget`) and
    * across lives (every write of the row stores it): an id given again would be taken for an entry
@@ -71,7 +78,7 @@ export class AgentRow {
   /** Storage made before the row kept the journal gets its columns (its journal table stays, and is read). */
   upgrade(): void {
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('agent')").toArray();
-    for (const column of ["journal TEXT", "journal_last INTEGER", "times TEXT"]) {
+    for (const column of ["journal TEXT", "journal_last INTEGER", "times TEXT", "leaves TEXT"]) {
       if (!columns.some((c) => c.name === column.split(" ")[0])) this.sql.exec(`ALTER TABLE agent ADD COLUMN ${column}`);
     }
   }
@@ -110,14 +117,15 @@ export class AgentRow {
       }
     }
     this.sql.exec(
-      `INSERT INTO agent (id, record, shown, journal, journal_last, times) VALUES (1, ?, ?, ?, ?, ?)
+      `INSERT INTO agent (id, record, shown, journal, journal_last, times, leaves) VALUES (1, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET record = excluded.record, shown = coalesce(excluded.shown, agent.shown), journal = excluded.journal,
-         journal_last = excluded.journal_last, times = excluded.times`,
+         journal_last = excluded.journal_last, times = excluded.times, leaves = excluded.leaves`,
       JSON.stringify(record),
       shown && JSON.stringify(shown),
       inlineText(entries),
       this.last,
       JSON.stringify(this.times),
+      JSON.stringify(this.leaves),
     );
     this.entries = entries;
   }
@@ -136,8 +144,11 @@ export class AgentRow {
 
   private load(): Kept[] {
     if (!this.entries) {
-      const row = this.sql.exec<{ journal: string | null; journal_last: number | null; times: string | null }>("SELECT journal, journal_last, times FROM agent WHERE id = 1").toArray()[0];
+      const row = this.sql
+        .exec<{ journal: string | null; journal_last: number | null; times: string | null; leaves: string | null }>("SELECT journal, journal_last, times, leaves FROM agent WHERE id = 1")
+        .toArray()[0];
       this.times = row?.times ? (JSON.parse(row.times) as Time[]) : [];
+      this.leaves = row?.leaves ? (JSON.parse(row.leaves) as Leaf[]) : [];
       const inline = (row?.journal ? (JSON.parse(row.journal) as Journaled[]) : []).map((j) => ({ ...j, inline: true, size: sizeOf(j) }));
       const table = this.sql
         .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
@@ -172,6 +183,30 @@ export class AgentRow {
   replaceTimes(times: readonly Time[]): void {
     this.load();
     this.times = [...times];
+  }
+
+  /** The log leaves the row holds (some may be acknowledged since: they leave with the next leaves). */
+  rowLeaves(): Leaf[] {
+    this.load();
+    return this.leaves;
+  }
+
+  /**
+   * A change's leaves join the row's, written with its next save (those up to `acked` leave). When
+   * the row would hold more than INLINE_LEAVES, the ones it held go to `spill` first (and a change's
+   * own, when they alone are more).
+   */
+  addLeaves(leaves: readonly Leaf[], acked: number, spill: (leaves: Leaf[]) => void): void {
+    let kept = this.rowLeaves().filter((l) => l.seq > acked);
+    if (kept.length + leaves.length > INLINE_LEAVES) {
+      spill(kept);
+      kept = [];
+    }
+    if (leaves.length > INLINE_LEAVES) {
+      spill([...leaves]);
+      leaves = [];
+    }
+    this.leaves = [...kept, ...leaves];
   }
 
   /** Journal entries after `afterId` (those up to it are known to be on the shard). */

@@ -1,10 +1,11 @@
 // The agent's chain of history entries, as the kernel appends to it: each change's entries are
 // numbered after the record's head, chained, written as the shard's entry rows, and each gives a
-// leaf for the agent's transparency log, kept in the `log_outbox` table until the log has it: one
-// row per change, holding its leaves (storage is billed by the row written, so a group of reports
-// writes one row, not one per report). Rows of leaves the log has are not deleted: the next change's
-// leaves take them over (one row written where an insert and a delete are two); how far the log
-// holds the agent's leaves is a fact.
+// leaf for the agent's transparency log, kept until the log has it: in the agent's row, written with
+// the change's record anyway (./agent-row), up to 200 leaves; past that, the ones the row held go
+// to a row of the `log_outbox` table (storage is billed by the row written, so a change writes no
+// row for its leaves, and a busy agent one per 200 or so). Outbox rows of leaves the log has are not
+// deleted: the next leaves that go there take them over (one row written where an insert and a
+// delete are two); how far the log holds the agent's leaves is a fact.
 
 import type { EntryRow, ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
@@ -20,7 +21,7 @@ const ACKED = "log_acked";
 const LOG_CHECK_MS = 60_000;
 /** At most this many leaves go in one log message (a queue message holds 128 KB). */
 const LEAVES_PER_MESSAGE = 200;
-/** At most this many leaves share an outbox row (about 230 bytes each). */
+/** At most this many leaves share an outbox row (about 230 bytes each; a row holds 2 MB at most). */
 const LEAVES_PER_ROW = 1_000;
 
 /** An entry a change appends: the entry itself, the composite that followed it, and what its row keeps beside it. */
@@ -38,8 +39,8 @@ export interface Appended {
 }
 
 export class Chain implements Feature {
-  // `n`: the greatest seq among the row's leaves; `leaf`: a change's leaves (a JSON array), or one
-  // leaf (an object) in rows from before a change's leaves shared a row.
+  // `n`: the greatest seq among the row's leaves; `leaf`: leaves (a JSON array), or one leaf (an
+  // object) in rows from before leaves shared a row.
   readonly schema = ["CREATE TABLE IF NOT EXISTS log_outbox (n INTEGER PRIMARY KEY, leaf TEXT NOT NULL)"];
   /** Reporters' commitments on this agent, by operator id (an HMAC each: computed once per object life). */
   private commitments = new Map<number, Promise<string>>();
@@ -56,7 +57,12 @@ export class Chain implements Feature {
   constructor(
     private readonly env: Env,
     private readonly sql: () => SqlStorage,
-    private readonly facts: { fact<T>(key: string): T | null; setFact(key: string, value: unknown): void },
+    private readonly store: {
+      fact<T>(key: string): T | null;
+      setFact(key: string, value: unknown): void;
+      rowLeaves(): Leaf[];
+      addRowLeaves(leaves: readonly Leaf[], acked: number, spill: (leaves: Leaf[]) => void): void;
+    },
   ) {}
 
   forget(): void {
@@ -89,7 +95,7 @@ export class Chain implements Feature {
   }
 
   private ackedUpTo(): number {
-    this.acked ??= this.facts.fact<number>(ACKED) ?? 0;
+    this.acked ??= this.store.fact<number>(ACKED) ?? 0;
     return this.acked;
   }
 
@@ -114,11 +120,17 @@ export class Chain implements Feature {
     return { record: { ...record, seq: head.n, chainHash: head.hash }, chained, shard, leaves };
   }
 
-  /** Keeps a change's leaves, in one row, until the log acknowledges them (inside the change's storage transaction). */
+  /**
+   * Keeps a change's leaves until the log acknowledges them: in the agent's row, stored with the
+   * change (so called inside its storage transaction, before the record is saved).
+   */
   keep(leaves: readonly Leaf[]): void {
+    if (leaves.length === 0) return;
     // A whole history's leaves (a move into the chain) take several rows: a row holds 2 MB at most.
-    for (let i = 0; i < leaves.length; i += LEAVES_PER_ROW) this.keepRow(leaves.slice(i, i + LEAVES_PER_ROW));
-    if (leaves.length > 0) this.maybePending = true;
+    this.store.addRowLeaves(leaves, this.ackedUpTo(), (spilled) => {
+      for (let i = 0; i < spilled.length; i += LEAVES_PER_ROW) this.keepRow(spilled.slice(i, i + LEAVES_PER_ROW));
+    });
+    this.maybePending = true;
   }
 
   private keepRow(leaves: readonly Leaf[]): void {
@@ -141,8 +153,9 @@ export class Chain implements Feature {
     const from = Math.max(after, acked);
     // A row holds leaves up to its n: the rows past `from` hold every leaf past it (and maybe some before).
     const bySeq = new Map<number, Leaf>();
-    for (const r of this.sql().exec<{ leaf: string }>("SELECT leaf FROM log_outbox WHERE n > ? ORDER BY n", from)) {
-      for (const leaf of [JSON.parse(r.leaf) as Leaf | Leaf[]].flat()) if (leaf.seq > from) bySeq.set(leaf.seq, leaf);
+    const rows = this.sql().exec<{ leaf: string }>("SELECT leaf FROM log_outbox WHERE n > ? ORDER BY n", from);
+    for (const leaf of [...[...rows].flatMap((r) => [JSON.parse(r.leaf) as Leaf | Leaf[]].flat()), ...this.store.rowLeaves()]) {
+      if (leaf.seq > from) bySeq.set(leaf.seq, leaf);
     }
     const leaves = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
     if (after <= acked) this.maybePending = leaves.length > 0;
@@ -152,7 +165,7 @@ export class Chain implements Feature {
   /** The log has every leaf up to `n`: they leave the outbox (their rows wait for the next leaves). */
   acknowledged(n: number): void {
     if (n === this.ackedUpTo()) return;
-    this.facts.setFact(ACKED, n);
+    this.store.setFact(ACKED, n);
     this.acked = n;
   }
 

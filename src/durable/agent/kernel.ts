@@ -116,8 +116,8 @@ export class Kernel implements AgentHost {
         const last = shard.findLast((w) => w.kind === "agent" || w.kind === "score");
         const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
         const shown = row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! };
-        this.store.save(record, shown, shard, change.control ?? [], this.applied);
         if (change.leaves) this.chain.keep(change.leaves);
+        this.store.save(record, shown, shard, change.control ?? [], this.applied);
         const events = [...(change.events ?? [])];
         const notified = this.store.notified();
         if (shown && notified && scoreCrossed(notified, shown)) {

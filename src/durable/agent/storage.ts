@@ -15,6 +15,7 @@ import { AGENT_ROW_SCHEMA, AgentRow, INLINE_TIMES, type Journaled, type Shown, t
 import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency";
 import { MODEL } from "../../domain/model";
 import type { AgentEvent, Notified } from "../../domain/events";
+import type { Leaf } from "../../domain/log/leaf";
 import { fnv1a, randomHex } from "../../domain/identifiers";
 import type { Feature } from "./feature";
 
@@ -139,6 +140,16 @@ export class KernelStorage {
   /** Journal entries after `afterId` (those up to it are known to be on the shard). */
   pending(afterId = 0): Journaled[] {
     return this.row.pending(afterId);
+  }
+
+  /** The log leaves the agent's row holds (./chain reads them with its outbox's). */
+  rowLeaves(): Leaf[] {
+    return this.row.rowLeaves();
+  }
+
+  /** A change's log leaves into the agent's row (./chain: those it gives up go to `spill`). */
+  addRowLeaves(leaves: readonly Leaf[], acked: number, spill: (leaves: Leaf[]) => void): void {
+    this.row.addLeaves(leaves, acked, spill);
   }
 
   /** Drops the journal entries the shard has (the alarm's; erasure's, with their clear text). */
