@@ -221,9 +221,9 @@ export class AgentRow {
   applied(upToId: number): void {
     const entries = this.load();
     const rest = entries.filter((j) => j.id > upToId);
-    if (entries.some((j) => j.inline && j.id <= upToId)) {
-      this.sql.exec("UPDATE agent SET journal = ?, journal_last = ? WHERE id = 1", inlineText(rest), this.last);
-    }
+    if (rest.length === entries.length) return;
+    // The greatest id goes with it even when only table rows leave (storage from before the row kept it).
+    this.sql.exec("UPDATE agent SET journal = ?, journal_last = ? WHERE id = 1", inlineText(rest), this.last);
     if (entries.some((j) => !j.inline && j.id <= upToId)) this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
     this.entries = rest;
   }
