@@ -171,12 +171,12 @@ export class AgentRow {
    * leave). When the row would hold more than INLINE_TIMES, the ones it held go to `spill` first.
    */
   addTimes(times: readonly Time[], since: number, spill: (times: Time[]) => void): void {
-    let kept = this.recentTimes().filter(([, at]) => at > since);
-    if (kept.length + times.length > INLINE_TIMES) {
-      spill(kept);
-      kept = [];
-    }
-    this.times = [...kept, ...times];
+    this.times = admit(
+      this.recentTimes().filter(([, at]) => at > since),
+      times,
+      INLINE_TIMES,
+      spill,
+    );
   }
 
   /** The row's report times from now on (at most INLINE_TIMES), written with the next save. */
@@ -197,16 +197,12 @@ export class AgentRow {
    * own, when they alone are more).
    */
   addLeaves(leaves: readonly Leaf[], acked: number, spill: (leaves: Leaf[]) => void): void {
-    let kept = this.rowLeaves().filter((l) => l.seq > acked);
-    if (kept.length + leaves.length > INLINE_LEAVES) {
-      spill(kept);
-      kept = [];
-    }
-    if (leaves.length > INLINE_LEAVES) {
-      spill([...leaves]);
-      leaves = [];
-    }
-    this.leaves = [...kept, ...leaves];
+    this.leaves = admit(
+      this.rowLeaves().filter((l) => l.seq > acked),
+      leaves,
+      INLINE_LEAVES,
+      spill,
+    );
   }
 
   /** Journal entries after `afterId` (those up to it are known to be on the shard). */
@@ -227,6 +223,18 @@ export class AgentRow {
     if (entries.some((j) => !j.inline && j.id <= upToId)) this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
     this.entries = rest;
   }
+}
+
+/**
+ * What the row holds after `added` joins `held`, at most `max`: when both do not fit, `held` goes to
+ * `spill` (a row of its own), and `added` too when it alone does not fit.
+ */
+function admit<T>(held: T[], added: readonly T[], max: number, spill: (items: T[]) => void): T[] {
+  if (held.length + added.length <= max) return [...held, ...added];
+  if (held.length > 0) spill(held);
+  if (added.length <= max) return [...added];
+  spill([...added]);
+  return [];
 }
 
 function inlineText(entries: readonly Kept[]): string {
