@@ -5,7 +5,9 @@ import type { AgentRef } from "../domain/agent";
 import { ApiError, errors, refusalError } from "../domain/errors";
 import type { Result } from "../domain/results";
 import type { TransactionRecorded } from "../domain/views";
+import { sendLeaves } from "../domain/log/messages";
 import type { ReportInput } from "../durable/agent";
+import type { Deferred } from "../durable/agent/host";
 import { shardDatabases, shardName } from "../env";
 import { purgeBadge } from "../http/badge-cache";
 import { requireKey } from "../http/auth";
@@ -115,17 +117,18 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
     // One call per agent, in parallel; each agent's object commits its reports at once and leaves
     // their shard writes to this request, which applies them in one batch per shard.
     const answered = await Promise.all([...byAgent.values()].map(async (g) => ({ g, out: await scorerOf(c, g.ref).reportMany(g.ref, g.inputs, true) })));
-    const perShard = new Map<number, { writes: ShardWrite[][]; acks: { ref: AgentRef; upTo: number }[] }>();
+    const perShard = new Map<number, { writes: ShardWrite[][]; agents: { ref: AgentRef; deferred: Deferred }[] }>();
     for (const { g, out } of answered) {
       if (!out.deferred) continue;
-      const shard = perShard.get(g.ref.shard) ?? { writes: [], acks: [] };
+      const shard = perShard.get(g.ref.shard) ?? { writes: [], agents: [] };
       // Each agent's writes stay a group of their own: shardStatements folds a group's agent-row
       // writes into one row, so two agents' writes in one group would write one agent's row only.
       shard.writes.push(out.deferred.shard);
-      shard.acks.push({ ref: g.ref, upTo: out.deferred.upTo });
+      shard.agents.push({ ref: g.ref, deferred: out.deferred });
       perShard.set(g.ref.shard, shard);
     }
-    await Promise.all([...perShard].map(([n, shard]) => applyOnShard(c, n, shard.writes, shard.acks)));
+    const applied = await Promise.all([...perShard].map(async ([n, shard]) => ((await applyOnShard(c, n, shard.writes)) ? shard.agents : [])));
+    c.executionCtx.waitUntil(acknowledge(c, applied.flat()));
 
     for (const { g, out } of answered) {
       await Promise.all(out.results.map(async (result, i) => (outcomes[g.items[i].index] = await outcomeOf(c, g.ref, result))));
@@ -135,22 +138,39 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
 }
 
 /**
- * The agents' shard writes in one batch; then each object is told, after the answer, that its
- * journal is on the shard (it sends its events and leaves then). A batch that fails is not the
- * reports' failure: they are committed in their objects, whose alarms apply them shortly.
+ * The agents' shard writes in one batch. False when it failed, which is not the reports' failure:
+ * they are committed in their objects, whose alarms apply them shortly.
  */
-async function applyOnShard(c: Context<AppEnv>, n: number, writes: ShardWrite[][], acks: { ref: AgentRef; upTo: number }[]) {
-  if (writes.some((w) => w.length > 0)) {
+async function applyOnShard(c: Context<AppEnv>, n: number, writes: ShardWrite[][]): Promise<boolean> {
+  if (!writes.some((w) => w.length > 0)) return true;
+  try {
+    const session = shardDatabases(c.env)[n].withSession("first-primary");
+    await session.batch(writes.flatMap((w) => shardStatements(session, w)));
+    c.get("sessions").note({ [shardName(n)]: session.getBookmark() ?? "" });
+    return true;
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", message: "batch shard write failed; the agents' journals keep it", shard: n, error: String(err), request_id: c.get("requestId") }));
+    return false;
+  }
+}
+
+/**
+ * After the answer, for the agents whose writes are on their shard: their leaves go to the log queue
+ * together (a message per log, where each object would send its own), then each object is told what
+ * was applied and sent, and sends its events and anything else still waiting.
+ */
+async function acknowledge(c: Context<AppEnv>, agents: { ref: AgentRef; deferred: Deferred }[]): Promise<void> {
+  const items = agents.flatMap((a) => a.deferred.leaves?.items ?? []);
+  let sent = false;
+  if (items.length > 0 && c.env.LOG_QUEUE) {
     try {
-      const session = shardDatabases(c.env)[n].withSession("first-primary");
-      await session.batch(writes.flatMap((w) => shardStatements(session, w)));
-      c.get("sessions").note({ [shardName(n)]: session.getBookmark() ?? "" });
+      await sendLeaves(c.env.LOG_QUEUE, items);
+      sent = true;
     } catch (err) {
-      console.error(JSON.stringify({ level: "error", message: "batch shard write failed; the agents' journals keep it", shard: n, error: String(err), request_id: c.get("requestId") }));
-      return;
+      console.error(JSON.stringify({ level: "error", message: "batch leaves not sent; the agents' objects send them", leaves: items.length, error: String(err), request_id: c.get("requestId") }));
     }
   }
-  c.executionCtx.waitUntil(Promise.all(acks.map(({ ref, upTo }) => scorerOf(c, ref).acknowledge(upTo))));
+  await Promise.all(agents.map(({ ref, deferred: { upTo, leaves } }) => scorerOf(c, ref).acknowledge(upTo, sent && leaves ? { after: leaves.after, to: leaves.to } : undefined)));
 }
 
 async function outcomeOf(c: Context<AppEnv>, ref: AgentRef, result: Result<TransactionRecorded>): Promise<BatchOutcome> {

@@ -9,7 +9,7 @@ import { createLogClient } from "../../clients/typescript/log";
 import { readEntries } from "../../src/db/history";
 import { parseBundle, parseLeaf, tileWidth, TILE_WIDTH, type Leaf } from "../../src/domain/log";
 import type { Agent } from "../agent-under-test";
-import { bearer, call, createOperator, registerAgent, shardOf, T_CALL } from "../helpers";
+import { bearer, call, createOperator, registerAgent, settled, shardOf, T_CALL } from "../helpers";
 import { holdQueues, type HeldQueues } from "../queues";
 import { bucketTiles, sequencer } from "./helpers";
 
@@ -176,5 +176,112 @@ describe("the transparency log, end to end", () => {
     const { sid, stub } = await sequencedAgent();
     await alarmBeforeCheck(stub, { evicted: true });
     expect(await outbox(sid)).toEqual([]);
+  });
+});
+
+/** A batch of reports by `key` (each with its own idempotency key), every one answered 201, its after-work settled. */
+async function batch(key: string, sids: string[], name: string) {
+  const transactions = sids.map((sid, i) => ({ sid, transactionType: "t", outcome: "success", reliabilitySignal: 800, idempotency_key: `${name}-${i}` }));
+  const res = await call("/transactions/batch", { headers: bearer(key), body: { transactions } });
+  expect(((await res.json()) as { results: { status: number }[] }).results.map((r) => r.status)).toEqual(sids.map(() => 201));
+  await settled();
+}
+
+/** The held trust-log messages, and the seqs each agent's leaves in them have, in the order sent. */
+function heldLeaves() {
+  const messages = queues.pending.filter((m) => m.queue === "trust-log").map((m) => m.body as { log: number; leaves: { sid: string; leaf: Leaf }[] });
+  const bySid = new Map<string, number[]>();
+  for (const m of messages) for (const { sid, leaf } of m.leaves) bySid.set(sid, [...(bySid.get(sid) ?? []), leaf.seq]);
+  return { messages, bySid };
+}
+
+/** The seqs of the agent's leaves its log holds, in order of seq (the log takes them as they come), and its head (acknowledged, or the test fails). */
+async function inLog(sid: string, tag: string) {
+  const n = await logOf(sid);
+  const head = (await runInDurableObject(agentObject(sid), (o) => (o as Agent).inspect())).record!.seq;
+  const status = await (await sequencer(n)).status(tag);
+  expect(status.acknowledged).toBe(head);
+  return { head, seqs: (await leavesOfAgent(n, status.sequenced!.tree_size, tag)).map((l) => l.seq).sort((a, b) => a - b) };
+}
+
+const seqsTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+describe("a batch's leaves", () => {
+  it("go to the log from the request, one message per log for all its agents; each lands once and leaves its agent's outbox", async () => {
+    const reporter = await createOperator({ verified: true });
+    const agents = [];
+    for (let i = 0; i < 6; i++) agents.push(await sequencedAgent());
+    queues.pending.length = 0;
+    const sids = agents.flatMap((a) => [a.sid, a.sid]);
+    await batch(reporter.key, sids, "together");
+
+    const { messages, bySid } = heldLeaves();
+    const logs = new Set(await Promise.all(agents.map((a) => logOf(a.sid))));
+    // One message per log, not one per agent: the objects were told their leaves went out, and sent none.
+    expect(messages.map((m) => m.log).sort()).toEqual([...logs].sort());
+    // Each agent's registration leaf (1) is in the log already, its object not told yet.
+    for (const a of agents) expect(bySid.get(a.sid), a.sid).toEqual((await outbox(a.sid)).slice(1));
+
+    const tags = new Map(messages.flatMap((m) => m.leaves.map((l) => [l.sid, l.leaf.agent] as const)));
+    for (const n of logs) await sequence(n);
+    for (const a of agents) {
+      const { head, seqs } = await inLog(a.sid, tags.get(a.sid)!);
+      expect(seqs).toEqual(seqsTo(head));
+      await agentAlarm(a.sid);
+      expect(await outbox(a.sid)).toEqual([]);
+    }
+  });
+
+  it("are sent by each agent's object when the request could not send them", async () => {
+    const reporter = await createOperator({ verified: true });
+    const agents = [await sequencedAgent(), await sequencedAgent()];
+    queues.pending.length = 0;
+    const producer = env.LOG_QUEUE as unknown as { sendBatch: (m: unknown) => Promise<void> };
+    const sendBatch = producer.sendBatch;
+    let calls = 0;
+    producer.sendBatch = async (m) => {
+      if (calls++ === 0) throw new Error("the queue is unavailable");
+      return sendBatch(m);
+    };
+    await batch(reporter.key, agents.map((a) => a.sid), "alone");
+    producer.sendBatch = sendBatch;
+
+    const { messages, bySid } = heldLeaves();
+    expect(messages).toHaveLength(2); // each object's own
+    for (const a of agents) expect(bySid.get(a.sid)).toEqual((await outbox(a.sid)).slice(1));
+    for (const a of agents) {
+      await sequence(await logOf(a.sid));
+      const { head, seqs } = await inLog(a.sid, messages.find((m) => m.leaves[0].sid === a.sid)!.leaves[0].leaf.agent);
+      expect(seqs).toEqual(seqsTo(head));
+    }
+  });
+
+  it("handed out to a request that never sent them (nor acknowledged) go with the agent's next acknowledgement, not later", async () => {
+    const reporter = await createOperator({ verified: true });
+    const { sid, stub } = await sequencedAgent();
+    queues.pending.length = 0;
+    // The first request dies after the shard batch: its message and its acknowledgement are lost.
+    const producer = env.LOG_QUEUE as unknown as { sendBatch: (m: unknown) => Promise<void> };
+    const sendBatch = producer.sendBatch;
+    let lost = 0;
+    producer.sendBatch = async (m) => void (lost++ === 0 ? undefined : await sendBatch(m));
+    await runInDurableObject(stub, (o) => {
+      const kernel = (o as unknown as { kernel: { acknowledge: (...a: unknown[]) => Promise<void> } }).kernel;
+      const acknowledge = kernel.acknowledge.bind(kernel);
+      let first = true;
+      kernel.acknowledge = (...a) => (first ? ((first = false), Promise.resolve()) : acknowledge(...a));
+    });
+    await batch(reporter.key, [sid, sid], "lost");
+    expect(heldLeaves().messages).toHaveLength(0);
+    await batch(reporter.key, [sid], "next");
+    producer.sendBatch = sendBatch;
+
+    // The second request sent its own leaf; its acknowledgement did not cover the gap, so the object sent from it on.
+    const { bySid, messages } = heldLeaves();
+    const head = (await runInDurableObject(stub, (o) => (o as Agent).inspect())).record!.seq;
+    expect(new Set(bySid.get(sid))).toEqual(new Set(seqsTo(head).slice(1)));
+    await sequence(await logOf(sid));
+    const { seqs } = await inLog(sid, messages[0].leaves[0].leaf.agent);
+    expect(seqs).toEqual(seqsTo(head));
   });
 });

@@ -8,5 +8,54 @@ export interface LogMessage {
   leaves: { sid: string; leaf: Leaf }[];
 }
 
+/** A leaf on its way to its agent's log. */
+export interface LogItem {
+  log: number;
+  sid: string;
+  leaf: Leaf;
+}
+
+/** At most this many leaves go in one message (about 230 bytes each; a queue message holds 128 KB). */
+export const LEAVES_PER_MESSAGE = 200;
+/** A sendBatch carries 256 KB at most: messages are grouped under this many leaves. */
+const LEAVES_PER_SEND = 800;
+
+/** The messages carrying `items`: one per log, or more past LEAVES_PER_MESSAGE, each log's leaves in the order given. */
+export function logMessages(items: readonly LogItem[]): LogMessage[] {
+  const byLog = new Map<number, { sid: string; leaf: Leaf }[]>();
+  for (const { log, sid, leaf } of items) {
+    const leaves = byLog.get(log) ?? [];
+    leaves.push({ sid, leaf });
+    byLog.set(log, leaves);
+  }
+  const messages: LogMessage[] = [];
+  for (const [log, leaves] of byLog) {
+    for (let i = 0; i < leaves.length; i += LEAVES_PER_MESSAGE) messages.push({ log, leaves: leaves.slice(i, i + LEAVES_PER_MESSAGE) });
+  }
+  return messages;
+}
+
+/** The trust-log queue's producer, as much of it as is used here (the code also runs where workers' types are not loaded). */
+export interface LogQueue {
+  sendBatch(messages: { body: LogMessage; contentType: "json" }[]): Promise<unknown>;
+}
+
+/** Sends `items` to the log queue in as few calls as the queue's limits allow (a batch of reports' leaves go in one or two). */
+export async function sendLeaves(queue: LogQueue, items: readonly LogItem[]): Promise<void> {
+  const messages = logMessages(items);
+  let group: LogMessage[] = [];
+  let size = 0;
+  for (const message of messages) {
+    if (group.length > 0 && size + message.leaves.length > LEAVES_PER_SEND) {
+      await queue.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
+      group = [];
+      size = 0;
+    }
+    group.push(message);
+    size += message.leaves.length;
+  }
+  if (group.length > 0) await queue.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
+}
+
 /** The name of log n's sequencer object. */
 export const sequencerName = (n: number) => `log:${n}`;

@@ -11,6 +11,7 @@ import type { EntryRow, ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
 import { chainEntries, reporterCommitment, scoreCommit, type Chained, type EntryDraft } from "../../domain/entries";
 import { agentTag, logKey, type Leaf } from "../../domain/log/leaf";
+import { sendLeaves, type LogItem } from "../../domain/log/messages";
 import type { Env } from "../../env";
 import { sequencerName } from "../log-sequencer";
 import type { Feature } from "./feature";
@@ -19,8 +20,6 @@ import type { Feature } from "./feature";
 const ACKED = "log_acked";
 /** Leaves the log has not acknowledged are checked and sent again this long after they were sent. */
 const LOG_CHECK_MS = 60_000;
-/** At most this many leaves go in one log message (a queue message holds 128 KB). */
-const LEAVES_PER_MESSAGE = 200;
 /** At most this many leaves share an outbox row (about 230 bytes each; a row holds 2 MB at most). */
 const LEAVES_PER_ROW = 1_000;
 
@@ -49,6 +48,8 @@ export class Chain implements Feature {
   private maybePending = true;
   /** Leaves up to this entry number were sent to the log in this object's life. */
   private sent = 0;
+  /** Leaves up to this entry number were handed to a caller to send (`handOut`) in this object's life. */
+  private handed = 0;
   /** Leaves up to this entry number are in the log (read from storage once). */
   private acked: number | undefined;
   /** When the alarm next asks the log about sent leaves: undefined in a new object life (the first alarm asks), null while none waits. */
@@ -68,6 +69,7 @@ export class Chain implements Feature {
   forget(): void {
     this.maybePending = true;
     this.sent = 0;
+    this.handed = 0;
     this.acked = undefined;
     this.checkAt = undefined;
   }
@@ -198,13 +200,35 @@ export class Chain implements Feature {
     const leaves = this.pending(this.sent);
     if (leaves.length === 0) return false;
     try {
-      for (let i = 0; i < leaves.length; i += LEAVES_PER_MESSAGE) {
-        await queue.send({ log: record.log ?? 0, leaves: leaves.slice(i, i + LEAVES_PER_MESSAGE).map((leaf) => ({ sid: record.sid, leaf })) }, { contentType: "json" });
-      }
+      await sendLeaves(queue, leaves.map((leaf) => ({ log: record.log ?? 0, sid: record.sid, leaf })));
       this.sent = leaves[leaves.length - 1].seq;
     } catch (err) {
       console.error(JSON.stringify({ level: "error", message: "leaves not sent; the log outbox keeps them", sid: record.sid, leaves: leaves.length, error: String(err) }));
     }
+    return true;
+  }
+
+  /**
+   * The leaves neither sent nor handed out yet, for a caller that sends them with other agents' (a
+   * batch of reports) and then says so (`sentBy`); they stay in the outbox all the same.
+   */
+  handOut(record: AgentRecord): { after: number; to: number; items: LogItem[] } | null {
+    if (!this.env.LOG_QUEUE) return null;
+    const after = Math.max(this.sent, this.handed);
+    const leaves = this.pending(after);
+    if (leaves.length === 0) return null;
+    this.handed = leaves[leaves.length - 1].seq;
+    return { after, to: this.handed, items: leaves.map((leaf) => ({ log: record.log ?? 0, sid: record.sid, leaf })) };
+  }
+
+  /**
+   * A caller sent the leaves handed out past `after` up to `to`. True when that moves what was sent:
+   * not when an earlier hand-out was never confirmed (then the alarm sends from the gap on), nor past
+   * what this object life handed out.
+   */
+  sentBy(after: number, to: number): boolean {
+    if (after > this.sent || to > this.handed || to <= this.sent) return false;
+    this.sent = to;
     return true;
   }
 

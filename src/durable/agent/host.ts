@@ -10,6 +10,7 @@ import type { Refusal, Result } from "../../domain/results";
 import type { Env } from "../../env";
 import type { Entry } from "../../domain/entries";
 import type { Leaf } from "../../domain/log/leaf";
+import type { LogItem } from "../../domain/log/messages";
 import type { Appended, Chain, EntryWrite } from "./chain";
 import type { KernelStorage } from "./storage";
 
@@ -27,6 +28,17 @@ export interface Change {
   /** Leaves of the change's entries for the agent's log (kept until the log has them). */
   leaves?: Leaf[];
   at: number;
+}
+
+/**
+ * A batch's change on this agent, left to the caller: the journal's shard writes up to `upTo`, which
+ * it applies with other agents' in one batch per shard, and the leaves it may send with theirs (past
+ * `after`); it acknowledges both.
+ */
+export interface Deferred {
+  upTo: number;
+  shard: ShardWrite[];
+  leaves?: { after: number; to: number; items: LogItem[] };
 }
 
 export type Refused = { ok: false; refusal: Refusal };
@@ -48,7 +60,7 @@ export interface AgentHost {
   /** Drops the journal entries the shard has, with their clear text (after an erasure or a move). */
   dropApplied(): void;
   /** The journal's shard writes for a caller to apply (null: this object applied them itself). */
-  deferred(): Promise<{ upTo: number; shard: ShardWrite[] } | null>;
+  deferred(): Promise<Deferred | null>;
   /** Moves the alarm earlier when needed; never later. */
   scheduleAlarm(at: number): Promise<void>;
   shard(n: number): D1Database;

@@ -5,7 +5,7 @@
 // (reports, profile, identity, disputes) decide what a change is and hand it to `commit`.
 
 import { readEntries, whoOf } from "../../db/history";
-import { agentRow, controlStatements, shardStatements, type ShardWrite } from "../../db/shard-writes";
+import { agentRow, controlStatements, shardStatements } from "../../db/shard-writes";
 import { modelOf, nextFaceChange, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { replayOf } from "../../domain/replay";
 import type { Entry } from "../../domain/entries";
@@ -15,7 +15,7 @@ import type { Result } from "../../domain/results";
 import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
-import { log, ok, refuse, Rollback, RETRY_MS, type AgentHost, type Bookmarks, type Change, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
+import { log, ok, refuse, Rollback, RETRY_MS, type AgentHost, type Bookmarks, type Change, type Deferred, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { rebuild } from "./rebuild";
 import { KernelStorage } from "./storage";
@@ -197,7 +197,7 @@ export class Kernel implements AgentHost {
    * them if no acknowledgement comes. Null when the journal holds control writes: then this object
    * flushes at once, as every other change does.
    */
-  async deferred(): Promise<{ upTo: number; shard: ShardWrite[] } | null> {
+  async deferred(): Promise<Deferred | null> {
     const pending = this.store.pending(this.applied);
     if (pending.length === 0) return { upTo: this.applied, shard: [] };
     if (pending.some((j) => j.control.length > 0)) {
@@ -207,17 +207,19 @@ export class Kernel implements AgentHost {
     this.retryAt = Date.now() + RETRY_MS;
     await this.scheduleAlarm(this.retryAt);
     this.handedOut = pending[pending.length - 1].id;
-    return { upTo: this.handedOut, shard: pending.flatMap((j) => j.shard) };
+    const leaves = this.chain.handOut(this.stored()!) ?? undefined;
+    return { upTo: this.handedOut, shard: pending.flatMap((j) => j.shard), leaves };
   }
 
-  /** The caller applied the journal up to `upTo`: events and leaves of those changes go out now. */
-  acknowledge(upTo: number): Promise<void> {
+  /** The caller applied the journal up to `upTo` (and sent the leaves handed out, per `sent`): the rest goes out now. */
+  acknowledge(upTo: number, sent?: { after: number; to: number }): Promise<void> {
     return this.serial(async () => {
       const record = this.stored();
       if (!record) return;
       // An acknowledgement names only what this object handed out (one from before a restart could
       // name ids given since, which the caller never applied).
       this.applied = Math.max(this.applied, Math.min(upTo, this.handedOut));
+      if (sent && this.chain.sentBy(sent.after, sent.to)) await this.scheduleAlarm(this.chain.checkLater(this.probes.now()));
       await this.publish(record);
       // With nothing left for the shard or the queue (whose retry it also is), the retry's alarm (a
       // full alarm's work every 5 seconds of a batch stream) moves to the next time something is due.

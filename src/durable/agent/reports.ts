@@ -2,7 +2,7 @@
 // that queued while the previous change was written share one storage transaction and one shard
 // batch), each with its receipt checked and its receipt id used once. Owns the `receipts` table.
 
-import { scoreColumns, type ShardWrite } from "../../db/shard-writes";
+import { scoreColumns } from "../../db/shard-writes";
 import { applyReportTo, localOf, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type Report } from "../../domain/agent";
 import type { Idempotency } from "../../domain/idempotency";
 import { evidenceFactor, MODEL, type CredibilitySource } from "../../domain/model";
@@ -13,7 +13,7 @@ import type { TransactionRecorded } from "../../domain/views";
 import type { Leaf } from "../../domain/log/leaf";
 import type { EntryWrite } from "./chain";
 import { reportWrite } from "./entry-writes";
-import { log, ok, refuse, type AgentHost, type Feature } from "./host";
+import { log, ok, refuse, type AgentHost, type Deferred, type Feature } from "./host";
 import { reshape } from "./storage";
 import { credibilityStep, reportSource } from "./model";
 import type { RollupReportFacts, Rollups } from "./rollups";
@@ -102,7 +102,7 @@ export class Reports implements Feature {
    * to the caller, which applies them with other agents' in one batch per shard and acknowledges
    * them (`deferred` says what to apply; null when this object applied them itself).
    */
-  reportMany(ref: AgentRef, inputs: ReportInput[], defer: boolean): Promise<{ results: Result<TransactionRecorded>[]; deferred: { upTo: number; shard: ShardWrite[] } | null }> {
+  reportMany(ref: AgentRef, inputs: ReportInput[], defer: boolean): Promise<{ results: Result<TransactionRecorded>[]; deferred: Deferred | null }> {
     return this.host.serial(async () => {
       const results: Result<TransactionRecorded>[] = [];
       await this.guarded(ref, inputs.map((input, i) => ({ input, resolve: (r) => (results[i] = r) })), !defer);
