@@ -158,3 +158,14 @@ export async function reportRows(sid: string) {
 
 /** One report's row by its transaction id, or null. */
 export const reportRow = async (sid: string, id: number) => (await reportRows(sid)).find((r) => r.id === id) ?? null;
+
+/** An agent object's rollup tracks, wherever they are kept (its row, or the table for the others), by reporter. */
+export function tracksIn(sql: SqlStorage): { reporter: number; waiting: number; lastDay: number; where: "row" | "table" }[] {
+  const row = sql.exec<{ tracks: string | null }>("SELECT tracks FROM agent WHERE id = 1").toArray()[0];
+  const inRow = (row?.tracks ? (JSON.parse(row.tracks) as [number, { lastDay: number }, number][]) : []).map(([reporter, track, waiting]) => ({ reporter, waiting, lastDay: track.lastDay, where: "row" as const }));
+  const inTable = sql
+    .exec<{ reporter: number; track: string; waiting: number }>("SELECT reporter, track, waiting FROM rollup_tracks")
+    .toArray()
+    .map((r) => ({ reporter: r.reporter, waiting: r.waiting, lastDay: (JSON.parse(r.track) as { lastDay: number }).lastDay, where: "table" as const }));
+  return [...inRow, ...inTable].sort((a, b) => a.reporter - b.reporter);
+}

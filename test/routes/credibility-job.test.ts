@@ -423,6 +423,7 @@ describe("the credibility job", () => {
     await shard.prepare("DELETE FROM rollups WHERE sid = ?").bind(sid).run();
     await runInDurableObject(env.AGENT.getByName(sid), (o, state) => {
       state.storage.sql.exec("DELETE FROM rollup_tracks");
+      state.storage.sql.exec("UPDATE agent SET tracks = NULL");
       state.storage.sql.exec("DELETE FROM meta WHERE key = 'rollups'");
       (o as unknown as { kernel: { forget(): void } }).kernel.forget();
     });

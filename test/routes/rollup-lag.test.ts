@@ -6,7 +6,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../agent-under-test";
-import { agentConfig, bearer, createOperator, shardOf, testApp } from "../helpers";
+import { agentConfig, bearer, createOperator, shardOf, testApp, tracksIn } from "../helpers";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -38,8 +38,7 @@ async function world() {
     t.clock.now = at;
     return runDurableObjectAlarm(stub);
   };
-  const waiting = () =>
-    runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ reporter: number; waiting: number }>("SELECT reporter, waiting FROM rollup_tracks ORDER BY reporter").toArray());
+  const waiting = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql).map(({ reporter, waiting }) => ({ reporter, waiting })));
   return { t, sid, owner, reporter, other, report, rows, alarm, waiting };
 }
 
@@ -124,5 +123,52 @@ describe("rollup rows written behind", () => {
     await runInDurableObject(env.AGENT.getByName(w.sid), (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());
     await w.alarm(START + HOUR);
     expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 1 }]);
+  });
+
+  it("keeps the tracks of the agent's first 32 reporters in its row and the others in a table, and writes both kinds at the alarm", async () => {
+    const w = await world();
+    const reporters = [w.reporter, w.other];
+    while (reporters.length < 34) reporters.push(await createOperator());
+    for (const [i, r] of reporters.entries()) await w.report(r, START + i * 1_000);
+    const stub = env.AGENT.getByName(w.sid);
+    const tracks = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql));
+    const kept = await tracks();
+    expect(kept.filter((t) => t.where === "row")).toHaveLength(32);
+    expect(kept.filter((t) => t.where === "table").map((t) => t.reporter).sort()).toEqual(reporters.slice(32).map((r) => r.id).sort());
+    expect(kept.every((t) => t.waiting > 0)).toBe(true);
+
+    // A second report of a reporter kept in the row writes its track there, and the table is not touched.
+    await w.report(reporters[0], START + 60_000);
+    expect((await tracks()).find((t) => t.reporter === reporters[0].id)).toMatchObject({ where: "row", waiting: START });
+
+    await w.alarm(START + HOUR);
+    const rows = await w.rows();
+    expect(rows).toHaveLength(34);
+    expect(rows.find((r) => r.reporter === reporters[0].id)?.reports).toBe(2);
+    expect((await tracks()).every((t) => t.waiting === 0)).toBe(true);
+    // After a new object life the row's tracks are read back: a report adds to the day's row.
+    await runInDurableObject(stub, (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());
+    await w.report(reporters[1], START + HOUR + 60_000);
+    await w.alarm(START + 2 * HOUR + 60_000);
+    expect((await w.rows()).find((r) => r.reporter === reporters[1].id)?.reports).toBe(2);
+  });
+
+  it("moves a reporter's track from the table into the agent's row when the row has room, keeping how long its row has waited", async () => {
+    const w = await world();
+    await w.report(w.reporter, START);
+    const stub = env.AGENT.getByName(w.sid);
+    // Storage from before the row kept tracks: the track in the table.
+    await runInDurableObject(stub, (o, state) => {
+      const [row] = JSON.parse(state.storage.sql.exec<{ tracks: string }>("SELECT tracks FROM agent WHERE id = 1").one().tracks) as [number, unknown, number][];
+      state.storage.sql.exec("UPDATE agent SET tracks = NULL");
+      state.storage.sql.exec("INSERT INTO rollup_tracks (reporter, track, waiting) VALUES (?, ?, ?)", row[0], JSON.stringify(row[1]), row[2]);
+      (o as unknown as { kernel: { forget(): void } }).kernel.forget();
+    });
+    const tracks = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql));
+    expect(await tracks()).toMatchObject([{ reporter: w.reporter.id, where: "table", waiting: START }]);
+    await w.report(w.reporter, START + 60_000);
+    expect(await tracks()).toMatchObject([{ reporter: w.reporter.id, where: "row", waiting: START }]);
+    await w.alarm(START + HOUR);
+    expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 2 }]);
   });
 });

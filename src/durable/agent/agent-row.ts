@@ -8,16 +8,20 @@
 // journal with every change would cost more than it saves. The agent's recent report times (for
 // damping) ride in the row the same way, up to INLINE_TIMES; past that, the ones it held go to a row
 // of their own (./storage's `recent_times`), one row per INLINE_TIMES reports. So do the log leaves
-// the log has not acknowledged, up to INLINE_LEAVES (./chain's `log_outbox` takes the rest).
+// the log has not acknowledged, up to INLINE_LEAVES (./chain's `log_outbox` takes the rest), and the
+// rollup tracks of the agent's first INLINE_TRACKS reporters (./rollups' `rollup_tracks` takes the
+// others): a report then writes no row for its reporter's track.
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
 import type { Leaf } from "../../domain/log/leaf";
+import type { RollupTrack } from "../../domain/model";
 
 export const AGENT_ROW_SCHEMA = [
   // `journal`: the entries kept in the row (a JSON list); `journal_last`: the greatest journal id given.
-  // `times`: report times kept in the row ([reporter, at] pairs, oldest first); `leaves`: log leaves kept in the row.
-  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER, times TEXT, leaves TEXT)",
+  // `times`: report times kept in the row ([reporter, at] pairs, oldest first); `leaves`: log leaves kept in the row;
+  // `tracks`: rollup tracks kept in the row ([reporter, track, waiting] triples).
+  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER, times TEXT, leaves TEXT, tracks TEXT)",
   // Entries past the row's share, one per row (ids given by the row, never reused).
   "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, shard TEXT NOT NULL, control TEXT NOT NULL)",
 ];
@@ -29,6 +33,15 @@ export const INLINE_TIMES = 1_000;
 
 /** The log leaves the agent's row holds at most (about 230 bytes each). */
 const INLINE_LEAVES = 200;
+
+/** The reporters whose rollup tracks the agent's row holds at most (about 500 bytes each). */
+export const INLINE_TRACKS = 32;
+
+/** A reporter's rollup track, and since when its row has waited to go to the shard (0: it is there). */
+export interface Tracked {
+  track: RollupTrack;
+  waiting: number;
+}
 
 /** A report time: the reporter's number on this agent, and when. */
 export type Time = [reporter: number, at: number];
@@ -62,6 +75,8 @@ export class AgentRow {
   private times: Time[] = [];
   /** The log leaves in the row, read with the journal. */
   private leaves: Leaf[] = [];
+  /** The rollup tracks in the row, by reporter, read with the journal. */
+  private tracks = new Map<number, Tracked>();
   /**
    * The greatest journal id given. Ids only grow, in this object's life (kept through `forget`) and
    * across lives (every write of the row stores it): an id given again would be taken for an entry
@@ -78,7 +93,7 @@ export class AgentRow {
   /** Storage made before the row kept the journal gets its columns (its journal table stays, and is read). */
   upgrade(): void {
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('agent')").toArray();
-    for (const column of ["journal TEXT", "journal_last INTEGER", "times TEXT", "leaves TEXT"]) {
+    for (const column of ["journal TEXT", "journal_last INTEGER", "times TEXT", "leaves TEXT", "tracks TEXT"]) {
       if (!columns.some((c) => c.name === column.split(" ")[0])) this.sql.exec(`ALTER TABLE agent ADD COLUMN ${column}`);
     }
   }
@@ -117,15 +132,16 @@ export class AgentRow {
       }
     }
     this.sql.exec(
-      `INSERT INTO agent (id, record, shown, journal, journal_last, times, leaves) VALUES (1, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO agent (id, record, shown, journal, journal_last, times, leaves, tracks) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET record = excluded.record, shown = coalesce(excluded.shown, agent.shown), journal = excluded.journal,
-         journal_last = excluded.journal_last, times = excluded.times, leaves = excluded.leaves`,
+         journal_last = excluded.journal_last, times = excluded.times, leaves = excluded.leaves, tracks = excluded.tracks`,
       JSON.stringify(record),
       shown && JSON.stringify(shown),
       inlineText(entries),
       this.last,
       JSON.stringify(this.times),
       JSON.stringify(this.leaves),
+      tracksText(this.tracks),
     );
     this.entries = entries;
   }
@@ -145,10 +161,14 @@ export class AgentRow {
   private load(): Kept[] {
     if (!this.entries) {
       const row = this.sql
-        .exec<{ journal: string | null; journal_last: number | null; times: string | null; leaves: string | null }>("SELECT journal, journal_last, times, leaves FROM agent WHERE id = 1")
+        .exec<{ journal: string | null; journal_last: number | null; times: string | null; leaves: string | null; tracks: string | null }>(
+          "SELECT journal, journal_last, times, leaves, tracks FROM agent WHERE id = 1",
+        )
         .toArray()[0];
       this.times = row?.times ? (JSON.parse(row.times) as Time[]) : [];
       this.leaves = row?.leaves ? (JSON.parse(row.leaves) as Leaf[]) : [];
+      const tracks = row?.tracks ? (JSON.parse(row.tracks) as [number, RollupTrack, number][]) : [];
+      this.tracks = new Map(tracks.map(([reporter, track, waiting]) => [reporter, { track, waiting }]));
       const inline = (row?.journal ? (JSON.parse(row.journal) as Journaled[]) : []).map((j) => ({ ...j, inline: true, size: sizeOf(j) }));
       const table = this.sql
         .exec<{ id: number; shard: string; control: string }>("SELECT id, shard, control FROM journal ORDER BY id")
@@ -210,6 +230,18 @@ export class AgentRow {
     return this.load().filter((j) => j.id > afterId);
   }
 
+  /** The rollup tracks the row holds, by reporter: changed in place, written with the next save (or `saveTracks`). */
+  rowTracks(): Map<number, Tracked> {
+    this.load();
+    return this.tracks;
+  }
+
+  /** Writes the row's tracks now (a change that saves no record: the rollups' alarm, their making). */
+  saveTracks(): void {
+    this.load();
+    this.sql.exec("UPDATE agent SET tracks = ? WHERE id = 1", tracksText(this.tracks));
+  }
+
   /**
    * Drops the entries the shard has (the alarm's: the object may be evicted before its next change;
    * and erasure's: the clear text goes from here too), keeping the greatest id given.
@@ -235,6 +267,10 @@ function admit<T>(held: T[], added: readonly T[], max: number, spill: (items: T[
   if (added.length <= max) return [...added];
   spill([...added]);
   return [];
+}
+
+function tracksText(tracks: ReadonlyMap<number, Tracked>): string | null {
+  return tracks.size === 0 ? null : JSON.stringify([...tracks].map(([reporter, t]) => [reporter, t.track, t.waiting]));
 }
 
 function inlineText(entries: readonly Kept[]): string {

@@ -1,7 +1,8 @@
 // The daily rollups (R1) this agent's reports add to its shard for the credibility job: one row per
 // (reporter, agent, UTC day), written whole (the journal may send it twice; the second write changes
-// nothing). What it needs per reporter (first report, distinct days, the day's row) lives in the
-// table `rollup_tracks`. A day's row waits in its track for up to the lag (ROLLUP_LAG_SECONDS,
+// nothing). What it needs per reporter (first report, distinct days, the day's row) is its track: in
+// the agent's row for its first INLINE_TRACKS reporters (written with the change's record anyway), in
+// the table `rollup_tracks` for the others. A day's row waits in its track for up to the lag (ROLLUP_LAG_SECONDS,
 // default an hour) and goes to the shard at the alarm, with every later report of that hour in it
 // (written from the track itself, which keeps it until the shard has it):
 // the job reads the rows once a day, so a row per report and commit bought nothing but D1 writes. A
@@ -15,6 +16,7 @@ import { rollupWrite, type ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord } from "../../domain/agent";
 import { DAY_MS, MODEL, rollupsOf, type RollupTrack, type TrackedReport } from "../../domain/model";
 import type { Outcome, SignalDimension } from "../../domain/model";
+import { INLINE_TRACKS, type Tracked } from "./agent-row";
 import { log, RETRY_MS, type AgentHost, type Feature } from "./host";
 
 /** The storage fact that says the tracks are made (its value: the version of how they were made). */
@@ -73,7 +75,12 @@ export class Rollups implements Feature {
   }
 
   private oldestWaiting(): number {
-    this.oldest ??= this.sql.exec<{ since: number | null }>("SELECT min(waiting) AS since FROM rollup_tracks WHERE waiting > 0").one().since ?? 0;
+    if (this.oldest === undefined) {
+      const inTable = this.sql.exec<{ since: number | null }>("SELECT min(waiting) AS since FROM rollup_tracks WHERE waiting > 0").one().since ?? 0;
+      const inRow = [...this.host.store.rowTracks().values()].map((t) => t.waiting).filter((w) => w > 0);
+      this.oldest = Math.min(...[inTable, ...inRow].filter((w) => w > 0), Infinity);
+      if (this.oldest === Infinity) this.oldest = 0;
+    }
     return this.oldest;
   }
 
@@ -100,11 +107,13 @@ export class Rollups implements Feature {
       this.retryAt = now + RETRY_MS;
       return;
     }
-    const waiting = this.sql.exec<{ track: string }>("SELECT track FROM rollup_tracks WHERE waiting > 0").toArray();
+    const inRow = [...this.host.store.rowTracks().values()].filter((t) => t.waiting > 0);
+    const waiting = [...this.sql.exec<{ track: string }>("SELECT track FROM rollup_tracks WHERE waiting > 0")].map((w) => JSON.parse(w.track) as RollupTrack);
+    waiting.push(...inRow.map((t) => t.track));
     try {
       if (this.host.failing("shardBatch")) throw new Error("injected shard batch failure");
       const shard = this.host.shard(record.shard).withSession("first-primary");
-      if (waiting.length > 0) await shard.batch(waiting.map((w) => upsertRollup(shard, storedRollup((JSON.parse(w.track) as RollupTrack).row))));
+      if (waiting.length > 0) await shard.batch(waiting.map((track) => upsertRollup(shard, storedRollup(track.row))));
     } catch (err) {
       log("error", "rollup rows not written; they wait for the next alarm", { sid: record.sid, rows: waiting.length, error: String(err) });
       this.retryAt = now + RETRY_MS;
@@ -112,6 +121,10 @@ export class Rollups implements Feature {
     }
     // The object's changes run one at a time (this is the kernel's alarm): no track changed since the read.
     this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0");
+    if (inRow.length > 0) {
+      for (const t of inRow) t.waiting = 0;
+      this.host.store.saveRowTracks();
+    }
     this.oldest = 0;
   }
 
@@ -146,7 +159,14 @@ export class Rollups implements Feature {
       for (let i = 0; i < statements.length; i += MIGRATION_BATCH) await shard.batch(statements.slice(i, i + MIGRATION_BATCH));
       this.host.store.atomically(() => {
         this.sql.exec("DELETE FROM rollup_tracks");
-        for (const [reporter, track] of tracks) this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?)", Number(reporter), JSON.stringify(track));
+        const inRow = this.host.store.rowTracks();
+        inRow.clear();
+        // The row takes the reporters of the latest days; the table the rest.
+        for (const [reporter, track] of [...tracks].sort(([, a], [, b]) => b.lastDay - a.lastDay)) {
+          if (inRow.size < INLINE_TRACKS) inRow.set(Number(reporter), { track, waiting: 0 });
+          else this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?)", Number(reporter), JSON.stringify(track));
+        }
+        this.host.store.saveRowTracks();
         this.host.store.setFact(MADE, MADE_VERSION);
       });
       this.oldest = 0;
@@ -164,7 +184,7 @@ export class Rollups implements Feature {
    */
   add(record: AgentRecord, reports: readonly RollupReportFacts[]): { shard: ShardWrite[]; store: () => void } {
     const owner = record.operatorId === null ? null : String(record.operatorId);
-    const start = new Map<string, { track: RollupTrack; waiting: number }>();
+    const start = new Map<string, Tracked & { inTable: boolean }>();
     for (const r of reports) {
       const stored = this.track(r.reporter);
       if (stored) start.set(String(r.reporter), stored);
@@ -184,12 +204,20 @@ export class Rollups implements Feature {
     return {
       shard: ready.map(rollupWrite),
       store: () => {
+        const inRow = this.host.store.rowTracks();
         for (const [reporter, track] of tracks) {
+          const n = Number(reporter);
           const before = start.get(reporter);
           const waiting = lag === 0 ? 0 : before && before.waiting > 0 && before.track.lastDay === track.lastDay ? before.waiting : now;
+          if (inRow.has(n) || inRow.size < INLINE_TRACKS) {
+            // Moving into the row: the table's row goes (one row written, as its update would have been).
+            if (before?.inTable) this.sql.exec("DELETE FROM rollup_tracks WHERE reporter = ?", n);
+            inRow.set(n, { track, waiting });
+            continue;
+          }
           this.sql.exec(
             "INSERT INTO rollup_tracks (reporter, track, waiting) VALUES (?, ?, ?) ON CONFLICT (reporter) DO UPDATE SET track = excluded.track, waiting = excluded.waiting",
-            Number(reporter),
+            n,
             JSON.stringify(track),
             waiting,
           );
@@ -200,8 +228,10 @@ export class Rollups implements Feature {
     };
   }
 
-  private track(reporter: number): { track: RollupTrack; waiting: number } | null {
+  private track(reporter: number): (Tracked & { inTable: boolean }) | null {
+    const inRow = this.host.store.rowTracks().get(reporter);
+    if (inRow) return { ...inRow, inTable: false };
     const row = this.sql.exec<{ track: string; waiting: number }>("SELECT track, waiting FROM rollup_tracks WHERE reporter = ?", reporter).toArray()[0];
-    return row ? { track: JSON.parse(row.track) as RollupTrack, waiting: row.waiting } : null;
+    return row ? { track: JSON.parse(row.track) as RollupTrack, waiting: row.waiting, inTable: true } : null;
   }
 }

@@ -11,7 +11,7 @@
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
-import { AGENT_ROW_SCHEMA, AgentRow, INLINE_TIMES, type Journaled, type Shown, type Time } from "./agent-row";
+import { AGENT_ROW_SCHEMA, AgentRow, INLINE_TIMES, type Journaled, type Shown, type Time, type Tracked } from "./agent-row";
 import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency";
 import { MODEL } from "../../domain/model";
 import type { AgentEvent, Notified } from "../../domain/events";
@@ -150,6 +150,16 @@ export class KernelStorage {
   /** A change's log leaves into the agent's row (./chain: those it gives up go to `spill`). */
   addRowLeaves(leaves: readonly Leaf[], acked: number, spill: (leaves: Leaf[]) => void): void {
     this.row.addLeaves(leaves, acked, spill);
+  }
+
+  /** The rollup tracks the agent's row holds (./rollups keeps the others in a table). */
+  rowTracks(): Map<number, Tracked> {
+    return this.row.rowTracks();
+  }
+
+  /** Writes the row's rollup tracks now, outside a change. */
+  saveRowTracks(): void {
+    this.row.saveTracks();
   }
 
   /** Drops the journal entries the shard has (the alarm's; erasure's, with their clear text). */
