@@ -32,7 +32,7 @@ async function world() {
     expect(res.status, await res.clone().text()).toBeLessThan(300);
     return (await res.json()) as Record<string, unknown>;
   };
-  return { h, sid, report };
+  return { h, sid, report, reporter };
 }
 
 /** The journal's ids: those in the agent's row and those in the journal table (`table`). */
@@ -217,16 +217,48 @@ describe("the agent object's storage", () => {
     expect(await onShard()).toBe(before + 2);
   });
 
+  it("keeps idempotency records in the agent's row; past 50 the row's go to one row, found by key in a new object life, and forgotten after 24 hours", async () => {
+    const { h, sid, report, reporter } = await world();
+    await call(`/admin/operators/${reporter.id}`, { headers: ADMIN, body: { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000 } });
+    const answers: Record<string, unknown>[] = [];
+    for (let i = 0; i < 60; i++) answers.push(await report(`key-${i}`));
+    const inRow = () => runInDurableObject(env.AGENT.getByName(sid), (_o, state) => (JSON.parse(state.storage.sql.exec<{ answers: string }>("SELECT answers FROM agent").one().answers) as [number, string][]).map((a) => a[1]));
+    // The 51st record found the row full: the 50 it held went to one row.
+    expect(await count(sid, "answer_rows")).toBe(1);
+    expect(await count(sid, "idempotency")).toBe(0);
+    expect(await inRow()).toEqual(Array.from({ length: 10 }, (_, i) => `key-${50 + i}`));
+
+    // Repeats replay the first answer, wherever it is kept, also in a new object life.
+    expect(await report("key-0")).toEqual(answers[0]);
+    expect(await report("key-55")).toEqual(answers[55]);
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());
+    expect(await report("key-49")).toEqual(answers[49]);
+    const other = await h.request("/transactions", { headers: bearer((await createOperator()).key, { "idempotency-key": "key-3" }), body: { sid, transactionType: "task", outcome: "success" } });
+    expect(other.status).toBe(201); // another caller's key is its own
+    const changed = await h.request("/transactions", { headers: bearer(reporter.key, { "idempotency-key": "key-3" }), body: { sid, transactionType: "task", outcome: "failure" } });
+    expect(changed.status).toBe(422);
+    expect(await count(sid, "answer_rows")).toBe(1);
+
+    // A day later the keys are forgotten: a repeat is a new report, and the row leaves.
+    h.clock.now += DAY + 60 * 60_000;
+    const again = await report("key-0");
+    expect(again.transaction_id).not.toEqual(answers[0].transaction_id);
+    expect(await count(sid, "answer_rows")).toBe(0);
+    expect(await inRow()).toEqual(["key-0"]);
+  });
+
   it("gives storage of the older shapes the present ones at its next start, keeping its rows and answers", async () => {
     const { sid, report } = await world();
     const first = await report("kept-answer");
     const stub = env.AGENT.getByName(sid);
     await report();
-    const before = { times: await inlineTimes(sid), journal: await journalIds(sid), idempotency: await count(sid, "idempotency") };
+    const before = { times: await inlineTimes(sid), journal: await journalIds(sid) };
+    expect(await count(sid, "idempotency")).toBe(0);
     expect(before.journal).toHaveLength(1);
     await runInDurableObject(stub, (_o, state) => {
       const sql = state.storage.sql;
       const times = JSON.parse(sql.exec<{ times: string }>("SELECT times FROM agent").one().times) as [number, number][];
+      const answers = JSON.parse(sql.exec<{ answers: string }>("SELECT answers FROM agent").one().answers) as [number, string, string, unknown, number][];
       // Leaves one per outbox row (an object, not a list), as they were kept before they shared rows.
       for (const leaf of JSON.parse(sql.exec<{ leaves: string }>("SELECT leaves FROM agent").one().leaves) as { seq: number }[]) {
         sql.exec("INSERT OR REPLACE INTO log_outbox (n, leaf) VALUES (?, ?)", leaf.seq, JSON.stringify(leaf));
@@ -248,6 +280,11 @@ describe("the agent object's storage", () => {
         "CREATE TABLE idempotency (operator_id INTEGER NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, result TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (operator_id, key))",
         "operator_id, key, request_hash, result, created_at",
       );
+      // Idempotency records one per row, as they were kept before they rode in the agent's row.
+      for (const [operator, key, hash, result, at] of answers) {
+        sql.exec("INSERT INTO idempotency (operator_id, key, request_hash, result, created_at) VALUES (?, ?, ?, ?, ?)", operator, key, hash, JSON.stringify(result), at);
+      }
+      sql.exec("DROP TABLE answer_rows");
       old("receipts", "CREATE TABLE receipts (jti TEXT PRIMARY KEY, at INTEGER NOT NULL, forget_at INTEGER)", "jti, at, forget_at");
       sql.exec("INSERT INTO receipts (jti, at, forget_at) VALUES ('spent', 1, 99999999999999)");
       // Report times one per row, as they were kept before a change's times shared a row.
@@ -285,7 +322,8 @@ describe("the agent object's storage", () => {
     // The registration, the reporter's credibility entry and the two reports.
     expect(pending).toEqual([1, 2, 3, 4]);
     expect(await journal(sid)).toEqual({ inline: [], table: before.journal });
-    expect(await count(sid, "idempotency")).toBe(before.idempotency);
+    // The old record is read where it is (it leaves once expired); new ones go in the agent's row.
+    expect(await count(sid, "idempotency")).toBe(1);
     expect(await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT jti FROM receipts WHERE jti = 'spent'").toArray())).toEqual([{ jti: "spent" }]);
     // And the object goes on: a new report takes the next journal id, in the agent's row. A new
     // object life does not know which entries the shard has until its first batch, so the old entry

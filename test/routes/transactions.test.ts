@@ -351,10 +351,13 @@ describe("idempotency records in the agent's object", () => {
       });
       expect(res.status).toBe(201);
     };
+    // Kept in the agent's row (./answers), and in rows of their own past 50.
     const kept = () =>
-      runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
-        state.storage.sql.exec<{ key: string }>("SELECT key FROM idempotency ORDER BY created_at").toArray().map((r) => r.key),
-      );
+      runInDurableObject(env.AGENT.getByName(sid), (_o, state) => {
+        const row = state.storage.sql.exec<{ answers: string | null }>("SELECT answers FROM agent").one().answers;
+        const spilled = state.storage.sql.exec<{ answers: string }>("SELECT answers FROM answer_rows").toArray().flatMap((r) => JSON.parse(r.answers) as [number, string][]);
+        return [...(JSON.parse(row ?? "[]") as [number, string][]), ...spilled].map((a) => a[1]);
+      });
     await send("first");
     h.clock.now = T_CALL + 2 * HOUR;
     await send("second");

@@ -10,7 +10,8 @@
 // of their own (./storage's `recent_times`), one row per INLINE_TIMES reports. So do the log leaves
 // the log has not acknowledged, up to INLINE_LEAVES (./chain's `log_outbox` takes the rest), and the
 // rollup tracks of the agent's first INLINE_TRACKS reporters (./rollups' `rollup_tracks` takes the
-// others): a report then writes no row for its reporter's track.
+// others): a report then writes no row for its reporter's track. And the idempotency records of its
+// recent keyed changes (./answers).
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
@@ -20,8 +21,8 @@ import type { RollupTrack } from "../../domain/model";
 export const AGENT_ROW_SCHEMA = [
   // `journal`: the entries kept in the row (a JSON list); `journal_last`: the greatest journal id given.
   // `times`: report times kept in the row ([reporter, at] pairs, oldest first); `leaves`: log leaves kept in the row;
-  // `tracks`: rollup tracks kept in the row ([reporter, track, waiting] triples).
-  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER, times TEXT, leaves TEXT, tracks TEXT)",
+  // `tracks`: rollup tracks kept in the row ([reporter, track, waiting] triples); `answers`: idempotency records kept in the row.
+  "CREATE TABLE IF NOT EXISTS agent (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, shown TEXT, journal TEXT, journal_last INTEGER, times TEXT, leaves TEXT, tracks TEXT, answers TEXT)",
   // Entries past the row's share, one per row (ids given by the row, never reused).
   "CREATE TABLE IF NOT EXISTS journal (id INTEGER PRIMARY KEY, shard TEXT NOT NULL, control TEXT NOT NULL)",
 ];
@@ -42,6 +43,9 @@ export interface Tracked {
   track: RollupTrack;
   waiting: number;
 }
+
+/** An idempotency record: the caller, its key, the request's hash, the answer given, and when. */
+export type Answer = [operatorId: number, key: string, requestHash: string, result: unknown, at: number];
 
 /** A report time: the reporter's number on this agent, and when. */
 export type Time = [reporter: number, at: number];
@@ -77,6 +81,8 @@ export class AgentRow {
   private leaves: Leaf[] = [];
   /** The rollup tracks in the row, by reporter, read with the journal. */
   private tracks = new Map<number, Tracked>();
+  /** The idempotency records in the row, read with the journal. */
+  private answers: Answer[] = [];
   /**
    * The greatest journal id given. Ids only grow, in this object's life (kept through `forget`) and
    * across lives (every write of the row stores it): an id given again would be taken for an entry
@@ -93,7 +99,7 @@ export class AgentRow {
   /** Storage made before the row kept the journal gets its columns (its journal table stays, and is read). */
   upgrade(): void {
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('agent')").toArray();
-    for (const column of ["journal TEXT", "journal_last INTEGER", "times TEXT", "leaves TEXT", "tracks TEXT"]) {
+    for (const column of ["journal TEXT", "journal_last INTEGER", "times TEXT", "leaves TEXT", "tracks TEXT", "answers TEXT"]) {
       if (!columns.some((c) => c.name === column.split(" ")[0])) this.sql.exec(`ALTER TABLE agent ADD COLUMN ${column}`);
     }
   }
@@ -132,9 +138,9 @@ export class AgentRow {
       }
     }
     this.sql.exec(
-      `INSERT INTO agent (id, record, shown, journal, journal_last, times, leaves, tracks) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO agent (id, record, shown, journal, journal_last, times, leaves, tracks, answers) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET record = excluded.record, shown = coalesce(excluded.shown, agent.shown), journal = excluded.journal,
-         journal_last = excluded.journal_last, times = excluded.times, leaves = excluded.leaves, tracks = excluded.tracks`,
+         journal_last = excluded.journal_last, times = excluded.times, leaves = excluded.leaves, tracks = excluded.tracks, answers = excluded.answers`,
       JSON.stringify(record),
       shown && JSON.stringify(shown),
       inlineText(entries),
@@ -142,6 +148,7 @@ export class AgentRow {
       JSON.stringify(this.times),
       JSON.stringify(this.leaves),
       tracksText(this.tracks),
+      this.answers.length === 0 ? null : JSON.stringify(this.answers),
     );
     this.entries = entries;
   }
@@ -161,12 +168,13 @@ export class AgentRow {
   private load(): Kept[] {
     if (!this.entries) {
       const row = this.sql
-        .exec<{ journal: string | null; journal_last: number | null; times: string | null; leaves: string | null; tracks: string | null }>(
-          "SELECT journal, journal_last, times, leaves, tracks FROM agent WHERE id = 1",
+        .exec<{ journal: string | null; journal_last: number | null; times: string | null; leaves: string | null; tracks: string | null; answers: string | null }>(
+          "SELECT journal, journal_last, times, leaves, tracks, answers FROM agent WHERE id = 1",
         )
         .toArray()[0];
       this.times = row?.times ? (JSON.parse(row.times) as Time[]) : [];
       this.leaves = row?.leaves ? (JSON.parse(row.leaves) as Leaf[]) : [];
+      this.answers = row?.answers ? (JSON.parse(row.answers) as Answer[]) : [];
       const tracks = row?.tracks ? (JSON.parse(row.tracks) as [number, RollupTrack, number][]) : [];
       this.tracks = new Map(tracks.map(([reporter, track, waiting]) => [reporter, { track, waiting }]));
       const inline = (row?.journal ? (JSON.parse(row.journal) as Journaled[]) : []).map((j) => ({ ...j, inline: true, size: sizeOf(j) }));
@@ -234,6 +242,25 @@ export class AgentRow {
   rowTracks(): Map<number, Tracked> {
     this.load();
     return this.tracks;
+  }
+
+  /** The idempotency records the row holds, oldest first. */
+  rowAnswers(): Answer[] {
+    this.load();
+    return this.answers;
+  }
+
+  /** The row's idempotency records from now on, written with the next save (./answers bounds them). */
+  setAnswers(answers: Answer[]): void {
+    this.load();
+    this.answers = answers;
+  }
+
+  /** Writes the row's idempotency records now (the hourly housekeeping's, when some expired). */
+  saveAnswers(answers: Answer[]): void {
+    this.load();
+    this.answers = answers;
+    this.sql.exec("UPDATE agent SET answers = ? WHERE id = 1", answers.length === 0 ? null : JSON.stringify(answers));
   }
 
   /** Writes the row's tracks now (a change that saves no record: the rollups' alarm, their making). */

@@ -11,8 +11,8 @@
 
 import type { AgentRecord } from "../../domain/agent";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
+import { Answers, ANSWERS_SCHEMA, type StoredAnswer } from "./answers";
 import { AGENT_ROW_SCHEMA, AgentRow, INLINE_TIMES, type Journaled, type Shown, type Time, type Tracked } from "./agent-row";
-import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency";
 import { MODEL } from "../../domain/model";
 import type { AgentEvent, Notified } from "../../domain/events";
 import type { Leaf } from "../../domain/log/leaf";
@@ -23,6 +23,7 @@ export type { Journaled, Shown };
 
 const SCHEMA = [
   ...AGENT_ROW_SCHEMA,
+  ...ANSWERS_SCHEMA,
   // Report times the agent's row could no longer hold, INLINE_TIMES a row ([reporter, at] pairs, a
   // JSON array; `at`: the latest of them), in the order they came (rowid): the oldest row is the one reused.
   "CREATE TABLE IF NOT EXISTS recent_times (at INTEGER NOT NULL, times TEXT NOT NULL)",
@@ -33,10 +34,7 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ];
 
-export interface StoredAnswer {
-  requestHash: string;
-  result: unknown;
-}
+export type { StoredAnswer };
 
 /** The storage fact that held the greatest journal id given, before the agent's row kept it. */
 const LAST_JOURNAL = "journal_last";
@@ -73,6 +71,7 @@ export class KernelStorage {
   features: readonly Feature[] = [];
 
   private readonly row: AgentRow;
+  private readonly answers: Answers;
 
   /** `sql`: the storage's SQL interface (metered for the benchmark when the meter is on). */
   constructor(
@@ -80,6 +79,7 @@ export class KernelStorage {
     readonly sql: SqlStorage = storage.sql,
   ) {
     this.row = new AgentRow(sql, () => this.fact<number>(LAST_JOURNAL) ?? 0);
+    this.answers = new Answers(sql, { answers: () => this.row.rowAnswers(), setAnswers: (a) => this.row.setAnswers(a), saveAnswers: (a) => this.row.saveAnswers(a) });
   }
 
   /**
@@ -111,6 +111,7 @@ export class KernelStorage {
   forget(): void {
     this.memo = {};
     this.row.forget();
+    this.answers.forget();
     for (const f of this.features) f.forget?.();
   }
 
@@ -234,34 +235,18 @@ export class KernelStorage {
     this.sql.exec("DROP TABLE recent");
   }
 
-  /** The answer recorded under an Idempotency-Key within 24 hours, if any. */
+  /** The answer recorded under an Idempotency-Key within 24 hours, if any (./answers). */
   answer(operatorId: number, key: string, now: number): StoredAnswer | null {
-    const row = this.sql
-      .exec<{ request_hash: string; result: string }>(
-        "SELECT request_hash, result FROM idempotency WHERE operator_id = ? AND key = ? AND created_at > ?",
-        operatorId,
-        key,
-        now - IDEMPOTENCY_TTL_MS,
-      )
-      .toArray()[0];
-    return row ? { requestHash: row.request_hash, result: JSON.parse(row.result) } : null;
+    return this.answers.find(operatorId, key, now);
   }
 
   keepAnswer(operatorId: number, key: string, requestHash: string, result: unknown, now: number): void {
-    this.sql.exec(
-      `INSERT INTO idempotency (operator_id, key, request_hash, result, created_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (operator_id, key) DO UPDATE SET request_hash = excluded.request_hash, result = excluded.result, created_at = excluded.created_at`,
-      operatorId,
-      key,
-      requestHash,
-      JSON.stringify(result),
-      now,
-    );
+    this.answers.keep(operatorId, key, requestHash, result, now);
   }
 
   /** Forgets expired idempotency records and what each feature keeps for a time (the alarm's, and every hour a change's). */
   forgetExpired(now: number): void {
-    this.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", now - IDEMPOTENCY_TTL_MS);
+    this.answers.prune(now);
     for (const f of this.features) f.forgetExpired?.(now);
     this.forgotAt = now;
     this.setFact("forgot_at", now);
