@@ -171,4 +171,26 @@ describe("rollup rows written behind", () => {
     await w.alarm(START + HOUR);
     expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 2 }]);
   });
+
+  it("makes the alarm's writes to the agent's row (the tracks' marks, the journal the shard has) one update", async () => {
+    const w = await world();
+    await w.report(w.reporter, START);
+    const stub = env.AGENT.getByName(w.sid);
+    const updates: string[] = [];
+    await runInDurableObject(stub, (_o, state) => {
+      const sql = state.storage.sql;
+      const exec = sql.exec.bind(sql);
+      sql.exec = ((query: string, ...bindings: unknown[]) => {
+        if (/^\s*UPDATE agent\b/i.test(query)) updates.push(query);
+        return exec(query, ...bindings);
+      }) as typeof sql.exec;
+    });
+    expect(JSON.parse((await runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ journal: string }>("SELECT journal FROM agent").one())).journal)).toHaveLength(1);
+    await w.alarm(START + HOUR);
+    expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 1 }]);
+    expect(await w.waiting()).toEqual([{ reporter: w.reporter.id, waiting: 0 }]);
+    expect(JSON.parse((await runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ journal: string }>("SELECT journal FROM agent").one())).journal)).toEqual([]);
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).toMatch(/journal = \?.*tracks = \?/);
+  });
 });

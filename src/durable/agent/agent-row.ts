@@ -69,6 +69,9 @@ interface Kept extends Journaled {
   size: number;
 }
 
+/** The row's columns that change outside a save. */
+type Column = "journal" | "tracks" | "answers";
+
 /** An entry's share of the row's journal text: its own and the comma after it. */
 const sizeOf = (j: Journaled) => JSON.stringify(j).length + 1;
 
@@ -89,6 +92,12 @@ export class AgentRow {
    * the shard already has.
    */
   private last = 0;
+  /**
+   * While held (the alarm's housekeeping: the journal it applied, the tracks' waiting marks, expired
+   * idempotency records), the columns changed outside a save, written in one update by `release`
+   * (storage is billed by the row written, and each update of the row is one).
+   */
+  private held: Set<Column> | null = null;
 
   /** `legacyLast`: the greatest id as storage from before `journal_last` kept it (a fact). */
   constructor(
@@ -106,6 +115,32 @@ export class AgentRow {
 
   forget(): void {
     this.entries = undefined;
+    this.held?.clear();
+  }
+
+  /** Holds the row's housekeeping writes until `release` (a crash in between loses only housekeeping, done again later). */
+  hold(): void {
+    this.held ??= new Set();
+  }
+
+  /** Writes what was held, in one update, and stops holding. */
+  release(): void {
+    const held = this.held;
+    this.held = null;
+    if (held && held.size > 0) this.write(held);
+  }
+
+  private changed(column: Column): void {
+    if (this.held) this.held.add(column);
+    else this.write(new Set([column]));
+  }
+
+  private write(columns: ReadonlySet<Column>): void {
+    const set: [string, string | number | null][] = [];
+    if (columns.has("journal")) set.push(["journal", inlineText(this.entries ?? [])], ["journal_last", this.last]);
+    if (columns.has("tracks")) set.push(["tracks", tracksText(this.tracks)]);
+    if (columns.has("answers")) set.push(["answers", this.answers.length === 0 ? null : JSON.stringify(this.answers)]);
+    this.sql.exec(`UPDATE agent SET ${set.map(([c]) => `${c} = ?`).join(", ")} WHERE id = 1`, ...set.map(([, v]) => v));
   }
 
   record(): AgentRecord | null {
@@ -151,6 +186,7 @@ export class AgentRow {
       this.answers.length === 0 ? null : JSON.stringify(this.answers),
     );
     this.entries = entries;
+    this.held?.clear();
   }
 
   /** An entry into the journal table, in the row of its oldest entry the shard has when there is one. */
@@ -260,13 +296,14 @@ export class AgentRow {
   saveAnswers(answers: Answer[]): void {
     this.load();
     this.answers = answers;
-    this.sql.exec("UPDATE agent SET answers = ? WHERE id = 1", answers.length === 0 ? null : JSON.stringify(answers));
+    this.changed("answers");
   }
 
-  /** Writes the row's tracks now (a change that saves no record: the rollups' alarm, their making). */
-  saveTracks(): void {
+  /** Writes the row's tracks now, or with the held writes (the rollups' alarm); `now`: never held (their making, whose transaction they belong to). */
+  saveTracks(now = false): void {
     this.load();
-    this.sql.exec("UPDATE agent SET tracks = ? WHERE id = 1", tracksText(this.tracks));
+    if (now) this.write(new Set(["tracks"]));
+    else this.changed("tracks");
   }
 
   /**
@@ -277,10 +314,10 @@ export class AgentRow {
     const entries = this.load();
     const rest = entries.filter((j) => j.id > upToId);
     if (rest.length === entries.length) return;
-    // The greatest id goes with it even when only table rows leave (storage from before the row kept it).
-    this.sql.exec("UPDATE agent SET journal = ?, journal_last = ? WHERE id = 1", inlineText(rest), this.last);
     if (entries.some((j) => !j.inline && j.id <= upToId)) this.sql.exec("DELETE FROM journal WHERE id <= ?", upToId);
     this.entries = rest;
+    // The greatest id goes with it even when only table rows leave (storage from before the row kept it).
+    this.changed("journal");
   }
 }
 

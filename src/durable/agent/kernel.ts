@@ -33,10 +33,7 @@ export class Kernel implements AgentHost {
   /** The cached record; undefined until read from storage. */
   private record: AgentRecord | undefined;
   private alarmAt: number | null | undefined;
-  /**
-   * Journal entries up to this id are on the shard; the next commit drops them from the agent's row.
-   * After a restart it is 0 and they are sent again once: their statements are idempotent.
-   */
+  /** Journal entries up to this id are on the shard (0 after a restart: sent again once, idempotently). */
   private applied = 0;
   /** The greatest journal id handed to a caller by `deferred` in this object's life: what an acknowledgement may name. */
   private handedOut = 0;
@@ -333,10 +330,10 @@ export class Kernel implements AgentHost {
   }
 
   /**
-   * The alarm applies journal entries a failed batch left behind, lets each feature do its timed
-   * work (disputes escalate), and keeps the agent's row current as time alone moves its score
-   * (forgetting, the 90-day reporter window): daily while it holds evidence, and whenever its
-   * public face or confidence would differ from what its row shows.
+   * The alarm applies journal entries a failed batch left behind, lets each feature do its timed work
+   * (disputes escalate), and keeps the agent's row current as time alone moves its score (forgetting,
+   * the 90-day reporter window): daily while it holds evidence, and when its face or confidence moves.
+   * Its housekeeping writes to the object's own row are held and made one update at its end.
    */
   async alarm(): Promise<void> {
     this.alarmAt = null;
@@ -352,10 +349,11 @@ export class Kernel implements AgentHost {
       const check = this.chain.checkDue(now);
       // Taken now, or the flush below sets the alarm to its past time (put back if the alarm throws).
       if (check === true) this.chain.checking();
+      this.store.holdRow();
       try {
         // The model: the switch when its time has passed, else the credibility in force brought up to date.
         const record = modelOf(stored) === 2 ? await switchIfDue(this, stored, now) : await refreshCredibility(this, stored, now);
-        this.store.forgetExpired(now);
+        this.store.forgetExpiredHourly(now);
         this.store.forgetPastReports(now);
         for (const f of this.features) await f.alarm?.(record, now);
         const shown = this.store.shown();
@@ -377,6 +375,8 @@ export class Kernel implements AgentHost {
       } catch (err) {
         if (check === true) this.chain.checkLater(now);
         throw err;
+      } finally {
+        this.store.releaseRow();
       }
     });
   }

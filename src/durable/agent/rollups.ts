@@ -166,7 +166,7 @@ export class Rollups implements Feature {
           if (inRow.size < INLINE_TRACKS) inRow.set(Number(reporter), { track, waiting: 0 });
           else this.sql.exec("INSERT INTO rollup_tracks (reporter, track) VALUES (?, ?)", Number(reporter), JSON.stringify(track));
         }
-        this.host.store.saveRowTracks();
+        this.host.store.saveRowTracks(true);
         this.host.store.setFact(MADE, MADE_VERSION);
       });
       this.oldest = 0;

@@ -158,9 +158,18 @@ export class KernelStorage {
     return this.row.rowTracks();
   }
 
-  /** Writes the row's rollup tracks now, outside a change. */
-  saveRowTracks(): void {
-    this.row.saveTracks();
+  /** Writes the row's rollup tracks outside a change: now, or with the alarm's held writes (`now` false). */
+  saveRowTracks(now = false): void {
+    this.row.saveTracks(now);
+  }
+
+  /** Holds the agent row's housekeeping writes (the alarm's) until `releaseRow`, which makes them one update. */
+  holdRow(): void {
+    this.row.hold();
+  }
+
+  releaseRow(): void {
+    this.row.release();
   }
 
   /** Drops the journal entries the shard has (the alarm's; erasure's, with their clear text). */
@@ -244,7 +253,7 @@ export class KernelStorage {
     this.answers.keep(operatorId, key, requestHash, result, now);
   }
 
-  /** Forgets expired idempotency records and what each feature keeps for a time (the alarm's, and every hour a change's). */
+  /** Forgets expired idempotency records and what each feature keeps for a time (through forgetExpiredHourly, by a change or the alarm). */
   forgetExpired(now: number): void {
     this.answers.prune(now);
     for (const f of this.features) f.forgetExpired?.(now);
