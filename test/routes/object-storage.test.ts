@@ -247,6 +247,24 @@ describe("the agent object's storage", () => {
     expect(await inRow()).toEqual(["key-0"]);
   });
 
+  it("keeps records one per row by their key once an agent has 200 rows of them, so the index in memory stays bounded", async () => {
+    const { sid, report, reporter } = await world();
+    await call(`/admin/operators/${reporter.id}`, { headers: ADMIN, body: { rate_limit_per_minute: 100_000, rate_limit_per_day: 100_000 } });
+    const answers: Record<string, unknown>[] = [];
+    for (let i = 0; i < 50; i++) answers.push(await report(`full-${i}`));
+    // As if 200 rows of records were there already (writing 10,000 reports here would take minutes).
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => {
+      const store = (o as unknown as { kernel: { store: { answers: { rows: number | undefined } } } }).kernel.store;
+      store.answers.rows = 200;
+    });
+    await report("full-50");
+    expect(await count(sid, "answer_rows")).toBe(0);
+    expect(await count(sid, "idempotency")).toBe(50);
+    expect(await report("full-7")).toEqual(answers[7]);
+    await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());
+    expect(await report("full-42")).toEqual(answers[42]);
+  });
+
   it("gives storage of the older shapes the present ones at its next start, keeping its rows and answers", async () => {
     const { sid, report } = await world();
     const first = await report("kept-answer");

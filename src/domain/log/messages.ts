@@ -17,8 +17,8 @@ export interface LogItem {
 
 /** At most this many leaves go in one message (about 230 bytes each; a queue message holds 128 KB). */
 export const LEAVES_PER_MESSAGE = 200;
-/** A sendBatch carries 256 KB at most: messages are grouped under this many leaves. */
-const LEAVES_PER_SEND = 800;
+/** A sendBatch carries 256 KB at most: messages are grouped under this many characters of JSON. */
+const CHARS_PER_SEND = 192 * 1024;
 
 /** The messages carrying `items`: one per log, or more past LEAVES_PER_MESSAGE, each log's leaves in the order given. */
 export function logMessages(items: readonly LogItem[]): LogMessage[] {
@@ -46,13 +46,14 @@ export async function sendLeaves(queue: LogQueue, items: readonly LogItem[]): Pr
   let group: LogMessage[] = [];
   let size = 0;
   for (const message of messages) {
-    if (group.length > 0 && size + message.leaves.length > LEAVES_PER_SEND) {
+    const chars = JSON.stringify(message).length;
+    if (group.length > 0 && size + chars > CHARS_PER_SEND) {
       await queue.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
       group = [];
       size = 0;
     }
     group.push(message);
-    size += message.leaves.length;
+    size += chars;
   }
   if (group.length > 0) await queue.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
 }

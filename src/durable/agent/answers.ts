@@ -4,7 +4,9 @@
 // that, the ones the row held go to one row of `answer_rows`, many to a row. A lookup by key must
 // not read a day of changes: the keys of those rows (not their answers) are read once per object
 // life into an index in memory, key → row. Rows leave once their newest record is past 24 hours.
-// Records from before (`idempotency`, one row per key) are still read until they expire.
+// The index is bounded: past MAX_ROWS such rows (a very busy agent), records go one per row to
+// `idempotency`, found by its primary key, as they all did before (records from before are read
+// there too, until they expire).
 
 import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency";
 import type { Answer } from "./agent-row";
@@ -17,6 +19,8 @@ export const ANSWERS_SCHEMA = [
 
 /** The records the agent's row holds at most (each up to about 1 KB: a 255-character key, a hash, the answer). */
 export const INLINE_ANSWERS = 50;
+/** Rows of many records at most (10,000 keys: the index stays within a few MB of memory). */
+export const MAX_ROWS = 200;
 
 export interface StoredAnswer {
   requestHash: string;
@@ -28,6 +32,8 @@ const idOf = (operatorId: number, key: string) => `${operatorId}\n${key}`;
 export class Answers {
   /** The keys of `answer_rows`, to the row holding each (its latest record for a key reused after expiry). */
   private index: Map<string, number> | undefined;
+  /** How many rows of many records there are (read once per object life). */
+  private rows: number | undefined;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -36,6 +42,7 @@ export class Answers {
 
   forget(): void {
     this.index = undefined;
+    this.rows = undefined;
   }
 
   /** The answer recorded under the caller's key within 24 hours, if any. */
@@ -68,6 +75,22 @@ export class Answers {
   }
 
   private spill(answers: readonly Answer[]): void {
+    this.rows ??= this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM answer_rows").one().n;
+    if (this.rows >= MAX_ROWS) {
+      for (const [operatorId, key, requestHash, result, at] of answers) {
+        this.sql.exec(
+          `INSERT INTO idempotency (operator_id, key, request_hash, result, created_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (operator_id, key) DO UPDATE SET request_hash = excluded.request_hash, result = excluded.result, created_at = excluded.created_at`,
+          operatorId,
+          key,
+          requestHash,
+          JSON.stringify(result),
+          at,
+        );
+      }
+      return;
+    }
+    this.rows += 1;
     const keys = answers.map((a) => idOf(a[0], a[1]));
     const latest = answers.reduce((max, a) => Math.max(max, a[4]), 0);
     const { n } = this.sql
@@ -82,7 +105,7 @@ export class Answers {
     const held = this.row.answers();
     const live = held.filter((a) => a[4] > since);
     if (live.length < held.length) this.row.saveAnswers(live);
-    if (this.sql.exec("DELETE FROM answer_rows WHERE latest <= ?", since).rowsWritten > 0) this.index = undefined;
+    if (this.sql.exec("DELETE FROM answer_rows WHERE latest <= ?", since).rowsWritten > 0) this.forget();
     this.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", since);
   }
 
