@@ -77,9 +77,8 @@ export class Rollups implements Feature {
   private oldestWaiting(): number {
     if (this.oldest === undefined) {
       const inTable = this.sql.exec<{ since: number | null }>("SELECT min(waiting) AS since FROM rollup_tracks WHERE waiting > 0").one().since ?? 0;
-      const inRow = [...this.host.store.rowTracks().values()].map((t) => t.waiting).filter((w) => w > 0);
-      this.oldest = Math.min(...[inTable, ...inRow].filter((w) => w > 0), Infinity);
-      if (this.oldest === Infinity) this.oldest = 0;
+      const waiting = [inTable, ...[...this.host.store.rowTracks().values()].map((t) => t.waiting)].filter((w) => w > 0);
+      this.oldest = waiting.length > 0 ? Math.min(...waiting) : 0;
     }
     return this.oldest;
   }
