@@ -806,13 +806,16 @@ function seedLarge(persistTo, templateSid) {
   const tables = { agents: "sid", entries: "sid", config_history: "sid" };
   const n = AGENTS * SCALE - AGENTS;
   const FIRST = 1_000_000; // directory numbers of the generated agents
-  const literal = (v) => (v === null ? "NULL" : typeof v === "number" ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+  const literal = (v) => (v === null ? "NULL" : typeof v === "number" ? String(v) : typeof v === "object" ? `X'${v.hex}'` : `'${String(v).replace(/'/g, "''")}'`);
 
   const perShard = shards.map(() => []);
   for (const table of Object.keys(tables)) {
-    const rows = query(home, `SELECT * FROM ${table} WHERE sid = '${templateSid}'`);
+    // An entry's body is a BLOB (src/db/entry-text.ts), which the CLI prints ambiguously: copied as hex.
+    const blob = table === "entries" ? ", hex(body) AS body_hex, typeof(body) AS body_type" : "";
+    const rows = query(home, `SELECT *${blob} FROM ${table} WHERE sid = '${templateSid}'`);
     if (rows.length === 0) continue;
-    const cols = Object.keys(rows[0]).filter((c) => c !== "id");
+    if (blob) for (const r of rows) if (r.body_type === "blob") r.body = { hex: r.body_hex };
+    const cols = Object.keys(rows[0]).filter((c) => c !== "id" && c !== "body_hex" && c !== "body_type");
     const template = `t(${cols.join(", ")}) AS (VALUES ${rows.map((r) => `(${cols.map((c) => literal(r[c])).join(", ")})`).join(", ")})`;
     const value = (c) => {
       if (c === "sid") return "'SID-0xbe' || printf('%014x', n.i)";

@@ -45,10 +45,10 @@ export async function shardReports(service: ChaosService): Promise<ShardReport[]
   const shards = databaseNames(service.root).slice(1);
   const rows: ShardReport[] = [];
   for (const shard of shards) {
-    const found = execute(service, shard, "SELECT e.sid AS sid, e.n AS n, e.status AS status, e.private AS private, e.body AS body, a.dir_num AS num FROM entries e JOIN agents a ON a.sid = e.sid WHERE e.kind = 'report'");
+    const found = execute(service, shard, "SELECT e.sid AS sid, e.n AS n, e.status AS status, e.private AS private, a.dir_num AS num FROM entries e JOIN agents a ON a.sid = e.sid WHERE e.kind = 'report'");
     for (const r of found) {
-      const text = `${r.private ?? ""} ${r.body ?? ""}`;
-      const marker = /"chaos":"([^"]+)"/.exec(text)?.[1] ?? null;
+      // The metadata in clear; the entry itself holds only its salted hash.
+      const marker = /"chaos":"([^"]+)"/.exec(String(r.private ?? ""))?.[1] ?? null;
       rows.push({ sid: String(r.sid), n: Number(r.n), transactionId: Number(r.num) * SEQUENCE_SPACE + Number(r.n), status: String(r.status), marker });
     }
   }

@@ -11,6 +11,7 @@ import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent"
 import { SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
 import { toAgentScore, type AgentReport, type ConfigChange, type OperatorSummary, type ScoreEvent, type TransactionEntry, type TransactionStatus } from "../domain/views";
 import { db, type Database } from "./client";
+import { entryText, type StoredText } from "./entry-text";
 import { agents, configHistory } from "./shard-schema";
 
 export const SCORE_HISTORY_LIMIT = 50;
@@ -106,10 +107,10 @@ export const reportQueries = (sid: string) => [
   { sql: `SELECT * FROM config_history WHERE sid = ? ORDER BY id DESC LIMIT ${CONFIG_HISTORY_LIMIT}`, params: [sid] },
 ];
 
-export type ScoreEntryRow = { n: number; kind: EntryKind; at: number; status: TransactionStatus | null; ref: number | null; body: string };
+export type ScoreEntryRow = { n: number; kind: EntryKind; at: number; status: TransactionStatus | null; ref: number | null; body: StoredText };
 
 export function scoreEventOf(num: number, r: ScoreEntryRow): ScoreEvent {
-  const entry = JSON.parse(r.body) as Entry & { score: ScoreFace };
+  const entry = JSON.parse(entryText(r.body)) as Entry & { score: ScoreFace };
   const report = entry.kind === "report" ? entry : null;
   const eventType =
     entry.kind === "report" ? scoreEvent.transaction(entry.outcome) : entry.kind === "config" ? scoreEvent.configChange(entry.changes[0]) : scoreEvent.withdrawal;
@@ -169,11 +170,11 @@ export async function listTransactions(d1: Database, sid: string, num: number, b
   return page.results.map((r) => transactionOfRow(num, r));
 }
 
-type ReportRow = { n: number; at: number; status: TransactionStatus | null; ref: number | null; body: string; private: string | null };
+type ReportRow = { n: number; at: number; status: TransactionStatus | null; ref: number | null; body: StoredText; private: string | null };
 
 /** A report entry's row as the owner's list shows it (from the shard or an archived page). */
 export function transactionOfRow(num: number, r: ReportRow): TransactionEntry & { n: number } {
-  const entry = JSON.parse(r.body) as Entry & { kind: "report" };
+  const entry = JSON.parse(entryText(r.body)) as Entry & { kind: "report" };
   const clear = r.private === null ? null : (JSON.parse(r.private) as { type?: string });
   return {
     n: r.n,
@@ -197,9 +198,9 @@ export async function findReport(d1: Database, sid: string, num: number, id: num
        UNION ALL SELECT n, at, operator, status, body FROM entries WHERE sid = ?2 AND n = ?3 AND ref IS NULL AND kind = 'report' LIMIT 1`,
     )
     .bind(id, sid, n)
-    .first<{ n: number; at: number; operator: number; status: TransactionStatus | null; body: string }>();
+    .first<{ n: number; at: number; operator: number; status: TransactionStatus | null; body: StoredText }>();
   if (!row) return null;
-  const entry = JSON.parse(row.body) as Entry & { kind: "report" };
+  const entry = JSON.parse(entryText(row.body)) as Entry & { kind: "report" };
   return { id, n: row.n, sid, reporterOperatorId: row.operator, status: row.status ?? "active", at: row.at, outcome: entry.outcome };
 }
 

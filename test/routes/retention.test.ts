@@ -144,6 +144,8 @@ describe("the retention window", () => {
     const object = await env.ARCHIVE_BUCKET.get(pages[0].key);
     const head = new Uint8Array(await object!.arrayBuffer());
     expect([head[0], head[1]]).toEqual([0x1f, 0x8b]); // gzip
+    // A page holds each entry's text in clear, not the shard's compressed form.
+    expect((await readPage(env.ARCHIVE_BUCKET, pages[0].key))!.entries.map((e) => typeof e.body)).toEqual(chain.moving.map(() => "string"));
 
     // The shard's entries alone replay to the live evidence, as the whole chain does.
     const fromShard = replayOf(onShard.map((e) => ({ entry: e.entry, who: whoOf(e) })), Date.parse(live.record!.createdAt), T_CALL);
