@@ -102,7 +102,9 @@ describe("architecture", () => {
     const spelled = files.filter((file) => names.every((name) => new RegExp(`\\b${name}\\b`).test(sources[`../${file}`])));
     // A `Record<Dimension, …>` table fails to compile when a dimension is missing or unknown.
     const checked = spelled.filter((file) => !/Record<Dimension,/.test(sources[`../${file}`]));
-    expect(checked.sort()).toEqual(["src/db/legacy-schema.ts", "src/db/shard-schema.ts"]);
+    // entry-text.ts: the stored form's frozen dictionary, bytes that rows already written need (a
+    // new dimension compresses less well under it, and never reads wrong).
+    expect(checked.sort()).toEqual(["src/db/entry-text.ts", "src/db/legacy-schema.ts", "src/db/shard-schema.ts"]);
     expect(spelled).toContain("src/domain/model/vocabulary.ts");
   });
 
