@@ -1,7 +1,7 @@
 import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createApp } from "../src/app";
-import { entryText, type StoredText } from "../src/db/entry-text";
+import { unpackText, type StoredText } from "../src/db/entry-text";
 import type { Env } from "../src/env";
 import type { Deps } from "../src/http/context";
 
@@ -135,10 +135,10 @@ export async function reportRows(sid: string) {
   const rows = await shard
     .prepare("SELECT n, operator, status, ref, body, private FROM entries WHERE sid = ? AND kind = 'report' ORDER BY n")
     .bind(sid)
-    .all<{ n: number; operator: number; status: string; ref: number | null; body: StoredText; private: string | null }>();
+    .all<{ n: number; operator: number; status: string; ref: number | null; body: StoredText; private: StoredText | null }>();
   return rows.results.map((r) => {
-    const e = JSON.parse(entryText(r.body)) as { weight: number; base: number; damping: number; evidence: number; penalty: number; receipt: boolean; outcome: string };
-    const clear = r.private === null ? null : (JSON.parse(r.private) as { type?: string; metadata?: unknown });
+    const e = JSON.parse(unpackText(r.body)) as { weight: number; base: number; damping: number; evidence: number; penalty: number; receipt: boolean; outcome: string };
+    const clear = r.private === null ? null : (JSON.parse(unpackText(r.private)) as { type?: string; metadata?: unknown });
     return {
       id: r.ref ?? dir!.num * 2 ** 22 + r.n,
       n: r.n,

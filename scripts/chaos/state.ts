@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { unpackText } from "../../src/db/entry-text";
 import { databaseNames } from "../d1.mjs";
 import type { ChaosService } from "./service";
 
@@ -45,10 +46,12 @@ export async function shardReports(service: ChaosService): Promise<ShardReport[]
   const shards = databaseNames(service.root).slice(1);
   const rows: ShardReport[] = [];
   for (const shard of shards) {
-    const found = execute(service, shard, "SELECT e.sid AS sid, e.n AS n, e.status AS status, e.private AS private, a.dir_num AS num FROM entries e JOIN agents a ON a.sid = e.sid WHERE e.kind = 'report'");
+    const found = execute(service, shard, "SELECT e.sid AS sid, e.n AS n, e.status AS status, typeof(e.private) AS type, hex(e.private) AS private, a.dir_num AS num FROM entries e JOIN agents a ON a.sid = e.sid WHERE e.kind = 'report'");
     for (const r of found) {
-      // The metadata in clear; the entry itself holds only its salted hash.
-      const marker = /"chaos":"([^"]+)"/.exec(String(r.private ?? ""))?.[1] ?? null;
+      // The metadata in clear (the entry itself holds only its salted hash), read as hex: the CLI
+      // prints a BLOB ambiguously.
+      const clear = r.type === "null" ? "" : r.type === "blob" ? unpackText(Buffer.from(String(r.private), "hex")) : Buffer.from(String(r.private), "hex").toString("utf8");
+      const marker = /"chaos":"([^"]+)"/.exec(clear)?.[1] ?? null;
       rows.push({ sid: String(r.sid), n: Number(r.n), transactionId: Number(r.num) * SEQUENCE_SPACE + Number(r.n), status: String(r.status), marker });
     }
   }

@@ -11,7 +11,7 @@ import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent"
 import { SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
 import { toAgentScore, type AgentReport, type ConfigChange, type OperatorSummary, type ScoreEvent, type TransactionEntry, type TransactionStatus } from "../domain/views";
 import { db, type Database } from "./client";
-import { entryText, type StoredText } from "./entry-text";
+import { unpackText, type StoredText } from "./entry-text";
 import { agents, configHistory } from "./shard-schema";
 
 export const SCORE_HISTORY_LIMIT = 50;
@@ -110,7 +110,7 @@ export const reportQueries = (sid: string) => [
 export type ScoreEntryRow = { n: number; kind: EntryKind; at: number; status: TransactionStatus | null; ref: number | null; body: StoredText };
 
 export function scoreEventOf(num: number, r: ScoreEntryRow): ScoreEvent {
-  const entry = JSON.parse(entryText(r.body)) as Entry & { score: ScoreFace };
+  const entry = JSON.parse(unpackText(r.body)) as Entry & { score: ScoreFace };
   const report = entry.kind === "report" ? entry : null;
   const eventType =
     entry.kind === "report" ? scoreEvent.transaction(entry.outcome) : entry.kind === "config" ? scoreEvent.configChange(entry.changes[0]) : scoreEvent.withdrawal;
@@ -170,12 +170,12 @@ export async function listTransactions(d1: Database, sid: string, num: number, b
   return page.results.map((r) => transactionOfRow(num, r));
 }
 
-type ReportRow = { n: number; at: number; status: TransactionStatus | null; ref: number | null; body: StoredText; private: string | null };
+type ReportRow = { n: number; at: number; status: TransactionStatus | null; ref: number | null; body: StoredText; private: StoredText | null };
 
 /** A report entry's row as the owner's list shows it (from the shard or an archived page). */
 export function transactionOfRow(num: number, r: ReportRow): TransactionEntry & { n: number } {
-  const entry = JSON.parse(entryText(r.body)) as Entry & { kind: "report" };
-  const clear = r.private === null ? null : (JSON.parse(r.private) as { type?: string });
+  const entry = JSON.parse(unpackText(r.body)) as Entry & { kind: "report" };
+  const clear = r.private === null ? null : (JSON.parse(unpackText(r.private)) as { type?: string });
   return {
     n: r.n,
     id: transactionIdOfRow(num, r),
@@ -200,7 +200,7 @@ export async function findReport(d1: Database, sid: string, num: number, id: num
     .bind(id, sid, n)
     .first<{ n: number; at: number; operator: number; status: TransactionStatus | null; body: StoredText }>();
   if (!row) return null;
-  const entry = JSON.parse(entryText(row.body)) as Entry & { kind: "report" };
+  const entry = JSON.parse(unpackText(row.body)) as Entry & { kind: "report" };
   return { id, n: row.n, sid, reporterOperatorId: row.operator, status: row.status ?? "active", at: row.at, outcome: entry.outcome };
 }
 

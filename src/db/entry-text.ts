@@ -1,9 +1,11 @@
-// How the shard stores an entry's canonical JSON (the `body` column): the one place that writes and
-// reads that form. Rows written before this form hold the text itself (SQLite TEXT); rows after it
-// hold a BLOB: a format byte, then the text compressed with raw DEFLATE under a preset dictionary of
-// the chain's own field names and common values. A report's text of about 620 bytes, a third of it
-// hex, stores in about 240: the shard's largest per-report cost is its bytes (docs/performance.md).
-// The text, and so every hash over it, is unchanged: what leaves the service is always the text.
+// How the shard stores an entry's text columns (its canonical JSON, `body`, and its free text in
+// clear, `private`): the one place that writes and reads that form. A column holds either the text
+// itself (SQLite TEXT: every row from before this form, and short text that would not shrink) or a
+// BLOB: a format byte, then the text compressed with raw DEFLATE under a preset dictionary of the
+// chain's own field names and common values. A report's entry of about 610 bytes, a third of it hex,
+// stores in about 210: the shard's bytes were the largest part of a batched report's cost, and a
+// WITHOUT ROWID row past about 1 KB spills into a 4 KB overflow page (docs/performance.md). The
+// text, and so every hash over it, is unchanged: what leaves the service is always the text.
 
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 
@@ -30,17 +32,18 @@ const DICTIONARY_V1 = new TextEncoder().encode(
     '"quality":50,"reliability":50,"security":50},"type":"","v":1,"weight":1}',
 );
 
-/** The stored form of an entry's canonical JSON. */
-export function packEntryText(text: string): Uint8Array {
+/** The stored form of a text column: the BLOB, unless the text is no longer than it (then the text). */
+export function packText(text: string): string | Uint8Array {
   const packed = deflateRawSync(text, { dictionary: DICTIONARY_V1, level: 9 });
+  if (packed.length + 1 >= new TextEncoder().encode(text).length) return text;
   const out = new Uint8Array(packed.length + 1);
   out[0] = FORMAT_DEFLATE_V1;
   out.set(packed, 1);
   return out;
 }
 
-/** An entry's canonical JSON from its stored form, whichever form its row has. */
-export function entryText(stored: StoredText): string {
+/** A text column's text, whichever form its row has. */
+export function unpackText(stored: StoredText): string {
   if (typeof stored === "string") return stored;
   const bytes = stored instanceof Uint8Array ? stored : stored instanceof ArrayBuffer ? new Uint8Array(stored) : Uint8Array.from(stored);
   if (bytes[0] !== FORMAT_DEFLATE_V1) throw new RangeError(`unknown stored entry format ${bytes[0]}`);

@@ -5,7 +5,7 @@
 // object again (with as many rows or more) and never a second one. Only erasure rewrites a page.
 
 import type { Database } from "./client";
-import { entryText } from "./entry-text";
+import { unpackText } from "./entry-text";
 import { ENTRY_COLUMNS, storedEntry, type EntrySqlRow, type StoredEntry } from "./history";
 
 export const DEFAULT_WINDOW_DAYS = 400;
@@ -119,10 +119,10 @@ export async function readArchivedAfter(bucket: R2Bucket, sid: string, after: nu
   return found;
 }
 
-/** The shard's oldest entry rows up to number `through`, at most `limit`, as they are but for the entry's text in clear (a page's format). */
+/** The shard's oldest entry rows up to number `through`, at most `limit`, as they are but for their text columns in clear (a page's format). */
 export async function rowsThrough(d1: Database, sid: string, through: number, limit: number): Promise<EntrySqlRow[]> {
   const page = await d1.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n <= ? ORDER BY n LIMIT ?`).bind(sid, through, limit).all<EntrySqlRow>();
-  return page.results.map((r) => ({ ...r, body: entryText(r.body) }));
+  return page.results.map((r) => ({ ...r, body: unpackText(r.body), private: r.private === null ? null : unpackText(r.private) }));
 }
 
 /** Drops rows a written page now holds. */

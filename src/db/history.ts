@@ -7,7 +7,7 @@ import { type EntryWho } from "../domain/replay";
 import type { AgentKey, PublicJwk } from "../domain/agent-keys";
 import { MODEL, type ChangeType, type Outcome, type SignalDimension } from "../domain/model";
 import { db, type Database } from "./client";
-import { entryText, type StoredText } from "./entry-text";
+import { unpackText, type StoredText } from "./entry-text";
 import type { Entry, EntryKind } from "../domain/entries";
 import { agentKeys, configHistory, transactions } from "./shard-schema";
 
@@ -61,10 +61,10 @@ export interface StoredEntry {
 export const ENTRY_COLUMNS = "n, kind, at, operator, status, ref, body, hash, salt, private, composite";
 const ENTRY_READ = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?`;
 
-export type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: StoredText; hash: string; salt: string | null; private: string | null; composite: number | null };
+export type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: StoredText; hash: string; salt: string | null; private: StoredText | null; composite: number | null };
 
 export const storedEntry = (r: EntrySqlRow): StoredEntry => {
-  const text = entryText(r.body);
+  const text = unpackText(r.body);
   return {
     n: r.n,
     kind: r.kind,
@@ -76,7 +76,7 @@ export const storedEntry = (r: EntrySqlRow): StoredEntry => {
     text,
     hash: r.hash,
     salt: r.salt,
-    private: r.private === null ? null : (JSON.parse(r.private) as Record<string, unknown>),
+    private: r.private === null ? null : (JSON.parse(unpackText(r.private)) as Record<string, unknown>),
     composite: r.composite ?? null,
   };
 };
@@ -93,7 +93,7 @@ export const whoOf = (e: StoredEntry): EntryWho => (e.kind === "snapshot" ? ((e.
 /** The agent's latest retention snapshot on its shard (null: none). */
 export async function latestSnapshot(d1: Database, sid: string): Promise<(Entry & { kind: "snapshot" }) | null> {
   const row = await d1.prepare("SELECT body FROM entries WHERE sid = ? AND kind = 'snapshot' ORDER BY n DESC LIMIT 1").bind(sid).first<{ body: StoredText }>();
-  return row ? (JSON.parse(entryText(row.body)) as Entry & { kind: "snapshot" }) : null;
+  return row ? (JSON.parse(unpackText(row.body)) as Entry & { kind: "snapshot" }) : null;
 }
 
 /** The agent's entries after number `after` (all of them by default), in order, read page by page. */

@@ -10,7 +10,7 @@ import type { Dispute } from "../domain/disputes";
 import { contributionOf, modelOf, ownerLocal, scoreOfRecord } from "../domain/agent";
 import { MODEL, type ChangeType } from "../domain/model";
 import { db, type Database } from "./client";
-import { packEntryText } from "./entry-text";
+import { packText } from "./entry-text";
 import { storedRollup, upsertRollup } from "./rollups";
 import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
 import { agentKeys, agents, configHistory, entries, scoreEvents, transactions } from "./shard-schema";
@@ -112,8 +112,14 @@ export function configRow(record: AgentRecord, seq: number, changes: ChangeType[
 const entryColumns = Object.entries(getTableColumns(entries));
 const INSERT_ENTRY = `INSERT INTO ${getTableName(entries)} (${entryColumns.map(([, c]) => c.name).join(", ")}) VALUES (${entryColumns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`;
 // The journal keeps the entry's text; its stored form is made only here, as the statement is built.
+const PACKED: ReadonlySet<string> = new Set(["body", "private"] satisfies (keyof EntryRow)[]);
 const insertEntry = (d1: Database, row: EntryRow) =>
-  d1.prepare(INSERT_ENTRY).bind(...entryColumns.map(([property]) => (property === "body" ? packEntryText(row.body) : ((row as Record<string, unknown>)[property] ?? null))));
+  d1.prepare(INSERT_ENTRY).bind(
+    ...entryColumns.map(([property]) => {
+      const value = (row as Record<string, unknown>)[property] ?? null;
+      return PACKED.has(property) && typeof value === "string" ? packText(value) : value;
+    }),
+  );
 
 /** The columns a report changes on the agent's row. */
 const SCORE_COLUMNS = [

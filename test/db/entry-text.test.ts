@@ -2,7 +2,7 @@
 // same text everywhere it leaves, and rows from before it still read.
 
 import { describe, expect, it } from "vitest";
-import { entryText, packEntryText } from "../../src/db/entry-text";
+import { packText, unpackText } from "../../src/db/entry-text";
 import { readEntries } from "../../src/db/history";
 import { sha256HexOfBytes } from "../../src/domain/entries";
 import { bearer, call, createOperator, registerAgent, shardOf } from "../helpers";
@@ -39,16 +39,41 @@ async function agentWithReport() {
 describe("an entry's stored form", () => {
   it("reads a row format 1 wrote, in any shape D1 hands back", () => {
     const row = bytesOf(WRITTEN_ROW);
-    expect(entryText(row)).toBe(WRITTEN_TEXT);
-    expect(entryText(Array.from(row))).toBe(WRITTEN_TEXT);
-    expect(entryText(row.slice().buffer)).toBe(WRITTEN_TEXT);
-    expect(entryText(packEntryText(WRITTEN_TEXT))).toBe(WRITTEN_TEXT);
+    expect(unpackText(row)).toBe(WRITTEN_TEXT);
+    expect(unpackText(Array.from(row))).toBe(WRITTEN_TEXT);
+    expect(unpackText(row.slice().buffer)).toBe(WRITTEN_TEXT);
+    expect(unpackText(packText(WRITTEN_TEXT))).toBe(WRITTEN_TEXT);
+  });
+
+  it("keeps a text the BLOB would not shrink as the text itself", () => {
+    expect(packText("{}")).toBe("{}");
+    expect(packText(WRITTEN_TEXT)).toBeInstanceOf(Uint8Array);
+  });
+
+  it("stores a report's free text compressed, so a report with 1 KiB of metadata stays one row under the page's overflow size", async () => {
+    const { owner, sid, shard } = await agentWithReport();
+    const reporter = await createOperator({ verified: true });
+    const metadata = { note: "delivered to the loading bay, signed by the night shift; ".repeat(18), order: "A-2" };
+    expect(JSON.stringify(metadata).length).toBeGreaterThan(1000);
+    const res = await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "freight", outcome: "success", metadata } });
+    expect(res.status).toBe(201);
+    const row = (await shard
+      .prepare("SELECT typeof(private) AS type, length(body) + length(private) + length(hash) + length(salt) AS size FROM entries WHERE sid = ? ORDER BY n DESC LIMIT 1")
+      .bind(sid)
+      .first<{ type: string; size: number }>())!;
+    expect(row.type).toBe("blob");
+    // A WITHOUT ROWID row keeps about 1,000 bytes in its page (4 KB pages); past that it spills a page.
+    expect(row.size).toBeLessThan(900);
+    const reports = (await readEntries(shard, sid)).filter((e) => e.kind === "report");
+    expect(reports.at(-1)!.private).toEqual({ type: "freight", metadata });
+    const listed = await (await call(`/agents/${sid}/transactions`, { headers: bearer(owner.key) })).text();
+    expect(listed).toContain("freight");
   });
 
   it("refuses a form it does not know rather than guess", () => {
     const row = bytesOf(WRITTEN_ROW);
     row[0] = 2;
-    expect(() => entryText(row)).toThrow(RangeError);
+    expect(() => unpackText(row)).toThrow(RangeError);
   });
 
   it("stores a report's entry as a BLOB under half its text, and hands out the text its hash covers", async () => {
