@@ -172,6 +172,34 @@ describe("rollup rows written behind", () => {
     expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 2 }]);
   });
 
+  it("gives a full row's idlest place to a reporter busier than it, never to one that only reports daily", async () => {
+    const w = await world();
+    const reporters = [w.reporter, w.other];
+    while (reporters.length < 34) reporters.push(await createOperator());
+    for (const [i, r] of reporters.entries()) await w.report(r, START + i * 1_000);
+    const stub = env.AGENT.getByName(w.sid);
+    const tracks = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql));
+    const where = async (r: (typeof reporters)[number]) => (await tracks()).find((t) => t.reporter === r.id)!;
+    const [late, other] = [reporters[32], reporters[33]];
+    // The next day: every track in the row last reported the day before, as the late reporter did.
+    await w.report(late, START + DAY);
+    expect(await where(late)).toMatchObject({ where: "table" });
+    // Two days on, it reported more lately than the row's idlest: it takes that place.
+    await w.report(late, START + 2 * DAY);
+    const after = await tracks();
+    expect(after).toHaveLength(34);
+    expect(after.filter((t) => t.where === "row")).toHaveLength(32);
+    expect(await where(late)).toMatchObject({ where: "row", lastDay: Math.floor((START + 2 * DAY) / DAY) });
+    const moved = after.filter((t) => t.where === "table" && t.reporter !== other.id);
+    expect(moved).toHaveLength(1);
+    // It kept its waiting row of the first day, and so its place in the alarm.
+    expect(moved[0]).toMatchObject({ lastDay: Math.floor(START / DAY), waiting: START + reporters.findIndex((r) => r.id === moved[0].reporter) * 1_000 });
+    await w.alarm(START + 2 * DAY + HOUR);
+    const rows = await w.rows();
+    expect(rows.filter((r) => r.day === Math.floor(START / DAY))).toHaveLength(34);
+    expect(rows.filter((r) => r.reporter === late.id).map((r) => r.reports)).toEqual([1, 1, 1]);
+  });
+
   it("makes the alarm's writes to the agent's row (the tracks' marks, the journal the shard has) one update", async () => {
     const w = await world();
     await w.report(w.reporter, START);

@@ -9,8 +9,8 @@
 // damping) ride in the row the same way, up to INLINE_TIMES; past that, the ones it held go to a row
 // of their own (./storage's `recent_times`), one row per INLINE_TIMES reports. So do the log leaves
 // the log has not acknowledged, up to INLINE_LEAVES (./chain's `log_outbox` takes the rest), and the
-// rollup tracks of the agent's first INLINE_TRACKS reporters (./rollups' `rollup_tracks` takes the
-// others): a report then writes no row for its reporter's track. And the idempotency records of its
+// rollup tracks of up to INLINE_TRACKS of the agent's busiest reporters (./rollups' `rollup_tracks`
+// takes the others): a report then writes no row for its reporter's track. And the idempotency records of its
 // recent keyed changes (./answers).
 
 import type { AgentRecord } from "../../domain/agent";

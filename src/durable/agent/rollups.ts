@@ -1,8 +1,8 @@
 // The daily rollups (R1) this agent's reports add to its shard for the credibility job: one row per
 // (reporter, agent, UTC day), written whole (the journal may send it twice; the second write changes
 // nothing). What it needs per reporter (first report, distinct days, the day's row) is its track: in
-// the agent's row for its first INLINE_TRACKS reporters (written with the change's record anyway), in
-// the table `rollup_tracks` for the others. A day's row waits in its track for up to the lag (ROLLUP_LAG_SECONDS,
+// the agent's row for up to INLINE_TRACKS reporters (written with the change's record anyway; a
+// reporter busier than the row's idlest takes its place), in the table `rollup_tracks` for the others. A day's row waits in its track for up to the lag (ROLLUP_LAG_SECONDS,
 // default an hour) and goes to the shard at the alarm, with every later report of that hour in it
 // (written from the track itself, which keeps it until the shard has it):
 // the job reads the rows once a day, so a row per report and commit bought nothing but D1 writes. A
@@ -208,6 +208,14 @@ export class Rollups implements Feature {
           const n = Number(reporter);
           const before = start.get(reporter);
           const waiting = lag === 0 ? 0 : before && before.waiting > 0 && before.track.lastDay === track.lastDay ? before.waiting : now;
+          // The row full, a reporter that reported on a later day than the row's idlest track (not one
+          // of this group) takes its place: busy reporters end up in the row. One who reports once a
+          // day finds no idler track there and stays put, so no reporter swaps in daily.
+          const idle = inRow.has(n) || inRow.size < INLINE_TRACKS || !before ? null : idlest(inRow, tracks);
+          if (idle && idle[1].track.lastDay < before!.track.lastDay) {
+            inRow.delete(idle[0]);
+            this.sql.exec("INSERT INTO rollup_tracks (reporter, track, waiting) VALUES (?, ?, ?)", idle[0], JSON.stringify(idle[1].track), idle[1].waiting);
+          }
           if (inRow.has(n) || inRow.size < INLINE_TRACKS) {
             // Moving into the row: the table's row goes (one row written, as its update would have been).
             if (before?.inTable) this.sql.exec("DELETE FROM rollup_tracks WHERE reporter = ?", n);
@@ -233,4 +241,11 @@ export class Rollups implements Feature {
     const row = this.sql.exec<{ track: string; waiting: number }>("SELECT track, waiting FROM rollup_tracks WHERE reporter = ?", reporter).toArray()[0];
     return row ? { track: JSON.parse(row.track) as RollupTrack, waiting: row.waiting, inTable: true } : null;
   }
+}
+
+/** The row's track whose reporter last reported longest ago, leaving out the reporters of `group`. */
+function idlest(inRow: ReadonlyMap<number, Tracked>, group: ReadonlyMap<string, unknown>): [number, Tracked] | null {
+  let found: [number, Tracked] | null = null;
+  for (const entry of inRow) if (!group.has(String(entry[0])) && (!found || entry[1].track.lastDay < found[1].track.lastDay)) found = entry;
+  return found;
 }
