@@ -2,10 +2,11 @@
 // (reporter, agent, UTC day), written whole (the journal may send it twice; the second write changes
 // nothing). What it needs per reporter (first report, distinct days, the day's row) is its track: in
 // the agent's row for up to INLINE_TRACKS reporters (written with the change's record anyway; a
-// reporter busier than the row's idlest takes its place), in the table `rollup_tracks` for the others. A day's row waits in its track for up to the lag (ROLLUP_LAG_SECONDS,
-// default an hour) and goes to the shard at the alarm, with every later report of that hour in it
-// (written from the track itself, which keeps it until the shard has it):
-// the job reads the rows once a day, so a row per report and commit bought nothing but D1 writes. A
+// reporter busier than the row's idlest takes its place), in the table `rollup_tracks` for the
+// others. A day's row waits in its track for up to the lag (ROLLUP_LAG_SECONDS, default an hour)
+// and goes to the shard at the alarm, with every later report of that hour in it (written from the
+// track itself, which keeps it until the shard has it): the job reads the rows once a day, so a row
+// per report and commit bought nothing but D1 writes. A
 // row whose day is over goes with the commit that starts the reporter's next day. An object without
 // tracks (storage from before rollups, or rebuilt) first makes them, and the rows of its last 180
 // days, from its history on the shard: resumable by construction, since every row it writes is whole.
