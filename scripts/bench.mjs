@@ -810,12 +810,14 @@ function seedLarge(persistTo, templateSid) {
 
   const perShard = shards.map(() => []);
   for (const table of Object.keys(tables)) {
-    // An entry's body is a BLOB (src/db/entry-text.ts), which the CLI prints ambiguously: copied as hex.
-    const blob = table === "entries" ? ", hex(body) AS body_hex, typeof(body) AS body_type" : "";
-    const rows = query(home, `SELECT *${blob} FROM ${table} WHERE sid = '${templateSid}'`);
+    // An entry's text columns may be BLOBs (src/db/entry-text.ts), which the CLI prints ambiguously: copied as hex.
+    const packed = table === "entries" ? ["body", "private"] : [];
+    const extra = packed.map((c) => `, hex(${c}) AS ${c}_hex, typeof(${c}) AS ${c}_type`).join("");
+    const rows = query(home, `SELECT *${extra} FROM ${table} WHERE sid = '${templateSid}'`);
     if (rows.length === 0) continue;
-    if (blob) for (const r of rows) if (r.body_type === "blob") r.body = { hex: r.body_hex };
-    const cols = Object.keys(rows[0]).filter((c) => c !== "id" && c !== "body_hex" && c !== "body_type");
+    for (const r of rows) for (const c of packed) if (r[`${c}_type`] === "blob") r[c] = { hex: r[`${c}_hex`] };
+    const helpers = new Set(packed.flatMap((c) => [`${c}_hex`, `${c}_type`]));
+    const cols = Object.keys(rows[0]).filter((c) => c !== "id" && !helpers.has(c));
     const template = `t(${cols.join(", ")}) AS (VALUES ${rows.map((r) => `(${cols.map((c) => literal(r[c])).join(", ")})`).join(", ")})`;
     const value = (c) => {
       if (c === "sid") return "'SID-0xbe' || printf('%014x', n.i)";

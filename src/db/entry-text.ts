@@ -15,10 +15,11 @@ export type StoredText = string | number[] | ArrayBuffer | Uint8Array;
 const FORMAT_DEFLATE_V1 = 1;
 
 // Frozen: a stored row can only be read with the dictionary it was written with. A new dictionary
-// is a new format byte, never an edit here (test/db/entry-text.test.ts reads a row written with it). DEFLATE
+// is a new format byte, never an edit here (test/db/entry-text.test.ts pins its hash, and reads a row
+// written with it). DEFLATE
 // reaches back at most 32 KiB and codes near matches cheaper, so the most common shape, a report,
 // comes last.
-const DICTIONARY_V1 = new TextEncoder().encode(
+export const DICTIONARY_V1: Readonly<Uint8Array> = new TextEncoder().encode(
   '"bootstrap":false,"values":{},"snapshot":"through":"cut":"state":"locals":{},"recent":{},"owner":null,' +
     '"reporters":{},"caution":false,"version":3,"level":1,"key":null,"keys":[],"status":"active","suspended",' +
     '"outcome":"kept","of":"description":null,"name":"owner":"kind":"registration","kind":"claim","kind":"identity",' +

@@ -21,13 +21,16 @@ export function historyWindowDays(env: { HISTORY_WINDOW_DAYS?: string }): number
 /** Entries per page at most: a day's move of a busy agent is one page or a few. */
 export const PAGE_ENTRIES = 1_000;
 
+/** An entry row as a page holds it: its text columns as text, never the shard's stored form (./entry-text). */
+export type ArchivedRow = Omit<EntrySqlRow, "body" | "private"> & { body: string; private: string | null };
+
 export interface ArchivePage {
   v: 1;
   sid: string;
   first: number;
   last: number;
-  /** The shard's entry rows as they were, oldest first (their salts and clear text until erased). */
-  entries: EntrySqlRow[];
+  /** The shard's entry rows as they were, oldest first (their salts and clear text until erased), their text columns in clear. */
+  entries: ArchivedRow[];
 }
 
 export interface PageRef {
@@ -49,7 +52,7 @@ async function gunzip(body: ReadableStream): Promise<string> {
 }
 
 /** Writes one page of consecutive entry rows; its size in bytes. */
-export async function writePage(bucket: R2Bucket, sid: string, entries: EntrySqlRow[]): Promise<number> {
+export async function writePage(bucket: R2Bucket, sid: string, entries: ArchivedRow[]): Promise<number> {
   const first = entries[0].n;
   const last = entries[entries.length - 1].n;
   // A page holding more of the run is never replaced by a shorter one (a move repeated from a
@@ -120,7 +123,7 @@ export async function readArchivedAfter(bucket: R2Bucket, sid: string, after: nu
 }
 
 /** The shard's oldest entry rows up to number `through`, at most `limit`, as they are but for their text columns in clear (a page's format). */
-export async function rowsThrough(d1: Database, sid: string, through: number, limit: number): Promise<EntrySqlRow[]> {
+export async function rowsThrough(d1: Database, sid: string, through: number, limit: number): Promise<ArchivedRow[]> {
   const page = await d1.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n <= ? ORDER BY n LIMIT ?`).bind(sid, through, limit).all<EntrySqlRow>();
   return page.results.map((r) => ({ ...r, body: unpackText(r.body), private: r.private === null ? null : unpackText(r.private) }));
 }

@@ -2,7 +2,7 @@
 // same text everywhere it leaves, and rows from before it still read.
 
 import { describe, expect, it } from "vitest";
-import { packText, unpackText } from "../../src/db/entry-text";
+import { DICTIONARY_V1, packText, unpackText } from "../../src/db/entry-text";
 import { readEntries } from "../../src/db/history";
 import { sha256HexOfBytes } from "../../src/domain/entries";
 import { bearer, call, createOperator, registerAgent, shardOf } from "../helpers";
@@ -43,6 +43,12 @@ describe("an entry's stored form", () => {
     expect(unpackText(Array.from(row))).toBe(WRITTEN_TEXT);
     expect(unpackText(row.slice().buffer)).toBe(WRITTEN_TEXT);
     expect(unpackText(packText(WRITTEN_TEXT))).toBe(WRITTEN_TEXT);
+  });
+
+  it("keeps the dictionary of format 1 byte for byte", async () => {
+    // Matches reach into all of it, not only the report's shape the row above exercises: any edit
+    // would misread the stored entries of other kinds (a new dictionary is a new format byte).
+    expect(await sha256HexOfBytes(DICTIONARY_V1)).toBe("b7f2d2cf68d1cddaa3575732f5f0f401897b633ef135963f02c750ef8f263c2b");
   });
 
   it("keeps a text the BLOB would not shrink as the text itself", () => {

@@ -26,6 +26,8 @@ const MADE_VERSION = 1;
 /** Rows written per shard batch by the migration. */
 const MIGRATION_BATCH = 50;
 const DEFAULT_LAG_S = 3600;
+const UPSERT_TRACK =
+  "INSERT INTO rollup_tracks (reporter, track, waiting) VALUES (?, ?, ?) ON CONFLICT (reporter) DO UPDATE SET track = excluded.track, waiting = excluded.waiting";
 /** The job's daily run starts at 03:30 UTC: a day's last rows must be on the shards before it. */
 const MAX_LAG_S = 3 * 3600;
 
@@ -215,7 +217,7 @@ export class Rollups implements Feature {
           const idle = inRow.has(n) || inRow.size < INLINE_TRACKS || !before ? null : idlest(inRow, tracks);
           if (idle && idle[1].track.lastDay < before!.track.lastDay) {
             inRow.delete(idle[0]);
-            this.sql.exec("INSERT INTO rollup_tracks (reporter, track, waiting) VALUES (?, ?, ?)", idle[0], JSON.stringify(idle[1].track), idle[1].waiting);
+            this.sql.exec(UPSERT_TRACK, idle[0], JSON.stringify(idle[1].track), idle[1].waiting);
           }
           if (inRow.has(n) || inRow.size < INLINE_TRACKS) {
             // Moving into the row: the table's row goes (one row written, as its update would have been).
@@ -223,12 +225,7 @@ export class Rollups implements Feature {
             inRow.set(n, { track, waiting });
             continue;
           }
-          this.sql.exec(
-            "INSERT INTO rollup_tracks (reporter, track, waiting) VALUES (?, ?, ?) ON CONFLICT (reporter) DO UPDATE SET track = excluded.track, waiting = excluded.waiting",
-            n,
-            JSON.stringify(track),
-            waiting,
-          );
+          this.sql.exec(UPSERT_TRACK, n, JSON.stringify(track), waiting);
         }
         // A failed transaction drops this with the rest of memory (forget); a refused one leaves at worst an early alarm.
         if (lag > 0 && tracks.size > 0 && this.oldestWaiting() === 0) this.oldest = now;
