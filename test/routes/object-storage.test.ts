@@ -265,6 +265,33 @@ describe("the agent object's storage", () => {
     expect(await report("full-42")).toEqual(answers[42]);
   });
 
+  it("names an event in the insert that adds it, one past the last even once the outbox has emptied", async () => {
+    const { sid } = await world();
+    const out = await runInDurableObject(env.AGENT.getByName(sid), (o, state) => {
+      const sql = state.storage.sql;
+      const store = (o as unknown as { kernel: { store: { addEvent(e: object): void; published(id: number): void } } }).kernel.store;
+      const statements: string[] = [];
+      const exec = sql.exec.bind(sql);
+      (sql as { exec: unknown }).exec = (query: string, ...bindings: unknown[]) => (statements.push(query), exec(query, ...bindings));
+      const event = { type: "agent.status_changed", sid, ownerId: null, timestamp: "2026-11-21T10:00:30.000Z", data: { sid, status: "suspended", previous_status: "active" } };
+      const ids = () => sql.exec<{ id: number; named: string }>("SELECT id, json_extract(event, '$.id') AS named FROM outbox ORDER BY id").toArray();
+      try {
+        store.addEvent(event);
+        store.addEvent(event);
+        const first = ids();
+        store.published(first[1].id);
+        store.addEvent(event);
+        return { first, then: ids(), updates: statements.filter((q) => /^\s*UPDATE outbox/i.test(q)).length };
+      } finally {
+        (sql as { exec: unknown }).exec = exec;
+      }
+    });
+    const epoch = out.first[0].named.split("_")[2];
+    expect(out.first.map((r) => r.named)).toEqual(out.first.map((r) => `evt_${sid.slice(6)}_${epoch}_${r.id}`));
+    expect(out.then).toEqual([{ id: out.first[1].id + 1, named: `evt_${sid.slice(6)}_${epoch}_${out.first[1].id + 1}` }]);
+    expect(out.updates).toBe(0);
+  });
+
   it("gives storage of the older shapes the present ones at its next start, keeping its rows and answers", async () => {
     const { sid, report } = await world();
     const first = await report("kept-answer");

@@ -44,6 +44,9 @@ const RESHAPED: readonly { table: string; columns: string; current: (sql: string
   { table: "journal", columns: "id, shard, control", current: (sql) => !/AUTOINCREMENT/i.test(sql) },
   { table: "idempotency", columns: "operator_id, key, request_hash, result, created_at", current: (sql) => /WITHOUT ROWID/i.test(sql) },
 ];
+const NEW_EVENT = `INSERT INTO outbox (event, created_at)
+  VALUES (json_set(?1, '$.id', ?2 || (coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'outbox'), 0) + 1)), ?3)
+  RETURNING id, json_extract(event, '$.id') AS named`;
 /** At most this many report times share a row when they are stored together (about 25 bytes each). */
 const TIMES_PER_ROW = 10_000;
 /** Expired records are forgotten at most this often by changes (and at every alarm). */
@@ -298,9 +301,11 @@ export class KernelStorage {
    * take for ones already made).
    */
   addEvent(event: Omit<AgentEvent, "id">): void {
-    const epoch = this.epoch();
-    const { id } = this.sql.exec<{ id: number }>("INSERT INTO outbox (event, created_at) VALUES (?, ?) RETURNING id", JSON.stringify(event), Date.now()).one();
-    this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `evt_${event.sid.slice(6)}_${epoch}_${id}`, id);
+    const prefix = `evt_${event.sid.slice(6)}_${this.epoch()}_`;
+    // The row's number is one past the AUTOINCREMENT counter: the id goes in with the insert (one
+    // row written, where an update after it was one more), checked against the number it took.
+    const { id, named } = this.sql.exec<{ id: number; named: string }>(NEW_EVENT, JSON.stringify(event), prefix, Date.now()).one();
+    if (named !== `${prefix}${id}`) this.sql.exec("UPDATE outbox SET event = json_set(event, '$.id', ?) WHERE id = ?", `${prefix}${id}`, id);
     this.memo.lastEvent = id;
   }
 
