@@ -50,7 +50,8 @@ export async function shardReports(service: ChaosService): Promise<ShardReport[]
     for (const r of found) {
       // The metadata in clear (the entry itself holds only its salted hash), read as hex: the CLI
       // prints a BLOB ambiguously.
-      const clear = r.type === "null" ? "" : r.type === "blob" ? unpackText(Buffer.from(String(r.private), "hex")) : Buffer.from(String(r.private), "hex").toString("utf8");
+      const bytes = Buffer.from(String(r.private ?? ""), "hex");
+      const clear = r.type === "blob" ? unpackText(bytes) : bytes.toString("utf8");
       const marker = /"chaos":"([^"]+)"/.exec(clear)?.[1] ?? null;
       rows.push({ sid: String(r.sid), n: Number(r.n), transactionId: Number(r.num) * SEQUENCE_SPACE + Number(r.n), status: String(r.status), marker });
     }

@@ -16,9 +16,8 @@ const FORMAT_DEFLATE_V1 = 1;
 
 // Frozen: a stored row can only be read with the dictionary it was written with. A new dictionary
 // is a new format byte, never an edit here (test/db/entry-text.test.ts pins its hash, and reads a row
-// written with it). DEFLATE
-// reaches back at most 32 KiB and codes near matches cheaper, so the most common shape, a report,
-// comes last.
+// written with it). DEFLATE reaches back at most 32 KiB and codes near matches cheaper, so the most
+// common shape, a report, comes last.
 export const DICTIONARY_V1: Readonly<Uint8Array> = new TextEncoder().encode(
   '"bootstrap":false,"values":{},"snapshot":"through":"cut":"state":"locals":{},"recent":{},"owner":null,' +
     '"reporters":{},"caution":false,"version":3,"level":1,"key":null,"keys":[],"status":"active","suspended",' +

@@ -38,8 +38,17 @@ async function world() {
     t.clock.now = at;
     return runDurableObjectAlarm(stub);
   };
-  const waiting = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql).map(({ reporter, waiting }) => ({ reporter, waiting })));
-  return { t, sid, owner, reporter, other, report, rows, alarm, waiting };
+  /** Each reporter's track: where it is kept (the agent's row or the table), its waiting mark and last day. */
+  const tracks = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql));
+  const waiting = async () => (await tracks()).map(({ reporter, waiting }) => ({ reporter, waiting }));
+  /** 34 reporters, one report each a second apart from START: the row's 32 places and two more. */
+  const pastTheRow = async () => {
+    const reporters = [reporter, other];
+    while (reporters.length < 34) reporters.push(await createOperator());
+    for (const [i, r] of reporters.entries()) await report(r, START + i * 1_000);
+    return reporters;
+  };
+  return { t, sid, owner, reporter, other, report, rows, alarm, tracks, waiting, pastTheRow };
 }
 
 describe("rollup rows written behind", () => {
@@ -127,11 +136,8 @@ describe("rollup rows written behind", () => {
 
   it("keeps the tracks of the agent's first 32 reporters in its row and the others in a table, and writes both kinds at the alarm", async () => {
     const w = await world();
-    const reporters = [w.reporter, w.other];
-    while (reporters.length < 34) reporters.push(await createOperator());
-    for (const [i, r] of reporters.entries()) await w.report(r, START + i * 1_000);
-    const stub = env.AGENT.getByName(w.sid);
-    const tracks = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql));
+    const reporters = await w.pastTheRow();
+    const { tracks } = w;
     const kept = await tracks();
     expect(kept.filter((t) => t.where === "row")).toHaveLength(32);
     expect(kept.filter((t) => t.where === "table").map((t) => t.reporter).sort()).toEqual(reporters.slice(32).map((r) => r.id).sort());
@@ -147,7 +153,7 @@ describe("rollup rows written behind", () => {
     expect(rows.find((r) => r.reporter === reporters[0].id)?.reports).toBe(2);
     expect((await tracks()).every((t) => t.waiting === 0)).toBe(true);
     // After a new object life the row's tracks are read back: a report adds to the day's row.
-    await runInDurableObject(stub, (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());
+    await runInDurableObject(env.AGENT.getByName(w.sid), (o) => (o as unknown as { kernel: { forget(): void } }).kernel.forget());
     await w.report(reporters[1], START + HOUR + 60_000);
     await w.alarm(START + 2 * HOUR + 60_000);
     expect((await w.rows()).find((r) => r.reporter === reporters[1].id)?.reports).toBe(2);
@@ -164,7 +170,7 @@ describe("rollup rows written behind", () => {
       state.storage.sql.exec("INSERT INTO rollup_tracks (reporter, track, waiting) VALUES (?, ?, ?)", row[0], JSON.stringify(row[1]), row[2]);
       (o as unknown as { kernel: { forget(): void } }).kernel.forget();
     });
-    const tracks = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql));
+    const { tracks } = w;
     expect(await tracks()).toMatchObject([{ reporter: w.reporter.id, where: "table", waiting: START }]);
     await w.report(w.reporter, START + 60_000);
     expect(await tracks()).toMatchObject([{ reporter: w.reporter.id, where: "row", waiting: START }]);
@@ -174,11 +180,8 @@ describe("rollup rows written behind", () => {
 
   it("gives a full row's idlest place to a reporter busier than it, never to one that only reports daily", async () => {
     const w = await world();
-    const reporters = [w.reporter, w.other];
-    while (reporters.length < 34) reporters.push(await createOperator());
-    for (const [i, r] of reporters.entries()) await w.report(r, START + i * 1_000);
-    const stub = env.AGENT.getByName(w.sid);
-    const tracks = () => runInDurableObject(stub, (_o, state) => tracksIn(state.storage.sql));
+    const reporters = await w.pastTheRow();
+    const { tracks } = w;
     const where = async (r: (typeof reporters)[number]) => (await tracks()).find((t) => t.reporter === r.id)!;
     const [late, other] = [reporters[32], reporters[33]];
     // The next day: every track in the row last reported the day before, as the late reporter did.

@@ -214,10 +214,12 @@ export class Rollups implements Feature {
           // The row full, a reporter that reported on a later day than the row's idlest track (not one
           // of this group) takes its place: busy reporters end up in the row. One who reports once a
           // day finds no idler track there and stays put, so no reporter swaps in daily.
-          const idle = inRow.has(n) || inRow.size < INLINE_TRACKS || !before ? null : idlest(inRow, tracks);
-          if (idle && idle[1].track.lastDay < before!.track.lastDay) {
-            inRow.delete(idle[0]);
-            this.sql.exec(UPSERT_TRACK, idle[0], JSON.stringify(idle[1].track), idle[1].waiting);
+          if (before && !inRow.has(n) && inRow.size >= INLINE_TRACKS) {
+            const idle = idlest(inRow, tracks);
+            if (idle && idle[1].track.lastDay < before.track.lastDay) {
+              inRow.delete(idle[0]);
+              this.sql.exec(UPSERT_TRACK, idle[0], JSON.stringify(idle[1].track), idle[1].waiting);
+            }
           }
           if (inRow.has(n) || inRow.size < INLINE_TRACKS) {
             // Moving into the row: the table's row goes (one row written, as its update would have been).
