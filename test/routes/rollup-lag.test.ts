@@ -5,6 +5,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { RETRY_MS, retryDelay } from "../../src/durable/agent/host";
 import type { Agent } from "../agent-under-test";
 import { agentConfig, bearer, createOperator, shardOf, testApp, tracksIn } from "../helpers";
 
@@ -98,18 +99,24 @@ describe("rollup rows written behind", () => {
     ]);
   });
 
-  it("keeps the rows waiting when the shard fails, and writes them at an alarm after the retry delay", async () => {
+  it("keeps the rows waiting when the shard fails, and writes them at an alarm after the retry delay, longer after each failure in a row", async () => {
     const w = await world();
     await w.report(w.reporter, START);
     const stub = env.AGENT.getByName(w.sid);
-    await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 1));
+    await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 2));
     await w.alarm(START + HOUR);
     expect(await w.rows()).toEqual([]);
     expect(await w.waiting()).toEqual([{ reporter: w.reporter.id, waiting: START }]);
     // Not at once again (a shard that is down is not hammered), but 5 seconds later.
     await w.alarm(START + HOUR + 1_000);
     expect(await w.rows()).toEqual([]);
-    await w.alarm(START + HOUR + 5_000);
+    await w.alarm(START + HOUR + RETRY_MS);
+    expect(await w.rows()).toEqual([]);
+    // The second failure in a row waits about twice as long.
+    const second = START + HOUR + RETRY_MS + retryDelay(2, w.sid);
+    await w.alarm(second - 1_000);
+    expect(await w.rows()).toEqual([]);
+    await w.alarm(second);
     expect(await w.rows()).toEqual([{ day: Math.floor(START / DAY), reporter: w.reporter.id, reports: 1 }]);
   });
 

@@ -99,6 +99,22 @@ export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
 
 /** A shard batch (or queue send) that failed is retried by the alarm after this long (and by the next change). */
 export const RETRY_MS = 5_000;
+/** The longest wait between retries of an outbound write that keeps failing. */
+export const MAX_RETRY_MS = 300_000;
+
+/**
+ * The wait before the alarm's retry after `failures` failures in a row: RETRY_MS, then doubled per
+ * failure up to MAX_RETRY_MS, so a shard or queue that is down for an hour gets about 17 tries from
+ * each waiting object instead of 720. Past the first, each wait is spread over ±20% by the agent's
+ * SID (fixed per agent and failure, so tests can tell it): objects that failed together come back apart.
+ */
+export function retryDelay(failures: number, sid: string): number {
+  if (failures <= 1) return RETRY_MS;
+  const wait = Math.min(RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
+  let h = 0x811c9dc5; // FNV-1a
+  for (const ch of `${sid}/${failures}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return Math.round(wait * (0.8 + 0.4 * ((h >>> 0) / 2 ** 32)));
+}
 
 export type FaultPoint = "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk" | "archiveAfterPut";
 

@@ -15,7 +15,7 @@ import type { Result } from "../../domain/results";
 import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
-import { log, ok, refuse, Rollback, RETRY_MS, type AgentHost, type Bookmarks, type Change, type Deferred, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
+import { log, ok, refuse, retryDelay, Rollback, RETRY_MS, type AgentHost, type Bookmarks, type Change, type Deferred, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { rebuild } from "./rebuild";
 import { KernelStorage } from "./storage";
@@ -41,6 +41,8 @@ export class Kernel implements AgentHost {
   private retryAt: number | null = null;
   /** Outbox events up to this id were sent. */
   private published = 0;
+  /** Failed shard batches (or queue sends) in a row: the alarm's retry waits longer after each. */
+  private failures = 0;
   /** Whether the last commit told score.changed: badges are purged with it (see faceMoved). */
   private crossed = false;
 
@@ -145,15 +147,15 @@ export class Kernel implements AgentHost {
     return true;
   }
 
-  /**
-   * Applies every journal entry to the shard (and the control database) in one batch each, oldest
-   * first, then drops them. On failure they stay for the next change or the alarm. Returns the
-   * bookmarks of the batches, or null when one failed.
-   */
   append(record: AgentRecord, writes: readonly EntryWrite[]) {
     return this.chain.append(record, writes);
   }
 
+  /**
+   * Applies every journal entry to the shard (and the control database) in one batch each, oldest
+   * first, then drops them. On failure they stay for the next change or the alarm (later after each
+   * failure in a row). Returns the bookmarks of the batches, or null when one failed.
+   */
   async flush(): Promise<Bookmarks | null> {
     const record = this.stored();
     if (!record) return {};
@@ -179,9 +181,10 @@ export class Kernel implements AgentHost {
       }
     } catch (err) {
       log("error", "shard batch failed; the journal keeps it", { sid: record.sid, pending: pending.length, error: String(err) });
-      await this.scheduleAlarm(Date.now() + RETRY_MS);
+      await this.scheduleAlarm(Date.now() + retryDelay(++this.failures, record.sid));
       return null;
     }
+    this.failures = 0;
     this.applied = pending[pending.length - 1].id;
     await this.publish(record);
     await this.scheduleRefresh(record);
@@ -249,7 +252,7 @@ export class Kernel implements AgentHost {
       await this.env.EVENTS.sendBatch(events.map((e) => ({ body: e.event, contentType: "json" as const })));
     } catch (err) {
       log("error", "events not sent; the outbox keeps them", { sid: record.sid, events: events.length, error: String(err) });
-      await this.scheduleAlarm(Date.now() + RETRY_MS);
+      await this.scheduleAlarm(Date.now() + retryDelay(++this.failures, record.sid));
       return;
     }
     this.published = events[events.length - 1].id;
@@ -387,13 +390,7 @@ export class Kernel implements AgentHost {
     this.recent = recent;
   }
 
-  /** The probes' clock (alarms, rebuilds). */
-  now(): number {
-    return this.probes.now();
-  }
-
-  /** Whether a test asked this point to fail. */
-  failing(point: FaultPoint): boolean {
-    return this.probes.fail(point);
-  }
+  /** The probes' clock (alarms, rebuilds), and whether a test asked a point to fail. */
+  readonly now = (): number => this.probes.now();
+  readonly failing = (point: FaultPoint): boolean => this.probes.fail(point);
 }

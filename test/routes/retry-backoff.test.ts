@@ -1,0 +1,76 @@
+// A shard that keeps failing is not hammered: the agent's object tries again at its alarm, later
+// after each failure in a row (RETRY_MS doubled up to MAX_RETRY_MS, spread by the agent), and back
+// at RETRY_MS once a write went through.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { MAX_RETRY_MS, RETRY_MS, retryDelay } from "../../src/durable/agent/host";
+import type { Agent } from "../agent-under-test";
+import { bearer, call, createOperator, registerAgent, reportRows } from "../helpers";
+
+describe("retryDelay", () => {
+  it("waits RETRY_MS after one failure, then about twice as long per failure in a row, up to MAX_RETRY_MS", () => {
+    const sids = Array.from({ length: 200 }, (_, i) => `agt_${i.toString(36).padStart(8, "0")}`);
+    for (const sid of sids) {
+      expect(retryDelay(1, sid)).toBe(RETRY_MS);
+      for (let n = 2; n <= 14; n++) {
+        const wait = Math.min(RETRY_MS * 2 ** (n - 1), MAX_RETRY_MS);
+        expect(retryDelay(n, sid)).toBeGreaterThanOrEqual(wait * 0.8);
+        expect(retryDelay(n, sid)).toBeLessThanOrEqual(wait * 1.2);
+        expect(retryDelay(n, sid)).toBe(retryDelay(n, sid));
+      }
+    }
+    // Objects that failed together come back apart: the fifth waits of 200 agents spread over the band.
+    const fifth = sids.map((sid) => retryDelay(5, sid));
+    expect(new Set(fifth).size).toBeGreaterThan(150);
+    expect(Math.max(...fifth) - Math.min(...fifth)).toBeGreaterThan(0.3 * RETRY_MS * 16);
+    // An hour of a shard down: about 17 tries from each waiting object, not 720.
+    let tries = 0;
+    for (let t = 0; t < 3_600_000; t += retryDelay(++tries, sids[0]));
+    expect(tries).toBeLessThan(20);
+  });
+});
+
+describe("the agent object's retries of a failing shard", () => {
+  it("sets its alarm RETRY_MS on after the first failure, longer after each next one, and RETRY_MS again after a success", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const stub = env.AGENT.getByName(sid);
+    /** How far ahead the object's alarm is set, as the object sees it just after the step. */
+    const alarmIn = () => runInDurableObject(stub, async (_o, state) => ((await state.storage.getAlarm()) ?? Infinity) - Date.now());
+    const pending = () => runInDurableObject(stub, async (o) => (await (o as Agent).inspect()).pending);
+
+    await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 3));
+    const res = await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 800 } });
+    expect(res.status).toBe(201);
+    expect(await pending()).toBeGreaterThan(0);
+    const first = await alarmIn();
+    expect(first).toBeLessThanOrEqual(RETRY_MS);
+    expect(first).toBeGreaterThan(RETRY_MS - 2_000);
+
+    // The alarm's try fails too (the second in a row), then the third: each sets the alarm further on.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const second = await alarmIn();
+    expect(second).toBeGreaterThan(retryDelay(2, sid) - 2_000);
+    expect(second).toBeLessThanOrEqual(retryDelay(2, sid));
+    expect(retryDelay(2, sid)).toBeGreaterThan(RETRY_MS);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const third = await alarmIn();
+    expect(third).toBeGreaterThan(retryDelay(3, sid) - 2_000);
+    expect(third).toBeLessThanOrEqual(retryDelay(3, sid));
+    expect(await pending()).toBeGreaterThan(0);
+
+    // The fourth try goes through: the journal reaches the shard, and the count of failures starts over.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await pending()).toBe(0);
+    expect(await reportRows(sid)).toHaveLength(1);
+    await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 1));
+    const again = await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 } });
+    expect(again.status).toBe(201);
+    expect(await pending()).toBeGreaterThan(0);
+    const afterSuccess = await alarmIn();
+    expect(afterSuccess).toBeLessThanOrEqual(RETRY_MS);
+    expect(afterSuccess).toBeGreaterThan(RETRY_MS - 2_000);
+  });
+});
