@@ -16,8 +16,11 @@ import { agentDirectory, disputes, operators, withdrawals } from "./control-sche
 import { agentKeys, agents, configHistory, entries, scoreEvents, transactions } from "./shard-schema";
 
 export type ShardWrite =
-  | { kind: "agent"; row: typeof agents.$inferInsert }
-  | { kind: "score"; sid: string; columns: Pick<typeof agents.$inferInsert, (typeof SCORE_COLUMNS)[number]> }
+  /** `at`: the time its score is as of (absent in journal entries from before `journaled`). */
+  | { kind: "agent"; row: typeof agents.$inferInsert; at?: number }
+  | { kind: "score"; sid: string; columns: Pick<typeof agents.$inferInsert, (typeof SCORE_COLUMNS)[number]>; at?: number }
+  /** The agent's row (whole, or its score columns as of `at`) as the record stands when the batch is made: see `journaled`. */
+  | { kind: "current"; sid: string; at: number; whole: boolean }
   | { kind: "entry"; row: EntryRow }
   | { kind: "config"; row: typeof configHistory.$inferInsert }
   | { kind: "entryStatus"; sid: string; n: number; status: "active" | "disputed" | "withdrawn" }
@@ -39,7 +42,7 @@ export type ControlWrite =
 export function scoreColumns(record: AgentRecord, now: number): ShardWrite {
   const { row } = agentRow(record, now) as { row: typeof agents.$inferInsert };
   const columns = Object.fromEntries(SCORE_COLUMNS.map((p) => [p, row[p]])) as Pick<typeof agents.$inferInsert, (typeof SCORE_COLUMNS)[number]>;
-  return { kind: "score", sid: record.sid, columns };
+  return { kind: "score", sid: record.sid, columns, at: now };
 }
 
 /** The agent's whole row: its record, and its score as of `now` for lists and operator figures. */
@@ -49,6 +52,7 @@ export function agentRow(record: AgentRecord, now: number): ShardWrite {
   const c = record.config;
   return {
     kind: "agent",
+    at: now,
     row: {
       sid: record.sid,
       num: record.num,
@@ -87,6 +91,37 @@ export function agentRow(record: AgentRecord, now: number): ShardWrite {
       updatedAt: record.updatedAt,
     },
   };
+}
+
+/**
+ * A change's writes as its journal entry keeps them: the agent's row becomes a mark, made again from
+ * the record when the batch is built (`current`). The row carries the agent's evidence, about 650
+ * bytes per reporter: kept in each entry, it grew the change's stored bytes with the reporters, sent
+ * the journal into rows of its own past about 85 of them (64 KB), and past about 1,300 (2 MB with
+ * the record beside it) a report could not be stored at all. The record saved with the entry is the
+ * newest state, and the shard's row is only ever written as the newest state.
+ */
+export function journaled(writes: readonly ShardWrite[]): ShardWrite[] {
+  return writes.map((w) =>
+    w.kind === "agent" && w.at !== undefined
+      ? { kind: "current", sid: w.row.sid, at: w.at, whole: true }
+      : w.kind === "score" && w.at !== undefined
+        ? { kind: "current", sid: w.sid, at: w.at, whole: false }
+        : w,
+  );
+}
+
+/** The journal's writes made whole for a batch: its marks become the agent's row as `record` stands, whole if any mark was, as of the last mark's time. */
+export function current(writes: readonly ShardWrite[], record: AgentRecord): ShardWrite[] {
+  let at: number | null = null;
+  let whole = false;
+  const out: ShardWrite[] = [];
+  for (const w of writes) {
+    if (w.kind !== "current") out.push(w);
+    else [at, whole] = [w.at, whole || w.whole];
+  }
+  if (at !== null) out.push(whole ? agentRow(record, at) : scoreColumns(record, at));
+  return out;
 }
 
 export function configRow(record: AgentRecord, seq: number, changes: ChangeType[], at: number): ShardWrite {
@@ -184,6 +219,9 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
         break;
       case "rollup":
         statements.push(upsertRollup(d1, w.row));
+        break;
+      case "current":
+        throw new Error("an agent row mark reached a batch unmade (see current)");
     }
   }
   if (row && scoreOnly) {

@@ -156,13 +156,21 @@ describe("the agent object's storage", () => {
   });
 
   it("keeps the journal in its own table past 64 KB (a shard down for a while), and applies all of it, in order, once the shard is back", async () => {
-    const { sid, report } = await world();
+    const { h, sid, report } = await world();
     await report();
     const shard = await shardOf(sid);
+    // A second reporter shares the load: one reporter's hourly limit is under 60 reports.
+    const second = await createOperator();
+    const reportBySecond = async () =>
+      expect((await h.request("/transactions", { headers: bearer(second.key), body: { sid, transactionType: "task", outcome: "success" } })).status).toBe(201);
     const onShard = async () => (await shard.prepare("SELECT count(*) AS n FROM entries WHERE sid = ? AND kind = 'report'").bind(sid).first<{ n: number }>())!.n;
     await shard.exec("CREATE TRIGGER fail_entries BEFORE INSERT ON entries WHEN NEW.kind = 'report' BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
     try {
-      for (let i = 0; i < 40; i++) await report();
+      // About 1.6 KB an entry: the agent's row rides in it as a mark, not with its evidence.
+      for (let i = 0; i < 30; i++) {
+        await report();
+        await reportBySecond();
+      }
     } finally {
       await shard.exec("DROP TRIGGER fail_entries");
     }
@@ -170,11 +178,11 @@ describe("the agent object's storage", () => {
     expect(held).toBeLessThanOrEqual(64 * 1024);
     const { inline, table } = await journal(sid);
     expect(table.length).toBeGreaterThan(0);
-    expect(inline.length + table.length).toBe(40);
+    expect(inline.length + table.length).toBe(60);
     expect(await onShard()).toBe(1);
-    // The next report's batch applies the 40 before it and itself.
+    // The next report's batch applies the 60 before it and itself.
     await report();
-    expect(await onShard()).toBe(42);
+    expect(await onShard()).toBe(62);
     const entries = await shard.prepare("SELECT n FROM entries WHERE sid = ? ORDER BY n").bind(sid).all<{ n: number }>();
     expect(entries.results.map((r) => r.n)).toEqual(entries.results.map((_, i) => i + 1));
     // The agent's row drops what the shard has with its next write; the table's rows wait for the
@@ -186,6 +194,25 @@ describe("the agent object's storage", () => {
     });
     await runDurableObjectAlarm(env.AGENT.getByName(sid));
     expect(await journal(sid)).toEqual({ inline: [], table: [] });
+  });
+
+  it("keeps a change's journal entry small however many reporters the agent has: its shard row is made from the record when the batch is built", async () => {
+    const { h, sid } = await world();
+    for (let i = 0; i < 130; i++) {
+      const r = await createOperator();
+      expect((await h.request("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "task", outcome: "success" } })).status).toBe(201);
+    }
+    const stored = await runInDurableObject(env.AGENT.getByName(sid), (_o, state) =>
+      state.storage.sql.exec<{ record: number; journal: number }>("SELECT length(record) AS record, length(journal) AS journal FROM agent").one(),
+    );
+    // The evidence alone is past the journal's 64 KB share of the row; the entry holds a mark of the row.
+    expect(stored.record).toBeGreaterThan(64 * 1024);
+    expect(stored.journal).toBeLessThan(4 * 1024);
+    expect(await count(sid, "journal")).toBe(0);
+    const record = await runInDurableObject(env.AGENT.getByName(sid), async (o) => (await (o as unknown as { inspect(): Promise<{ record: { evidence: unknown; seq: number } }> }).inspect()).record);
+    const row = await (await shardOf(sid)).prepare("SELECT evidence, seq FROM agents WHERE sid = ?").bind(sid).first<{ evidence: string; seq: number }>();
+    expect(JSON.parse(row!.evidence)).toEqual(record.evidence);
+    expect(row!.seq).toBe(record.seq);
   });
 
   it("never gives a journal id twice: not after the alarm empties the journal, not after memory is dropped, not after a restart", async () => {

@@ -5,7 +5,7 @@
 // (reports, profile, identity, disputes) decide what a change is and hand it to `commit`.
 
 import { readEntries, whoOf } from "../../db/history";
-import { agentRow, controlStatements, shardStatements } from "../../db/shard-writes";
+import { agentRow, controlStatements, current, journaled, shardStatements } from "../../db/shard-writes";
 import { modelOf, nextFaceChange, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { replayOf } from "../../domain/replay";
 import type { Entry } from "../../domain/entries";
@@ -116,7 +116,7 @@ export class Kernel implements AgentHost {
         const row = last?.kind === "agent" ? last.row : last?.kind === "score" ? last.columns : null;
         const shown = row && { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! };
         if (change.leaves) this.chain.keep(change.leaves);
-        this.store.save(record, shown, shard, change.control ?? [], this.applied);
+        this.store.save(record, shown, journaled(shard), change.control ?? [], this.applied);
         const events = [...(change.events ?? [])];
         const notified = this.store.notified();
         if (shown && notified && scoreCrossed(notified, shown)) {
@@ -167,7 +167,7 @@ export class Kernel implements AgentHost {
     const bookmarks: Bookmarks = {};
     try {
       if (this.probes.fail("shardBatch")) throw new Error("injected shard batch failure");
-      const shardWrites = pending.flatMap((j) => j.shard);
+      const shardWrites = current(pending.flatMap((j) => j.shard), record);
       const controlWrites = pending.flatMap((j) => j.control);
       if (shardWrites.length > 0) {
         const session = this.shard(record.shard).withSession("first-primary");
@@ -207,8 +207,9 @@ export class Kernel implements AgentHost {
     this.retryAt = Date.now() + RETRY_MS;
     await this.scheduleAlarm(this.retryAt);
     this.handedOut = pending[pending.length - 1].id;
-    const leaves = this.chain.handOut(this.stored()!) ?? undefined;
-    return { upTo: this.handedOut, shard: pending.flatMap((j) => j.shard), leaves };
+    const record = this.stored()!;
+    const leaves = this.chain.handOut(record) ?? undefined;
+    return { upTo: this.handedOut, shard: current(pending.flatMap((j) => j.shard), record), leaves };
   }
 
   /** The caller applied the journal up to `upTo` (and sent the leaves handed out, per `sent`): the rest goes out now. */
