@@ -95,11 +95,11 @@ export function agentRow(record: AgentRecord, now: number): ShardWrite {
 
 /**
  * A change's writes as its journal entry keeps them: the agent's row becomes a mark, made again from
- * the record when the batch is built (`current`). The row carries the agent's evidence, about 650
- * bytes per reporter: kept in each entry, it grew the change's stored bytes with the reporters, sent
- * the journal into rows of its own past about 85 of them (64 KB), and past about 1,300 (2 MB with
- * the record beside it) a report could not be stored at all. The record saved with the entry is the
- * newest state, and the shard's row is only ever written as the newest state.
+ * the record when the batch is built (`current`). The row carries the agent's evidence, about 600
+ * bytes per reporter: kept in each entry, it grew every change's stored bytes with the reporters and
+ * sent each entry into a journal row of its own (one more row a report) past about 100 of them
+ * (64 KB). The record saved with the entry is the newest state, and the shard's row is only ever
+ * written as the newest state.
  */
 export function journaled(writes: readonly ShardWrite[]): ShardWrite[] {
   return writes.map((w) =>
@@ -222,6 +222,9 @@ export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedS
         break;
       case "current":
         throw new Error("an agent row mark reached a batch unmade (see current)");
+      default:
+        // A kind this Worker does not know (a journal written by a newer one): fail the batch, keep the journal.
+        throw new Error(`unknown shard write ${(w as { kind: string }).kind}`);
     }
   }
   if (row && scoreOnly) {

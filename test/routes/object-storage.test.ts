@@ -166,7 +166,7 @@ describe("the agent object's storage", () => {
     const onShard = async () => (await shard.prepare("SELECT count(*) AS n FROM entries WHERE sid = ? AND kind = 'report'").bind(sid).first<{ n: number }>())!.n;
     await shard.exec("CREATE TRIGGER fail_entries BEFORE INSERT ON entries WHEN NEW.kind = 'report' BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
     try {
-      // About 1.6 KB an entry: the agent's row rides in it as a mark, not with its evidence.
+      // About 1.3 KB an entry: the agent's row rides in it as a mark, not with its evidence.
       for (let i = 0; i < 30; i++) {
         await report();
         await reportBySecond();

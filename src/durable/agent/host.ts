@@ -99,7 +99,7 @@ export const NO_PROBES: Probes = { now: Date.now, fail: () => false };
 
 /** A shard batch (or queue send) that failed is retried by the alarm after this long (and by the next change). */
 export const RETRY_MS = 5_000;
-/** The longest wait between retries of an outbound write that keeps failing. */
+/** The wait between retries of an outbound write that keeps failing stops doubling here (then spread ±20%). */
 export const MAX_RETRY_MS = 300_000;
 
 /**
@@ -114,6 +114,29 @@ export function retryDelay(failures: number, sid: string): number {
   let h = 0x811c9dc5; // FNV-1a
   for (const ch of `${sid}/${failures}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
   return Math.round(wait * (0.8 + 0.4 * ((h >>> 0) / 2 ** 32)));
+}
+
+/**
+ * Failures in a row of an object's writes to its shard or queue, kept as a fact in its storage: an
+ * object evicted between its retries (idle objects go within minutes) waits as long as it would have.
+ */
+export class Backoff {
+  constructor(
+    private readonly facts: { fact<T>(key: string): T | null; setFact(key: string, value: unknown): void },
+    private readonly key: string,
+  ) {}
+
+  /** One more failure: how long until the retry. */
+  failed(sid: string): number {
+    const failures = (this.facts.fact<number>(this.key) ?? 0) + 1;
+    this.facts.setFact(this.key, failures);
+    return retryDelay(failures, sid);
+  }
+
+  /** A write went through: the count starts over (a storage write only when there was one). */
+  succeeded(): void {
+    if ((this.facts.fact<number>(this.key) ?? 0) > 0) this.facts.setFact(this.key, 0);
+  }
 }
 
 export type FaultPoint = "afterCommit" | "shardBatch" | "beforePublish" | "migrationChunk" | "archiveAfterPut";

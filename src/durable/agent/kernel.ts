@@ -15,7 +15,7 @@ import type { Result } from "../../domain/results";
 import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
-import { log, ok, refuse, retryDelay, Rollback, RETRY_MS, type AgentHost, type Bookmarks, type Change, type Deferred, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
+import { Backoff, log, ok, refuse, Rollback, RETRY_MS, type AgentHost, type Bookmarks, type Change, type Deferred, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { rebuild } from "./rebuild";
 import { KernelStorage } from "./storage";
@@ -41,8 +41,8 @@ export class Kernel implements AgentHost {
   private retryAt: number | null = null;
   /** Outbox events up to this id were sent. */
   private published = 0;
-  /** Failed shard batches (or queue sends) in a row: the alarm's retry waits longer after each. */
-  private failures = 0;
+  /** Failed shard batches and queue sends in a row: the alarm's retry waits longer after each. */
+  private readonly backoff: Backoff;
   /** Whether the last commit told score.changed: badges are purged with it (see faceMoved). */
   private crossed = false;
 
@@ -55,6 +55,7 @@ export class Kernel implements AgentHost {
   ) {
     this.store = new KernelStorage(ctx.storage, meteredSql(env, "do:AGENT storage", ctx.storage.sql));
     this.chain = new Chain(env, () => this.store.sql, this.store);
+    this.backoff = new Backoff(this.store, "retry_failures");
   }
 
   /** Takes the feature modules (made with this kernel as their host) and creates every table. */
@@ -181,10 +182,10 @@ export class Kernel implements AgentHost {
       }
     } catch (err) {
       log("error", "shard batch failed; the journal keeps it", { sid: record.sid, pending: pending.length, error: String(err) });
-      await this.scheduleAlarm(Date.now() + retryDelay(++this.failures, record.sid));
+      await this.scheduleAlarm(Date.now() + this.backoff.failed(record.sid));
       return null;
     }
-    this.failures = 0;
+    this.backoff.succeeded();
     this.applied = pending[pending.length - 1].id;
     await this.publish(record);
     await this.scheduleRefresh(record);
@@ -199,6 +200,7 @@ export class Kernel implements AgentHost {
    */
   async deferred(): Promise<Deferred | null> {
     const pending = this.store.pending(this.applied);
+    const record = this.stored()!;
     if (pending.length === 0) return { upTo: this.applied, shard: [] };
     if (pending.some((j) => j.control.length > 0)) {
       await this.flush();
@@ -207,7 +209,6 @@ export class Kernel implements AgentHost {
     this.retryAt = Date.now() + RETRY_MS;
     await this.scheduleAlarm(this.retryAt);
     this.handedOut = pending[pending.length - 1].id;
-    const record = this.stored()!;
     const leaves = this.chain.handOut(record) ?? undefined;
     return { upTo: this.handedOut, shard: current(pending.flatMap((j) => j.shard), record), leaves };
   }
@@ -219,6 +220,7 @@ export class Kernel implements AgentHost {
       if (!record) return;
       // An acknowledgement names only what this object handed out (one from before a restart could
       // name ids given since, which the caller never applied).
+      if (Math.min(upTo, this.handedOut) > this.applied) this.backoff.succeeded(); // the caller's batch reached the shard
       this.applied = Math.max(this.applied, Math.min(upTo, this.handedOut));
       if (sent && this.chain.sentBy(sent.after, sent.to)) await this.scheduleAlarm(this.chain.checkLater(this.probes.now()));
       await this.publish(record);
@@ -253,10 +255,11 @@ export class Kernel implements AgentHost {
       await this.env.EVENTS.sendBatch(events.map((e) => ({ body: e.event, contentType: "json" as const })));
     } catch (err) {
       log("error", "events not sent; the outbox keeps them", { sid: record.sid, events: events.length, error: String(err) });
-      await this.scheduleAlarm(Date.now() + retryDelay(++this.failures, record.sid));
+      await this.scheduleAlarm(Date.now() + this.backoff.failed(record.sid));
       return;
     }
     this.published = events[events.length - 1].id;
+    this.backoff.succeeded();
     // Gone from storage at once: an object evicted before its next change would otherwise send them
     // again, after their deliveries' records (which dedupe repeats) may have been pruned.
     this.store.published(this.published);
