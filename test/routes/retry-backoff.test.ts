@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_RETRY_MS, RETRY_MS, retryDelay } from "../../src/durable/agent/host";
 import type { Agent } from "../agent-under-test";
-import { bearer, call, createOperator, registerAgent, reportRows } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, reportRows } from "../helpers";
 
 describe("retryDelay", () => {
   it("waits RETRY_MS after one failure, then about twice as long per failure in a row, up to MAX_RETRY_MS", () => {
@@ -78,5 +78,36 @@ describe("the agent object's retries of a failing shard", () => {
     const afterSuccess = await alarmIn();
     expect(afterSuccess).toBeLessThanOrEqual(RETRY_MS);
     expect(afterSuccess).toBeGreaterThan(RETRY_MS - SLACK);
+  });
+
+  it("backs off the same way when the events queue refuses, and starts over once an events send passes", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const stub = env.AGENT.getByName(sid);
+    const alarmIn = () => runInDurableObject(stub, async (_o, state) => ((await state.storage.getAlarm()) ?? Infinity) - Date.now());
+    const outbox = () => runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n);
+    const refusing = { sendBatch: () => Promise.reject(new Error("queue down")) };
+    await runInDurableObject(stub, (o) => void ((o as Agent).vars = { EVENTS: refusing as never }));
+
+    // The suspension's agent.status_changed event cannot go: the outbox keeps it.
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+    expect(await outbox()).toBe(1);
+    expect(await alarmIn()).toBeLessThanOrEqual(RETRY_MS);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await outbox()).toBe(1);
+    const second = await alarmIn();
+    expect(second).toBeGreaterThan(retryDelay(2, sid) - SLACK);
+    expect(second).toBeLessThanOrEqual(retryDelay(2, sid));
+
+    // The queue is back: the event goes at the alarm, and the count starts over, so the next failure
+    // (here the shard's, before any other write passes) waits RETRY_MS again.
+    await runInDurableObject(stub, (o) => void ((o as Agent).vars = {}));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await outbox()).toBe(0);
+    await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 1));
+    expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "active" } })).status).toBe(200);
+    const again = await alarmIn();
+    expect(again).toBeLessThanOrEqual(RETRY_MS);
+    expect(again).toBeGreaterThan(RETRY_MS - SLACK);
   });
 });
