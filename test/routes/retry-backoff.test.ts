@@ -34,37 +34,36 @@ describe("retryDelay", () => {
 /** Time between the object setting its alarm and the test reading it; the waits it tells apart differ by more. */
 const SLACK = 2_500;
 
+/** That the object's alarm was just set `wait` ahead: at most that far, at least that far less SLACK. */
+async function expectAlarmIn(stub: DurableObjectStub, wait: number) {
+  const ahead = await runInDurableObject(stub, async (_o, state) => ((await state.storage.getAlarm()) ?? Infinity) - Date.now());
+  expect(ahead).toBeLessThanOrEqual(wait);
+  expect(ahead).toBeGreaterThan(wait - SLACK);
+}
+
 describe("the agent object's retries of a failing shard", () => {
   it("sets its alarm RETRY_MS on after the first failure, longer after each next one, and RETRY_MS again after a success", async () => {
     const owner = await createOperator();
     const reporter = await createOperator();
     const { sid } = await registerAgent(owner.key);
     const stub = env.AGENT.getByName(sid);
-    /** How far ahead the object's alarm is set, as the object sees it just after the step. */
-    const alarmIn = () => runInDurableObject(stub, async (_o, state) => ((await state.storage.getAlarm()) ?? Infinity) - Date.now());
     const pending = () => runInDurableObject(stub, async (o) => (await (o as Agent).inspect()).pending);
 
     await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 3));
     const res = await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 800 } });
     expect(res.status).toBe(201);
     expect(await pending()).toBeGreaterThan(0);
-    const first = await alarmIn();
-    expect(first).toBeLessThanOrEqual(RETRY_MS);
-    expect(first).toBeGreaterThan(RETRY_MS - SLACK);
+    await expectAlarmIn(stub, RETRY_MS);
 
     // The alarm's try fails too (the second in a row), then the third: each sets the alarm further on.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const second = await alarmIn();
-    expect(second).toBeGreaterThan(retryDelay(2, sid) - SLACK);
-    expect(second).toBeLessThanOrEqual(retryDelay(2, sid));
+    await expectAlarmIn(stub, retryDelay(2, sid));
     expect(retryDelay(2, sid)).toBeGreaterThan(RETRY_MS);
     // An object evicted between its retries (idle ones go within minutes) keeps the count: it is in storage.
     await evictDurableObject(stub);
     await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 1));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const third = await alarmIn();
-    expect(third).toBeGreaterThan(retryDelay(3, sid) - SLACK);
-    expect(third).toBeLessThanOrEqual(retryDelay(3, sid));
+    await expectAlarmIn(stub, retryDelay(3, sid));
     expect(await pending()).toBeGreaterThan(0);
 
     // The fourth try goes through: the journal reaches the shard, and the count of failures starts over.
@@ -75,16 +74,13 @@ describe("the agent object's retries of a failing shard", () => {
     const again = await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 } });
     expect(again.status).toBe(201);
     expect(await pending()).toBeGreaterThan(0);
-    const afterSuccess = await alarmIn();
-    expect(afterSuccess).toBeLessThanOrEqual(RETRY_MS);
-    expect(afterSuccess).toBeGreaterThan(RETRY_MS - SLACK);
+    await expectAlarmIn(stub, RETRY_MS);
   });
 
   it("backs off the same way when the events queue refuses, and starts over once an events send passes", async () => {
     const owner = await createOperator();
     const { sid } = await registerAgent(owner.key);
     const stub = env.AGENT.getByName(sid);
-    const alarmIn = () => runInDurableObject(stub, async (_o, state) => ((await state.storage.getAlarm()) ?? Infinity) - Date.now());
     const outbox = () => runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n);
     const refusing = { sendBatch: () => Promise.reject(new Error("queue down")) };
     await runInDurableObject(stub, (o) => void ((o as Agent).vars = { EVENTS: refusing as never }));
@@ -92,12 +88,10 @@ describe("the agent object's retries of a failing shard", () => {
     // The suspension's agent.status_changed event cannot go: the outbox keeps it.
     expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
     expect(await outbox()).toBe(1);
-    expect(await alarmIn()).toBeLessThanOrEqual(RETRY_MS);
+    await expectAlarmIn(stub, RETRY_MS);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await outbox()).toBe(1);
-    const second = await alarmIn();
-    expect(second).toBeGreaterThan(retryDelay(2, sid) - SLACK);
-    expect(second).toBeLessThanOrEqual(retryDelay(2, sid));
+    await expectAlarmIn(stub, retryDelay(2, sid));
 
     // The queue is back: the event goes at the alarm, and the count starts over, so the next failure
     // (here the shard's, before any other write passes) waits RETRY_MS again.
@@ -106,8 +100,6 @@ describe("the agent object's retries of a failing shard", () => {
     expect(await outbox()).toBe(0);
     await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 1));
     expect((await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "active" } })).status).toBe(200);
-    const again = await alarmIn();
-    expect(again).toBeLessThanOrEqual(RETRY_MS);
-    expect(again).toBeGreaterThan(RETRY_MS - SLACK);
+    await expectAlarmIn(stub, RETRY_MS);
   });
 });

@@ -60,13 +60,13 @@ export class Rollups implements Feature {
   /** After a failed write, the alarm tries again no sooner than this (memory: a new life tries at once). */
   private retryAt = 0;
   /** Failed writes in a row: each waits longer (./host retryDelay). */
-  private backoff?: Backoff;
+  private readonly backoff: Backoff;
   /** Since when the oldest waiting row waits (0: none): read from the tracks once per object life, then kept, so no commit scans them. */
   private oldest: number | undefined;
 
-  constructor(private readonly host: AgentHost) {}
-
-  private failures = () => (this.backoff ??= new Backoff(this.host.store, "rollup_failures"));
+  constructor(private readonly host: AgentHost) {
+    this.backoff = new Backoff(host.store, "rollup_failures");
+  }
 
   upgrade(): void {
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('rollup_tracks')").toArray();
@@ -110,7 +110,7 @@ export class Rollups implements Feature {
     // Tracks a withdrawal left stale are made again from the history first (that writes their rows;
     // a failure is logged there).
     if (!(await this.ready(record))) {
-      this.retryAt = now + this.failures().failed(record.sid);
+      this.retryAt = now + this.backoff.failed(record.sid);
       return;
     }
     const inRow = [...this.host.store.rowTracks().values()].filter((t) => t.waiting > 0);
@@ -122,10 +122,10 @@ export class Rollups implements Feature {
       if (waiting.length > 0) await shard.batch(waiting.map((track) => upsertRollup(shard, storedRollup(track.row))));
     } catch (err) {
       log("error", "rollup rows not written; they wait for the next alarm", { sid: record.sid, rows: waiting.length, error: String(err) });
-      this.retryAt = now + this.failures().failed(record.sid);
+      this.retryAt = now + this.backoff.failed(record.sid);
       return;
     }
-    this.failures().succeeded();
+    this.backoff.succeeded();
     // The object's changes run one at a time (this is the kernel's alarm): no track changed since the read.
     this.sql.exec("UPDATE rollup_tracks SET waiting = 0 WHERE waiting > 0");
     if (inRow.length > 0) {
