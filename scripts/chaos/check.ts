@@ -215,7 +215,7 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
   const storageDrain = await drainStorage(run);
   const storage = storageDrain.last;
   const f = storageDrain.first;
-  notes.push(`storage: ${f.journal} journal entries, ${f.outbox} events and ${f.logOutbox} log leaves waiting at the first look after the load, ${storage.journal + storage.outbox + storage.logOutbox} after ${(storageDrain.waitedMs / 1000).toFixed(0)} s`);
+  notes.push(`storage: ${f.journal} journal entries, ${f.outbox} events and ${f.logOutbox} log leaves waiting at the first look after the load, ${storage.journal + storage.outbox + storage.logOutbox} after ${(storageDrain.waitedMs / 1000).toFixed(0)} s; ${storage.unchecked} entries in agents' rows that write no history row (applied or not: not told here)`);
 
   // Per agent: the owner's list, the counts, and the score against a replay of the history.
   const perAgent = new Map<string, { list: Awaited<ReturnType<typeof ownerList>>; report: Json; reportB: Json; score: Json; scoreAt: number }>();
