@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_RETRY_MS, RETRY_MS, retryDelay } from "../../src/durable/agent/host";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, bearer, call, createOperator, registerAgent, reportRows } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, reportRows, settled } from "../helpers";
 
 describe("retryDelay", () => {
   it("waits RETRY_MS after one failure, then about twice as long per failure in a row, up to MAX_RETRY_MS", () => {
@@ -73,6 +73,35 @@ describe("the agent object's retries of a failing shard", () => {
     await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 1));
     const again = await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 } });
     expect(again.status).toBe(201);
+    expect(await pending()).toBeGreaterThan(0);
+    await expectAlarmIn(stub, RETRY_MS);
+  });
+
+  it("starts the count over when a batch route applies its journal on the shard and says so", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const stub = env.AGENT.getByName(sid);
+    const pending = () => runInDurableObject(stub, async (o) => (await (o as Agent).inspect()).pending);
+    const report = { sid, transactionType: "t", outcome: "success", qualitySignal: 800 };
+
+    // Two failures in a row: the next try waits retryDelay(2).
+    await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 2));
+    expect((await call("/transactions", { headers: bearer(reporter.key), body: report })).status).toBe(201);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await expectAlarmIn(stub, retryDelay(2, sid));
+
+    // A batch takes the journal (the failed change's entry with its own) to the shard in the route's
+    // batch, and acknowledges it after the answer: that write passed, so the count starts over.
+    const res = await call("/transactions/batch", { headers: bearer(reporter.key), body: { transactions: [{ ...report, idempotency_key: "reset-1" }] } });
+    expect(((await res.json()) as { results: { status: number }[] }).results[0].status).toBe(201);
+    await settled();
+    expect(await pending()).toBe(0);
+    expect(await reportRows(sid)).toHaveLength(2);
+
+    // The next failure is a first again: RETRY_MS, not retryDelay(3).
+    await runInDurableObject(stub, (o) => void ((o as Agent).faults.failShardBatch = 1));
+    expect((await call("/transactions", { headers: bearer(reporter.key), body: { ...report, qualitySignal: 700 } })).status).toBe(201);
     expect(await pending()).toBeGreaterThan(0);
     await expectAlarmIn(stub, RETRY_MS);
   });
