@@ -337,6 +337,31 @@ describe("atomic writes", () => {
   });
 });
 
+describe("a crash between the object's commit and its shard batch, with no change after it", () => {
+  it("the alarm of the object's next life applies the journal: the shard's row is made from the record as stored", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const stub = env.AGENT.getByName(sid);
+    expect((await report(reporter.key, { sid, qualitySignal: 900 })).status).toBe(201);
+    await runInDurableObject(stub, (o) => void ((o as Agent).faults.crashAfterCommit = 1));
+    expect((await report(reporter.key, { sid, qualitySignal: 200 })).status).toBe(503);
+    expect(await reportRows(sid)).toHaveLength(1);
+    // The journal's entry keeps the agent's row as a mark, not a copy: nothing in memory survived the
+    // crash, so the next life makes the row from the record storage holds.
+    expect(await runInDurableObject(stub, async (_o, state) => (await state.storage.getAlarm()) !== null)).toBe(true);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await reportRows(sid)).toHaveLength(2);
+    const state = await runInDurableObject(stub, (o) => (o as Agent).inspect());
+    expect(state.pending).toBe(0);
+    const row = await (await shardOf(sid)).prepare("SELECT evidence, seq, composite FROM agents WHERE sid = ?").bind(sid).first<{ evidence: string; seq: number; composite: number }>();
+    expect(JSON.parse(row!.evidence)).toEqual(state.record!.evidence);
+    expect(row!.seq).toBe(state.record!.seq);
+    const score = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { composite_score: number };
+    expect(row!.composite).toBe(score.composite_score);
+  });
+});
+
 describe("idempotency records in the agent's object", () => {
   it("are forgotten 24 hours after they were made: by a change an hour or more after the last pruning, and by the alarm", async () => {
     const HOUR = 3_600_000;
