@@ -127,8 +127,8 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
       shard.agents.push({ ref: g.ref, deferred: out.deferred });
       perShard.set(g.ref.shard, shard);
     }
-    const applied = await Promise.all([...perShard].map(async ([n, shard]) => ((await applyOnShard(c, n, shard.writes)) ? shard.agents : [])));
-    c.executionCtx.waitUntil(acknowledge(c, applied.flat()));
+    const shards = await Promise.all([...perShard].map(async ([n, shard]) => ({ agents: shard.agents, applied: await applyOnShard(c, n, shard.writes) })));
+    c.executionCtx.waitUntil(acknowledge(c, shards.flatMap((s) => (s.applied ? s.agents : [])), shards.flatMap((s) => (s.applied ? [] : s.agents))));
 
     for (const { g, out } of answered) {
       await Promise.all(out.results.map(async (result, i) => (outcomes[g.items[i].index] = await outcomeOf(c, g.ref, result))));
@@ -139,7 +139,7 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
 
 /**
  * The agents' shard writes in one batch. False when it failed, which is not the reports' failure:
- * they are committed in their objects, whose alarms apply them shortly.
+ * they are committed in their objects, which are told so and apply them at their alarms.
  */
 async function applyOnShard(c: Context<AppEnv>, n: number, writes: ShardWrite[][]): Promise<boolean> {
   if (!writes.some((w) => w.length > 0)) return true;
@@ -157,9 +157,11 @@ async function applyOnShard(c: Context<AppEnv>, n: number, writes: ShardWrite[][
 /**
  * After the answer, for the agents whose writes are on their shard: their leaves go to the log queue
  * together (a message per log, where each object would send its own), then each object is told what
- * was applied and sent, and sends its events and anything else still waiting.
+ * was applied and sent, and sends its events and anything else still waiting. The agents whose
+ * shard's batch failed are told that too: their alarms apply their journals, without waiting for an
+ * acknowledgement that will not come.
  */
-async function acknowledge(c: Context<AppEnv>, agents: { ref: AgentRef; deferred: Deferred }[]): Promise<void> {
+async function acknowledge(c: Context<AppEnv>, agents: { ref: AgentRef; deferred: Deferred }[], failed: { ref: AgentRef }[]): Promise<void> {
   const items = agents.flatMap((a) => a.deferred.leaves?.items ?? []);
   let sent = false;
   if (items.length > 0 && c.env.LOG_QUEUE) {
@@ -170,7 +172,10 @@ async function acknowledge(c: Context<AppEnv>, agents: { ref: AgentRef; deferred
       console.error(JSON.stringify({ level: "error", message: "batch leaves not sent; the agents' objects send them", leaves: items.length, error: String(err), request_id: c.get("requestId") }));
     }
   }
-  await Promise.all(agents.map(({ ref, deferred: { upTo, leaves } }) => scorerOf(c, ref).acknowledge(upTo, sent && leaves ? { after: leaves.after, to: leaves.to } : undefined)));
+  await Promise.all([
+    ...agents.map(({ ref, deferred: { upTo, leaves } }) => scorerOf(c, ref).acknowledge(upTo, sent && leaves ? { after: leaves.after, to: leaves.to } : undefined)),
+    ...failed.map(({ ref }) => scorerOf(c, ref).acknowledge(null)),
+  ]);
 }
 
 async function outcomeOf(c: Context<AppEnv>, ref: AgentRef, result: Result<TransactionRecorded>): Promise<BatchOutcome> {

@@ -1,6 +1,9 @@
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { AgentRef } from "../../src/domain/agent";
+import type { ReportInput } from "../../src/durable/agent";
+import { ACK_WAIT_MS, RETRY_MS } from "../../src/durable/agent/host";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, bearer, call, createOperator, registerAgent, reportRows, settled, shardOf } from "../helpers";
 
@@ -158,5 +161,57 @@ describe("POST /transactions/batch", () => {
     expect(await runInDurableObject(stub, (o) => (o as Agent).inspect())).toMatchObject({ pending: 0 });
     // Not the retry's any more: the log check a minute on comes first (a full alarm every 5 seconds of a batch stream was waste).
     expect(await alarm()).toBeGreaterThanOrEqual(before + 50_000);
+  });
+
+  it("tells the objects of a shard whose batch failed: their alarms apply the journals a retry's wait on, not an acknowledgement's", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const stub = env.AGENT.getByName(sid);
+    const shard = await shardOf(sid);
+    await shard.exec("CREATE TRIGGER fail_batch BEFORE INSERT ON entries WHEN NEW.kind = 'report' BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
+    try {
+      // The reports are committed in the object: answered, though the route's shard batch failed.
+      expect((await results(await batch(reporter.key, [item(sid, "fail-1")])))[0].status).toBe(201);
+      await settled();
+      expect(await reportRows(sid)).toHaveLength(0);
+      const ahead = await runInDurableObject(stub, async (_o, state) => ((await state.storage.getAlarm()) ?? Infinity) - Date.now());
+      expect(ahead).toBeLessThanOrEqual(RETRY_MS);
+      expect(RETRY_MS).toBeLessThan(ACK_WAIT_MS);
+    } finally {
+      await shard.exec("DROP TRIGGER fail_batch");
+    }
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await reportRows(sid)).toHaveLength(1);
+    expect((await runInDurableObject(stub, (o) => (o as Agent).inspect())).pending).toBe(0);
+  });
+
+  it("in a stream of batches, an acknowledgement moves the retry's alarm to the oldest hand-out still waiting for one", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const stub = env.AGENT.getByName(sid);
+    const dir = await env.DB.prepare("SELECT num, shard, log FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number; shard: number; log: number }>();
+    const ref: AgentRef = { sid, num: dir!.num, shard: dir!.shard, log: dir!.log };
+    const input = (key: string): ReportInput => ({
+      reporter: reporter.id, verified: true, at: Date.now(), transactionType: "t", outcome: "success", signals: { quality: 800 }, metadata: null, penalty: 1,
+      idempotency: { key, requestHash: key },
+    });
+    // Two batches' hand-outs, the second 3 seconds after the first, and the first acknowledged after
+    // the second was handed out (as a route's acknowledgement, after its answer, often is).
+    const first = await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input("stream-1")], true));
+    await scheduler.wait(3_000);
+    const handedAt = Date.now();
+    const second = await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input("stream-2")], true));
+    const alarm = () => runInDurableObject(stub, async (_o, state) => (await state.storage.getAlarm()) ?? Infinity);
+    expect(await alarm()).toBeLessThan(handedAt + ACK_WAIT_MS - 2_000); // the first hand-out's wait
+    await runInDurableObject(stub, (o) => (o as Agent).acknowledge(first.deferred!.upTo));
+    // The second still waits for its acknowledgement: the alarm that would apply it twice moved on.
+    expect(await alarm()).toBeGreaterThanOrEqual(handedAt + ACK_WAIT_MS - 500);
+    expect(await alarm()).toBeLessThanOrEqual(Date.now() + ACK_WAIT_MS);
+    await runInDurableObject(stub, (o) => (o as Agent).acknowledge(second.deferred!.upTo));
+    expect((await runInDurableObject(stub, (o) => (o as Agent).inspect())).pending).toBe(0);
+    // Nothing waits now: the alarm is the log's check, a minute on.
+    expect(await alarm()).toBeGreaterThan(Date.now() + 40_000);
   });
 });

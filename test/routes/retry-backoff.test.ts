@@ -4,7 +4,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { MAX_RETRY_MS, RETRY_MS, retryDelay } from "../../src/durable/agent/host";
+import { ACK_WAIT_MS, Handouts, MAX_RETRY_MS, RETRY_MS, retryDelay } from "../../src/durable/agent/host";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, bearer, call, createOperator, registerAgent, reportRows, settled } from "../helpers";
 
@@ -28,6 +28,26 @@ describe("retryDelay", () => {
     let tries = 0;
     for (let t = 0; t < 3_600_000; t += retryDelay(++tries, sids[0]));
     expect(tries).toBeLessThan(20);
+  });
+});
+
+describe("Handouts", () => {
+  it("awaits acknowledgements up to the greatest hand-out, and is due ACK_WAIT_MS after the oldest still waiting", () => {
+    const h = new Handouts();
+    expect([h.covered(), h.deadline()]).toEqual([0, null]);
+    h.add(3, 1_000);
+    h.add(5, 4_000);
+    h.add(9, 6_000);
+    expect([h.covered(), h.deadline()]).toEqual([9, 1_000 + ACK_WAIT_MS]);
+    // Acknowledgements can come out of order: each settles every hand-out up to what it names.
+    h.settle(5);
+    expect([h.covered(), h.deadline()]).toEqual([9, 6_000 + ACK_WAIT_MS]);
+    h.settle(9);
+    expect([h.covered(), h.deadline()]).toEqual([0, null]);
+    // A failed batch: no earlier hand-out will be acknowledged either.
+    h.add(12, 7_000);
+    h.settle(null);
+    expect([h.covered(), h.deadline()]).toEqual([0, null]);
   });
 });
 

@@ -5,7 +5,6 @@
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
 import type { AgentRecord, AgentRef } from "../../domain/agent";
 import type { EventDraft } from "../../domain/events";
-import type { Idempotency } from "../../domain/idempotency";
 import type { Refusal, Result } from "../../domain/results";
 import type { Env } from "../../env";
 import type { Entry } from "../../domain/entries";
@@ -78,9 +77,6 @@ export interface AgentHost {
    * model), report times for damping, and the operators' numbers. Null when the shard failed.
    */
   replay(record: AgentRecord, now: number, pending?: readonly { entry: Entry; who: number | null }[], version?: 2 | 3): Promise<Replayed | null>;
-  /** The answer kept under an Idempotency-Key: replayed (or a mismatch refused), or null when there is none. */
-  replayed<T>(operatorId: number, idempotency: Idempotency | undefined, now: number): Result<T> | null;
-  keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number): void;
   /** The object's clock (the probes' in tests). */
   now(): number;
   /** The report times kept for damping, by reporter (memory, in step with storage). */
@@ -114,6 +110,44 @@ export function retryDelay(failures: number, sid: string): number {
   let h = 0x811c9dc5; // FNV-1a
   for (const ch of `${sid}/${failures}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
   return Math.round(wait * (0.8 + 0.4 * ((h >>> 0) / 2 ** 32)));
+}
+
+/**
+ * How long the object waits for a batch route to acknowledge the journal it handed out before its
+ * alarm applies the journal itself (idempotently: the route's batch may have landed, its answer lost
+ * with a Worker that died). A route whose batch failed says so at once, so this covers only a lost
+ * acknowledgement; an acknowledgement that comes late under load costs a second application when it
+ * comes after this.
+ */
+export const ACK_WAIT_MS = 15_000;
+
+/**
+ * The journal hand-outs (`deferred`) not yet acknowledged in this object's life, oldest first. Each
+ * covers every entry pending up to its `upTo` (a hand-out takes the whole pending journal), so entries
+ * up to the greatest one wait for an acknowledgement, not for the alarm, and the alarm is due
+ * ACK_WAIT_MS after the oldest: in a stream of batches each acknowledgement moves it on.
+ */
+export class Handouts {
+  private waiting: { upTo: number; at: number }[] = [];
+
+  add(upTo: number, at: number): void {
+    this.waiting.push({ upTo, at });
+  }
+
+  /** Acknowledged up to `upTo`; null: the caller's batch failed, and no hand-out before it will be acknowledged. */
+  settle(upTo: number | null): void {
+    this.waiting = upTo === null ? [] : this.waiting.filter((h) => h.upTo > upTo);
+  }
+
+  /** The greatest journal id an acknowledgement is still awaited for (0: none). */
+  covered(): number {
+    return this.waiting.reduce((max, h) => Math.max(max, h.upTo), 0);
+  }
+
+  /** When the alarm stops waiting and applies the journal itself (null: no acknowledgement awaited). */
+  deadline(): number | null {
+    return this.waiting.length > 0 ? this.waiting[0].at + ACK_WAIT_MS : null;
+  }
 }
 
 /**
@@ -161,3 +195,9 @@ export function log(level: "error" | "info", message: string, fields: Record<str
 
 /** Thrown inside a change's `also` to refuse it: the transaction rolls back, and memory stays right. */
 export class Rollback extends Error {}
+
+/** A repeat under an Idempotency-Key: the answer given replayed, or a request that is not the same refused (null: no record). */
+export function replayedAnswer<T>(prior: { requestHash: string; result: unknown } | null, requestHash: string): Result<T> | null {
+  if (!prior) return null;
+  return prior.requestHash === requestHash ? ok(prior.result as T) : refuse("idempotency_mismatch");
+}

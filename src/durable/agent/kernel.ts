@@ -10,12 +10,10 @@ import { modelOf, nextFaceChange, scoreOfRecord, type AgentRecord, type AgentRef
 import { replayOf } from "../../domain/replay";
 import type { Entry } from "../../domain/entries";
 import { scoreChangedData, scoreCrossed } from "../../domain/events";
-import type { Idempotency } from "../../domain/idempotency";
-import type { Result } from "../../domain/results";
 import { meteredSql } from "../../d1-meter";
 import { shardDatabases, shardName, type Env } from "../../env";
 import { Chain, type EntryWrite } from "./chain";
-import { Backoff, log, ok, refuse, Rollback, RETRY_MS, type AgentHost, type Bookmarks, type Change, type Deferred, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
+import { Backoff, Handouts, log, refuse, Rollback, type AgentHost, type Bookmarks, type Change, type Deferred, type FaultPoint, type Feature, type Probes, type Refused, type Replayed } from "./host";
 import { migrateChain } from "./legacy";
 import { rebuild } from "./rebuild";
 import { KernelStorage } from "./storage";
@@ -37,7 +35,8 @@ export class Kernel implements AgentHost {
   private applied = 0;
   /** The greatest journal id handed to a caller by `deferred` in this object's life: what an acknowledgement may name. */
   private handedOut = 0;
-  /** The time of the alarm `deferred` set for an acknowledgement that may never come (null: none waits). */
+  /** The hand-outs awaiting an acknowledgement, and the alarm set for one that may never come (null: none). */
+  private readonly handouts = new Handouts();
   private retryAt: number | null = null;
   /** Outbox events up to this id were sent. */
   private published = 0;
@@ -101,9 +100,9 @@ export class Kernel implements AgentHost {
   }
 
   /**
-   * Stores the new record, its journal entries and its events in one storage transaction (with
-   * `also`, other storage of the same change). When what the row shows crossed the notification
-   * threshold, a score.changed event joins them. False when the transaction failed: nothing was stored.
+   * Stores the new record, its journal entries and its events (and `also`, other storage of the change) in one
+   * storage transaction; a score.changed joins them when what the row shows crossed the notification threshold.
+   * False when the transaction failed: nothing was stored.
    */
   commit(record: AgentRecord, change: Change): boolean {
     const shard = change.shard ?? [];
@@ -153,9 +152,8 @@ export class Kernel implements AgentHost {
   }
 
   /**
-   * Applies every journal entry to the shard (and the control database) in one batch each, oldest
-   * first, then drops them. On failure they stay for the next change or the alarm (later after each
-   * failure in a row). Returns the bookmarks of the batches, or null when one failed.
+   * Applies every journal entry to the shard (and the control database), one batch each, oldest first. On failure
+   * they stay for the next change or the alarm (later after each failure in a row): null. Else the bookmarks.
    */
   async flush(): Promise<Bookmarks | null> {
     const record = this.stored();
@@ -187,16 +185,16 @@ export class Kernel implements AgentHost {
     }
     this.backoff.succeeded();
     this.applied = pending[pending.length - 1].id;
+    this.handouts.settle(this.applied); // applied here: their acknowledgements are no longer awaited
     await this.publish(record);
     await this.scheduleRefresh(record);
     return Object.fromEntries(Object.entries(bookmarks).filter(([, v]) => v !== ""));
   }
 
   /**
-   * The journal's shard writes, for a caller that applies them itself in one batch with other
-   * agents' (a batch of reports): they stay in the journal until `acknowledge`, and the alarm applies
-   * them if no acknowledgement comes. Null when the journal holds control writes: then this object
-   * flushes at once, as every other change does.
+   * The journal's shard writes, for a caller that applies them in one batch with other agents' (a batch of
+   * reports): they stay in the journal until `acknowledge`, or the alarm applies them (Handouts). Null when the
+   * journal holds control writes: then this object flushes at once, as every other change does.
    */
   async deferred(): Promise<Deferred | null> {
     const pending = this.store.pending(this.applied);
@@ -206,37 +204,44 @@ export class Kernel implements AgentHost {
       await this.flush();
       return null;
     }
-    this.retryAt = Date.now() + RETRY_MS;
-    await this.scheduleAlarm(this.retryAt);
     this.handedOut = pending[pending.length - 1].id;
+    this.handouts.add(this.handedOut, Date.now());
+    this.retryAt = this.handouts.deadline();
+    await this.scheduleAlarm(this.retryAt!);
     const leaves = this.chain.handOut(record) ?? undefined;
     return { upTo: this.handedOut, shard: current(pending.flatMap((j) => j.shard), record), leaves };
   }
 
-  /** The caller applied the journal up to `upTo` (and sent the leaves handed out, per `sent`): the rest goes out now. */
-  acknowledge(upTo: number, sent?: { after: number; to: number }): Promise<void> {
+  /** The caller applied the journal up to `upTo` (null: its batch failed) and sent the leaves handed out, per `sent`. */
+  acknowledge(upTo: number | null, sent?: { after: number; to: number }): Promise<void> {
     return this.serial(async () => {
       const record = this.stored();
       if (!record) return;
+      this.handouts.settle(upTo);
+      if (upTo === null) {
+        this.retryAt = null; // the failure's alarm applies the journal: no acknowledgement moves it
+        return this.scheduleAlarm(Date.now() + this.backoff.failed(record.sid));
+      }
       // An acknowledgement names only what this object handed out (one from before a restart could
       // name ids given since, which the caller never applied).
       if (Math.min(upTo, this.handedOut) > this.applied) this.backoff.succeeded(); // the caller's batch reached the shard
       this.applied = Math.max(this.applied, Math.min(upTo, this.handedOut));
       if (sent && this.chain.sentBy(sent.after, sent.to)) await this.scheduleAlarm(this.chain.checkLater(this.probes.now()));
       await this.publish(record);
-      // With nothing left for the shard or the queue (whose retry it also is), the retry's alarm (a
-      // full alarm's work every 5 seconds of a batch stream) moves to the next time something is due.
-      const moved = this.retryAt !== null && this.alarmAt === this.retryAt && this.applied >= this.handedOut && this.store.pending(this.applied).length === 0 && this.store.outbox(this.published).length === 0;
-      if (moved) this.retryAt = this.alarmAt = null;
+      // With nothing left for the shard or the queue (whose retry it also is) but what later hand-outs
+      // cover, the retry's alarm (a full alarm's work, applying those twice) moves to the oldest's.
+      const covered = this.handouts.covered();
+      const moved = this.retryAt !== null && this.alarmAt === this.retryAt && this.store.pending(this.applied).every((j) => j.id <= covered) && this.store.outbox(this.published).length === 0;
+      if (moved) [this.alarmAt, this.retryAt] = [null, this.handouts.deadline()];
       await this.scheduleRefresh(record);
+      if (moved && this.retryAt !== null) await this.scheduleAlarm(this.retryAt);
       if (moved && this.alarmAt === null) await this.ctx.storage.deleteAlarm();
     });
   }
 
   /**
-   * Sends the outbox's events to the events queue, after the shard has the change they report. An
-   * event committed but not sent (a crash, a queue that failed) goes with the next change or the
-   * alarm: events go out at least once, each with its stable id.
+   * Sends the outbox's events to the events queue, after the shard has the change they report. One committed but
+   * not sent (a crash, a queue that failed) goes with the next change or the alarm: at least once, by stable id.
    */
   private async publish(record: AgentRecord): Promise<void> {
     await this.publishEvents(record);
@@ -266,9 +271,8 @@ export class Kernel implements AgentHost {
   }
 
   /**
-   * While the agent holds evidence, the alarm comes when time alone next changes its confidence or
-   * recommendation, and at least daily (the row's composite and the operator sums move too); and at
-   * each feature's next deadline.
+   * While the agent holds evidence, the alarm comes when time alone next changes its confidence or recommendation,
+   * and at least daily (the row's composite and the operator sums move too); and at each feature's next deadline.
    */
   private async scheduleRefresh(record: AgentRecord): Promise<void> {
     const now = this.probes.now();
@@ -295,9 +299,9 @@ export class Kernel implements AgentHost {
   }
 
   /**
-   * Whether the agent's cached badges should go: the change told score.changed or moved the identity
-   * level. Smaller moves show once a cached badge expires (5 minutes, as in any browser or CDN):
-   * purging on every report cost two cache round trips for a freshness no client is promised.
+   * Whether the agent's cached badges should go: the change told score.changed or moved the identity level. Smaller
+   * moves show once a cached badge expires (5 minutes): purging on every report cost two cache round trips for a
+   * freshness no client is promised.
    */
   faceMoved(before: AgentRecord, after: AgentRecord): boolean {
     return this.crossed || before.identityLevel !== after.identityLevel;
@@ -307,17 +311,6 @@ export class Kernel implements AgentHost {
     this.record = undefined;
     this.recent = new Map();
     this.store.forget();
-  }
-
-  replayed<T>(operatorId: number, idempotency: Idempotency | undefined, now: number): Result<T> | null {
-    if (!idempotency) return null;
-    const prior = this.store.answer(operatorId, idempotency.key, now);
-    if (!prior) return null;
-    return prior.requestHash === idempotency.requestHash ? ok(prior.result as T) : refuse("idempotency_mismatch");
-  }
-
-  keepAnswer(operatorId: number, idempotency: Idempotency | undefined, result: unknown, now: number): void {
-    if (idempotency) this.store.keepAnswer(operatorId, idempotency.key, idempotency.requestHash, result, now);
   }
 
   async replay(record: AgentRecord, now: number, pending: readonly { entry: Entry; who: number | null }[] = [], version = modelOf(record)): Promise<Replayed | null> {
@@ -337,10 +330,10 @@ export class Kernel implements AgentHost {
   }
 
   /**
-   * The alarm applies journal entries a failed batch left behind, lets each feature do its timed work
-   * (disputes escalate), and keeps the agent's row current as time alone moves its score (forgetting,
-   * the 90-day reporter window): daily while it holds evidence, and when its face or confidence moves.
-   * Its housekeeping writes to the object's own row are held and made one update at its end.
+   * The alarm applies journal entries a failed batch left behind, lets each feature do its timed work (disputes
+   * escalate), and keeps the agent's row current as time alone moves its score (forgetting, the 90-day reporter
+   * window): daily while it holds evidence, and when its face or confidence moves. Its housekeeping writes to the
+   * object's own row are held and made one update at its end.
    */
   async alarm(): Promise<void> {
     this.alarmAt = null;

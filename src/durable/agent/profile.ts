@@ -11,7 +11,7 @@ import type { Result } from "../../domain/results";
 import type { Leaf } from "../../domain/log/leaf";
 import type { ConfigUpdated, Registration } from "../../domain/views";
 import { claimWrite, configWrite, registrationWrite, statusWrite } from "./entry-writes";
-import { ok, refuse, type AgentHost } from "./host";
+import { ok, refuse, replayedAnswer, type AgentHost } from "./host";
 import { inheritanceOf, inheritanceStep, modelForNew, type Inherited } from "./model";
 
 export interface RegistrationInput {
@@ -77,7 +77,8 @@ export class Profile {
     return host.serial(async () => {
       const record = await host.owned(ref, input.callerId);
       if (!("sid" in record)) return record;
-      const replay = host.replayed<ConfigUpdated>(input.callerId, input.idempotency, input.now);
+      const { idempotency: idem } = input;
+      const replay = idem ? replayedAnswer<ConfigUpdated>(host.store.answer(input.callerId, idem.key, input.now), idem.requestHash) : null;
       if (replay) return replay;
       const changed = applyConfigTo(record, input.config, input.fingerprint, input.now);
       const result: ConfigUpdated = changed
@@ -93,7 +94,7 @@ export class Profile {
         leaves = appended.leaves;
         writes.push(...appended.shard, configRow(next, next.seq, changed.changes, input.now), agentRow(next, input.now));
       }
-      const committed = host.commit(next, { shard: writes, leaves, at: input.now, also: () => host.keepAnswer(input.callerId, input.idempotency, result, input.now) });
+      const committed = host.commit(next, { shard: writes, leaves, at: input.now, also: () => idem && host.store.keepAnswer(input.callerId, idem.key, idem.requestHash, result, input.now) });
       if (!committed) return refuse("write_failed");
       const bookmarks = await host.flush();
       return ok(result, bookmarks, host.faceMoved(record, next));

@@ -13,7 +13,7 @@ import type { TransactionRecorded } from "../../domain/views";
 import type { Leaf } from "../../domain/log/leaf";
 import type { EntryWrite } from "./chain";
 import { reportWrite } from "./entry-writes";
-import { log, ok, refuse, type AgentHost, type Deferred, type Feature } from "./host";
+import { log, ok, refuse, replayedAnswer, type AgentHost, type Deferred, type Feature } from "./host";
 import { reshape } from "./storage";
 import { credibilityStep, reportSource } from "./model";
 import type { RollupReportFacts, Rollups } from "./rollups";
@@ -161,8 +161,9 @@ export class Reports implements Feature {
     const idem = input.idempotency;
     const groupKey = idem && `${input.reporter}\n${idem.key}`;
     const prior = groupKey ? (group.keyed.get(groupKey) ?? this.host.store.answer(input.reporter, idem!.key, input.at)) : null;
-    if (prior) {
-      group.settled.push({ report, answer: prior.requestHash === idem!.requestHash ? ok(prior.result as TransactionRecorded) : refuse("idempotency_mismatch") });
+    const answer = replayedAnswer<TransactionRecorded>(prior, idem?.requestHash ?? "");
+    if (answer) {
+      group.settled.push({ report, answer });
       return;
     }
     if (group.record.seq + 1 >= SEQUENCE_SPACE) {
