@@ -93,11 +93,12 @@ function shardEntryKeys(persistTo: string, DatabaseSync: typeof import("node:sql
 
 /**
  * What every agent object still holds for the shard, the events queue and the log: journal entries
- * the shard lacks (in the journal table, and in the agent's row, where a change's entry rides
- * until the next write drops it once applied), events not sent, and log leaves the log has not
- * acknowledged (in the log outbox, and in the agent's row). An entry in the row is waiting when a
- * history row it writes is not on a shard; one that writes no history row (a score refresh, a
- * rollup) cannot be told from an applied one here and is counted apart (`unchecked`).
+ * the shard lacks (in the agent's row, where a change's entry rides until the next write drops it
+ * once applied, and in the journal table, whose rows wait for the alarm's drop), events not sent,
+ * and log leaves the log has not acknowledged (in the log outbox, and in the agent's row). An entry
+ * is waiting when a history row it writes is not on a shard; one that writes no history row (a
+ * score refresh, a rollup) cannot be told from an applied one here and is counted apart
+ * (`unchecked`).
  */
 export async function agentStorage(persistTo: string): Promise<{ objects: number; journal: number; outbox: number; logOutbox: number; unchecked: number }> {
   const { DatabaseSync } = await import("node:sqlite");
@@ -112,13 +113,15 @@ export async function agentStorage(persistTo: string): Promise<{ objects: number
         const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name));
         const count = (table: string) => (tables.has(table) ? Number((db.prepare(`SELECT count(*) AS c FROM ${table}`).get() as { c: number }).c) : 0);
         totals.objects++;
-        totals.journal += count("journal");
         totals.outbox += count("outbox");
         // Leaves up to the log's acknowledgement stay as rows for the next leaves to take over: not waiting.
         const acked = tables.has("meta") ? (db.prepare("SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = 'log_acked'").get() as { n: number } | undefined)?.n ?? 0 : 0;
         totals.logOutbox += tables.has("log_outbox") ? Number((db.prepare("SELECT count(*) AS c FROM log_outbox WHERE n > ?").get(acked) as { c: number }).c) : 0;
         const row = tables.has("agent") ? (db.prepare("SELECT * FROM agent WHERE id = 1").get() as { journal?: string | null; leaves?: string | null } | undefined) : undefined;
-        for (const entry of JSON.parse(row?.journal ?? "[]") as { shard: { kind: string; row?: { sid: string; n: number } }[] }[]) {
+        type Kept = { shard: { kind: string; row?: { sid: string; n: number } }[] };
+        // The journal table's rows stay after they are applied until the alarm's drop: told apart the same way.
+        const tableRows = tables.has("journal") ? (db.prepare("SELECT shard FROM journal").all() as { shard: string }[]).map((r) => ({ shard: JSON.parse(r.shard) }) as Kept) : [];
+        for (const entry of [...(JSON.parse(row?.journal ?? "[]") as Kept[]), ...tableRows]) {
           const rows = entry.shard.filter((w) => w.kind === "entry" && w.row).map((w) => `${w.row!.sid}/${w.row!.n}`);
           if (rows.length === 0) totals.unchecked++;
           else if (rows.some((k) => !onShard.has(k))) totals.journal++;

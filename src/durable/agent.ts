@@ -49,7 +49,7 @@ export class Agent extends DurableObject<Env> {
   register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> { return this.profile.register(ref, input); }
   reportTransaction(ref: AgentRef, input: ReportInput): Promise<Result<TransactionRecorded>> { return this.reports.report(ref, input); }
   reportMany(ref: AgentRef, inputs: ReportInput[], defer: boolean) { return this.reports.reportMany(ref, inputs, defer); }
-  acknowledge(upTo: number | null, sent?: { after: number; to: number }): Promise<void> { return this.kernel.acknowledge(upTo, sent); }
+  acknowledge(upTo: number, sent?: { after: number; to: number }, failed?: boolean): Promise<void> { return this.kernel.acknowledge(upTo, sent, failed); }
   updateConfig(ref: AgentRef, input: ConfigInput): Promise<Result<ConfigUpdated>> { return this.profile.updateConfig(ref, input); }
   claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> { return this.profile.claim(ref, input); }
   setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> { return this.profile.setStatus(ref, status, now); }

@@ -128,7 +128,9 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
       perShard.set(g.ref.shard, shard);
     }
     const shards = await Promise.all([...perShard].map(async ([n, shard]) => ({ agents: shard.agents, applied: await applyOnShard(c, n, shard.writes) })));
-    c.executionCtx.waitUntil(acknowledge(c, shards.flatMap((s) => (s.applied ? s.agents : [])), shards.flatMap((s) => (s.applied ? [] : s.agents))));
+    // Agents with nothing for the shard are told nothing when their shard failed: no failure of theirs.
+    const failed = shards.flatMap((s) => (s.applied ? [] : s.agents.filter((a) => a.deferred.shard.length > 0)));
+    c.executionCtx.waitUntil(acknowledge(c, shards.flatMap((s) => (s.applied ? s.agents : [])), failed));
 
     for (const { g, out } of answered) {
       await Promise.all(out.results.map(async (result, i) => (outcomes[g.items[i].index] = await outcomeOf(c, g.ref, result))));
@@ -161,7 +163,7 @@ async function applyOnShard(c: Context<AppEnv>, n: number, writes: ShardWrite[][
  * shard's batch failed are told that too: their alarms apply their journals, without waiting for an
  * acknowledgement that will not come.
  */
-async function acknowledge(c: Context<AppEnv>, agents: { ref: AgentRef; deferred: Deferred }[], failed: { ref: AgentRef }[]): Promise<void> {
+async function acknowledge(c: Context<AppEnv>, agents: { ref: AgentRef; deferred: Deferred }[], failed: { ref: AgentRef; deferred: Deferred }[]): Promise<void> {
   const items = agents.flatMap((a) => a.deferred.leaves?.items ?? []);
   let sent = false;
   if (items.length > 0 && c.env.LOG_QUEUE) {
@@ -172,10 +174,13 @@ async function acknowledge(c: Context<AppEnv>, agents: { ref: AgentRef; deferred
       console.error(JSON.stringify({ level: "error", message: "batch leaves not sent; the agents' objects send them", leaves: items.length, error: String(err), request_id: c.get("requestId") }));
     }
   }
-  await Promise.all([
-    ...agents.map(({ ref, deferred: { upTo, leaves } }) => scorerOf(c, ref).acknowledge(upTo, sent && leaves ? { after: leaves.after, to: leaves.to } : undefined)),
-    ...failed.map(({ ref }) => scorerOf(c, ref).acknowledge(null)),
+  // Each object on its own: one that cannot be told applies its journal at its alarm all the same.
+  const told = await Promise.allSettled([
+    ...agents.map(async ({ ref, deferred: { upTo, leaves } }) => scorerOf(c, ref).acknowledge(upTo, sent && leaves ? { after: leaves.after, to: leaves.to } : undefined)),
+    ...failed.map(async ({ ref, deferred: { upTo } }) => scorerOf(c, ref).acknowledge(upTo, undefined, true)),
   ]);
+  const refused = told.filter((t) => t.status === "rejected");
+  if (refused.length > 0) console.error(JSON.stringify({ level: "error", message: "batch acknowledgements not delivered; the objects' alarms apply their journals", agents: refused.length, error: String(refused[0].reason), request_id: c.get("requestId") }));
 }
 
 async function outcomeOf(c: Context<AppEnv>, ref: AgentRef, result: Result<TransactionRecorded>): Promise<BatchOutcome> {

@@ -44,10 +44,11 @@ describe("Handouts", () => {
     expect([h.covered(), h.deadline()]).toEqual([9, 6_000 + ACK_WAIT_MS]);
     h.settle(9);
     expect([h.covered(), h.deadline()]).toEqual([0, null]);
-    // A failed batch: no earlier hand-out will be acknowledged either.
+    // A failed batch (or the object's own flush) answers every hand-out up to it, not those after.
     h.add(12, 7_000);
-    h.settle(null);
-    expect([h.covered(), h.deadline()]).toEqual([0, null]);
+    h.add(14, 8_000);
+    h.settle(12);
+    expect([h.covered(), h.deadline()]).toEqual([14, 8_000 + ACK_WAIT_MS]);
   });
 });
 

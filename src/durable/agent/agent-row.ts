@@ -307,6 +307,15 @@ export class AgentRow {
   }
 
   /**
+   * Drops the entries the shard has once some of them are rows of the journal table (a row change's
+   * save does not drop those): a new object life would apply them again after the changes that
+   * followed them (a key added, then removed: added again).
+   */
+  appliedRows(upToId: number): void {
+    if (this.load().some((j) => !j.inline && j.id <= upToId)) this.applied(upToId);
+  }
+
+  /**
    * Drops the entries the shard has (the alarm's: the object may be evicted before its next change;
    * and erasure's: the clear text goes from here too), keeping the greatest id given.
    */

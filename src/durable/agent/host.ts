@@ -134,9 +134,9 @@ export class Handouts {
     this.waiting.push({ upTo, at });
   }
 
-  /** Acknowledged up to `upTo`; null: the caller's batch failed, and no hand-out before it will be acknowledged. */
-  settle(upTo: number | null): void {
-    this.waiting = upTo === null ? [] : this.waiting.filter((h) => h.upTo > upTo);
+  /** Answered up to `upTo` (acknowledged, failed, or applied by the object itself): none of those is awaited. */
+  settle(upTo: number): void {
+    this.waiting = this.waiting.filter((h) => h.upTo > upTo);
   }
 
   /** The greatest journal id an acknowledgement is still awaited for (0: none). */

@@ -185,9 +185,14 @@ export class Kernel implements AgentHost {
     }
     this.backoff.succeeded();
     this.applied = pending[pending.length - 1].id;
+    this.store.appliedRows(this.applied);
     this.handouts.settle(this.applied); // applied here: their acknowledgements are no longer awaited
+    // A retry's alarm nothing waits for now would fire before the next hand-out's acknowledgement.
+    const idle = this.retryAt !== null && this.alarmAt === this.retryAt;
+    if (idle) this.retryAt = this.alarmAt = null;
     await this.publish(record);
     await this.scheduleRefresh(record);
+    if (idle && this.alarmAt === null) await this.ctx.storage.deleteAlarm();
     return Object.fromEntries(Object.entries(bookmarks).filter(([, v]) => v !== ""));
   }
 
@@ -212,20 +217,20 @@ export class Kernel implements AgentHost {
     return { upTo: this.handedOut, shard: current(pending.flatMap((j) => j.shard), record), leaves };
   }
 
-  /** The caller applied the journal up to `upTo` (null: its batch failed) and sent the leaves handed out, per `sent`. */
-  acknowledge(upTo: number | null, sent?: { after: number; to: number }): Promise<void> {
+  /** The caller applied the journal up to `upTo` (or its batch failed: `failed`) and sent the leaves handed out, per `sent`. */
+  acknowledge(upTo: number, sent?: { after: number; to: number }, failed = false): Promise<void> {
     return this.serial(async () => {
       const record = this.stored();
       if (!record) return;
-      this.handouts.settle(upTo);
-      if (upTo === null) {
-        this.retryAt = null; // the failure's alarm applies the journal: no acknowledgement moves it
-        return this.scheduleAlarm(Date.now() + this.backoff.failed(record.sid));
-      }
       // An acknowledgement names only what this object handed out (one from before a restart could
       // name ids given since, which the caller never applied).
-      if (Math.min(upTo, this.handedOut) > this.applied) this.backoff.succeeded(); // the caller's batch reached the shard
-      this.applied = Math.max(this.applied, Math.min(upTo, this.handedOut));
+      const named = Math.min(upTo, this.handedOut);
+      this.handouts.settle(named);
+      // A failed batch, when something it held is still unapplied: the alarm applies the journal at the backoff's wait.
+      if (failed) return named > this.applied ? this.scheduleAlarm(Date.now() + this.backoff.failed(record.sid)) : undefined;
+      if (named > this.applied) this.backoff.succeeded(); // the caller's batch reached the shard
+      this.applied = Math.max(this.applied, named);
+      this.store.appliedRows(this.applied);
       if (sent && this.chain.sentBy(sent.after, sent.to)) await this.scheduleAlarm(this.chain.checkLater(this.probes.now()));
       await this.publish(record);
       // With nothing left for the shard or the queue (whose retry it also is) but what later hand-outs
@@ -338,6 +343,7 @@ export class Kernel implements AgentHost {
   async alarm(): Promise<void> {
     this.alarmAt = null;
     this.retryAt = null;
+    this.handouts.settle(this.handedOut); // this alarm applies them: none is awaited past it
     await this.serial(async () => {
       const stored = this.stored();
       if (!stored) return;

@@ -180,6 +180,10 @@ export class KernelStorage {
     this.row.applied(upToId);
   }
 
+  appliedRows(upToId: number): void {
+    this.row.appliedRows(upToId);
+  }
+
   /** Report times per reporter, for the damping of the next report: those in rows of their own, then the agent's row's. */
   recentReports(): Map<number, number[]> {
     const recent = new Map<number, number[]>();
