@@ -214,4 +214,23 @@ describe("POST /transactions/batch", () => {
     // Nothing waits now: the alarm is the log's check, a minute on.
     expect(await alarm()).toBeGreaterThan(Date.now() + 40_000);
   });
+
+  it("drops the retry's alarm once the object's own batch applied what it had handed out", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const stub = env.AGENT.getByName(sid);
+    const dir = await env.DB.prepare("SELECT num, shard, log FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number; shard: number; log: number }>();
+    const ref: AgentRef = { sid, num: dir!.num, shard: dir!.shard, log: dir!.log };
+    const input: ReportInput = { reporter: reporter.id, verified: true, at: Date.now(), transactionType: "t", outcome: "success", signals: { quality: 800 }, metadata: null, penalty: 1, idempotency: { key: "idle-1", requestHash: "idle-1" } };
+    const alarm = () => runInDurableObject(stub, async (_o, state) => (await state.storage.getAlarm()) ?? Infinity);
+    // A hand-out whose request never acknowledges: the retry's alarm waits ACK_WAIT_MS.
+    await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input], true));
+    expect(await alarm()).toBeLessThanOrEqual(Date.now() + ACK_WAIT_MS);
+    // A single report's batch applies it with its own: nothing waits, and the alarm is the log's check a minute on,
+    // not one that would fire before the next hand-out's acknowledgement.
+    expect((await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } })).status).toBe(201);
+    expect(await reportRows(sid)).toHaveLength(2);
+    expect(await alarm()).toBeGreaterThan(Date.now() + 40_000);
+  });
 });
