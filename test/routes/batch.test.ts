@@ -19,6 +19,22 @@ async function limited(id: number, perMinute: number) {
   await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: perMinute, rate_limit_per_day: 100_000 } });
 }
 
+/** An agent and a reporter, for tests that play the batch route's part with the agent's object itself. */
+async function handingOut() {
+  const owner = await createOperator();
+  const reporter = await createOperator({ verified: true });
+  const { sid } = await registerAgent(owner.key);
+  const stub = env.AGENT.getByName(sid);
+  const dir = await env.DB.prepare("SELECT num, shard, log FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number; shard: number; log: number }>();
+  const ref: AgentRef = { sid, num: dir!.num, shard: dir!.shard, log: dir!.log };
+  const input = (key: string): ReportInput => ({
+    reporter: reporter.id, verified: true, at: Date.now(), transactionType: "t", outcome: "success", signals: { quality: 800 }, metadata: null, penalty: 1,
+    idempotency: { key, requestHash: key },
+  });
+  const alarm = () => runInDurableObject(stub, async (_o, state) => (await state.storage.getAlarm()) ?? Infinity);
+  return { sid, reporter, stub, ref, input, alarm };
+}
+
 describe("POST /transactions/batch", () => {
   it("answers each report as POST /transactions would have, in order; a bad report never fails its neighbours", async () => {
     const owner = await createOperator();
@@ -187,23 +203,13 @@ describe("POST /transactions/batch", () => {
   });
 
   it("in a stream of batches, an acknowledgement moves the retry's alarm to the oldest hand-out still waiting for one", async () => {
-    const owner = await createOperator();
-    const reporter = await createOperator({ verified: true });
-    const { sid } = await registerAgent(owner.key);
-    const stub = env.AGENT.getByName(sid);
-    const dir = await env.DB.prepare("SELECT num, shard, log FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number; shard: number; log: number }>();
-    const ref: AgentRef = { sid, num: dir!.num, shard: dir!.shard, log: dir!.log };
-    const input = (key: string): ReportInput => ({
-      reporter: reporter.id, verified: true, at: Date.now(), transactionType: "t", outcome: "success", signals: { quality: 800 }, metadata: null, penalty: 1,
-      idempotency: { key, requestHash: key },
-    });
+    const { stub, ref, input, alarm } = await handingOut();
     // Two batches' hand-outs, the second 3 seconds after the first, and the first acknowledged after
     // the second was handed out (as a route's acknowledgement, after its answer, often is).
     const first = await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input("stream-1")], true));
     await scheduler.wait(3_000);
     const handedAt = Date.now();
     const second = await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input("stream-2")], true));
-    const alarm = () => runInDurableObject(stub, async (_o, state) => (await state.storage.getAlarm()) ?? Infinity);
     expect(await alarm()).toBeLessThan(handedAt + ACK_WAIT_MS - 2_000); // the first hand-out's wait
     await runInDurableObject(stub, (o) => (o as Agent).acknowledge(first.deferred!.upTo));
     // The second still waits for its acknowledgement: the alarm that would apply it twice moved on.
@@ -216,16 +222,9 @@ describe("POST /transactions/batch", () => {
   });
 
   it("drops the retry's alarm once the object's own batch applied what it had handed out", async () => {
-    const owner = await createOperator();
-    const reporter = await createOperator({ verified: true });
-    const { sid } = await registerAgent(owner.key);
-    const stub = env.AGENT.getByName(sid);
-    const dir = await env.DB.prepare("SELECT num, shard, log FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number; shard: number; log: number }>();
-    const ref: AgentRef = { sid, num: dir!.num, shard: dir!.shard, log: dir!.log };
-    const input: ReportInput = { reporter: reporter.id, verified: true, at: Date.now(), transactionType: "t", outcome: "success", signals: { quality: 800 }, metadata: null, penalty: 1, idempotency: { key: "idle-1", requestHash: "idle-1" } };
-    const alarm = () => runInDurableObject(stub, async (_o, state) => (await state.storage.getAlarm()) ?? Infinity);
+    const { sid, reporter, stub, ref, input, alarm } = await handingOut();
     // A hand-out whose request never acknowledges: the retry's alarm waits ACK_WAIT_MS.
-    await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input], true));
+    await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input("idle-1")], true));
     expect(await alarm()).toBeLessThanOrEqual(Date.now() + ACK_WAIT_MS);
     // A single report's batch applies it with its own: nothing waits, and the alarm is the log's check a minute on,
     // not one that would fire before the next hand-out's acknowledgement.
