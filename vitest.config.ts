@@ -18,6 +18,8 @@ export default defineConfig(async () => {
           d1Databases: ["MIGRATION_CHECK"],
           bindings: { TEST_MIGRATIONS: migrations, TEST_SHARD_MIGRATIONS: shardMigrations, ADMIN_TOKEN: "test-admin-token",
             RETURN_KEYS_IN_RESPONSES: "true",
+            // The origin the tests' requests name (test/helpers.ts): the issuer and the logs' host.
+            PUBLIC_ORIGIN: "http://trust.test",
             ATTESTATION_KEYS: attestationKeysVar("test-key-1"),
             WEBHOOK_SECRET_KEY: newWebhookSecretKey(),
             REPORTER_KEY: newHmacSecret(),

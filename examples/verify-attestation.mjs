@@ -16,7 +16,7 @@ export const serviceKeys = (serviceUrl, options) => createRemoteJWKSet(new URL("
 
 /**
  * The attestation's claims when its signature, type, issuer, subject and expiry (15 minutes) all hold;
- * throws otherwise. `issuer` is the service's origin, exactly as you reach it (it is the `iss`).
+ * throws otherwise. `issuer` is the service's public origin (its `iss`), whatever host you reach it by.
  */
 export async function verifyAttestation(attestation, keys, { issuer, sid, currentDate } = {}) {
   const { payload } = await jwtVerify(attestation, keys, {

@@ -1,6 +1,7 @@
 // `npm start [-- --port N]`: local development with workerd, local D1 and Durable Objects.
 // Creates .dev.vars from the example when missing, applies D1 migrations locally, then runs
-// `wrangler dev` on 127.0.0.1 (port 8787 unless --port is given). Extra arguments go to wrangler.
+// `wrangler dev` on 127.0.0.1 (port 8787 unless --port is given), its public origin that address.
+// Extra arguments go to wrangler.
 import { spawn } from "node:child_process";
 import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -52,6 +53,15 @@ try {
 const defaults = [];
 if (!args.includes("--port")) defaults.push("--port", "8787");
 if (!args.includes("--ip")) defaults.push("--ip", "127.0.0.1");
+// One name for the service, whatever host a client calls it by: the address it serves on (a
+// wildcard address is reached as 127.0.0.1), unless .dev.vars or the arguments name one.
+const given = (flag, fallback) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : fallback);
+const setsOrigin = /^PUBLIC_ORIGIN=/m.test(readFileSync(devVars, "utf8")) || args.some((a) => a.startsWith("PUBLIC_ORIGIN:"));
+if (!setsOrigin) {
+  const ip = given("--ip", "127.0.0.1");
+  const host = ip === "0.0.0.0" || ip === "::" || ip === "*" ? "127.0.0.1" : ip.includes(":") ? `[${ip}]` : ip;
+  defaults.push("--var", `PUBLIC_ORIGIN:http://${host}:${given("--port", "8787")}`);
+}
 const dev = spawn(wrangler, ["dev", ...defaults, ...args], { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
 dev.on("exit", (code) => process.exit(code ?? 0));

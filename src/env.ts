@@ -75,9 +75,42 @@ export function statusListRebuildMs(env: Env): number {
 }
 
 
-/** The host name of the logs' origins when LOG_ORIGIN is not set: `npm start`'s address. */
-export const DEFAULT_LOG_ORIGIN = "127.0.0.1:8787";
+/** The public origin when PUBLIC_ORIGIN is missing or unusable: `npm start`'s default address. */
+export const DEFAULT_PUBLIC_ORIGIN = "http://127.0.0.1:8787";
 const MAX_LOGS = 1024;
+
+/** PUBLIC_ORIGIN read: an http(s) origin with nothing after it (a trailing slash is allowed), or why not. */
+export function readPublicOrigin(raw: string | undefined): { ok: true; origin: string } | { ok: false; problem: string } {
+  if (raw === undefined || raw.trim() === "") return { ok: false, problem: "PUBLIC_ORIGIN is not set" };
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return { ok: false, problem: "PUBLIC_ORIGIN is not a URL" };
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, problem: "PUBLIC_ORIGIN must be an http or https URL" };
+  if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+    return { ok: false, problem: "PUBLIC_ORIGIN must be an origin alone (scheme, host, port)" };
+  }
+  return { ok: true, origin: url.origin };
+}
+
+const reported = new WeakSet<object>();
+
+/**
+ * The service's one public origin, whatever Host a request came with: the issuer of its
+ * attestations, credentials and promises, the base of every URL it hands out, and the name of the
+ * logs it creates. PUBLIC_ORIGIN; when that is unusable, DEFAULT_PUBLIC_ORIGIN, logged once per isolate.
+ */
+export function publicOrigin(env: Env): string {
+  const read = readPublicOrigin(env.PUBLIC_ORIGIN);
+  if (read.ok) return read.origin;
+  if (!reported.has(env)) {
+    reported.add(env);
+    console.error(JSON.stringify({ level: "error", message: `${read.problem}: the service names itself ${DEFAULT_PUBLIC_ORIGIN}`, problem: read.problem }));
+  }
+  return DEFAULT_PUBLIC_ORIGIN;
+}
 
 /** How many logs there are: LOG_COUNT (1 to 1024), else 1. */
 export function logCount(env: Env): number {
@@ -85,8 +118,11 @@ export function logCount(env: Env): number {
   return Number.isInteger(n) && n >= 1 && n <= MAX_LOGS ? n : 1;
 }
 
-/** Log n's origin, the first line of its checkpoints and the name of its signing keys: `<LOG_ORIGIN>/log/<n>`. */
+/**
+ * The origin log n takes when it is created (`<public host>/log/<n>`): the first line of its
+ * checkpoints and the name of its signing keys. The log stores it then and keeps it for good
+ * (the sequencer's `origin()`); read a log's origin from there, never from here.
+ */
 export function logOrigin(env: Env, n: number): string {
-  const host = (env.LOG_ORIGIN ?? "").trim().replace(/^https?:\/\//, "").replace(/\/+$/, "");
-  return `${host === "" || /[\s+]/u.test(host) ? DEFAULT_LOG_ORIGIN : host}/log/${n}`;
+  return `${new URL(publicOrigin(env)).host}/log/${n}`;
 }

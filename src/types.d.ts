@@ -48,8 +48,12 @@ declare namespace Cloudflare {
      * the switch (PUT /admin/model/switch).
      */
     MODEL_SHADOW_DAYS?: string;
-    /** The host name in the logs' origins, `<LOG_ORIGIN>/log/<n>`: the service's public host, set once. */
-    LOG_ORIGIN?: string;
+    /**
+     * The service's public origin (`https://trust.example.com`): the issuer of its attestations and
+     * the base of its URLs, whatever Host a request came with, and the host of the logs it creates
+     * (`<host>/log/<n>`, fixed when a log is created). `npm start` sets it from the port it serves on.
+     */
+    PUBLIC_ORIGIN?: string;
     /** Names agents in the log, HMAC-SHA256(LOG_KEY, sid): 32 random bytes, base64 (a Worker secret). */
     LOG_KEY?: string;
     /** Checkpoint signing keys: a JSON array of private Ed25519 JWKs or base64 seeds; all sign, all are published. */

@@ -78,7 +78,9 @@ export async function startGateway(label, vars) {
 /** `wrangler dev` (of `script`, else wrangler.toml's main) with `extra` arguments on free ports, until it answers `GET /` (with 2xx when `needOk`). */
 async function runWranglerDev(temp, env, extra, needOk = true, script = undefined) {
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
-  const args = ["dev", ...(script ? [script] : []), "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), ...extra, "--log-level", "warn"];
+  // The service names itself by the address it serves on, as `npm start` does.
+  const origin = needOk ? ["--var", `PUBLIC_ORIGIN:http://${HOST}:${port}`] : [];
+  const args = ["dev", ...(script ? [script] : []), "--ip", HOST, "--port", String(port), "--inspector-port", String(inspector), ...origin, ...extra, "--log-level", "warn"];
   // Its own process group (wrangler starts workerd children), so one signal ends them all.
   const dev = spawn(wrangler, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

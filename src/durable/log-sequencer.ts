@@ -85,6 +85,7 @@ export class LogSequencer extends DurableObject<Env> {
     if (checked.length === 0) return result;
 
     const n = this.logNumber();
+    this.origin(); // a log's first leaf creates it: its origin is fixed now
     const sids = new Map(leaves.map(({ sid, leaf }) => [`${leaf?.agent}/${leaf?.seq}`, sid]));
     let added = 0;
     this.store.transaction(() => {
@@ -118,6 +119,11 @@ export class LogSequencer extends DurableObject<Env> {
     return result;
   }
 
+  /** The log's origin, fixed when the log was created: configuration read later never renames it. */
+  origin(): string {
+    return this.store.origin(() => logOrigin(this.env, this.logNumber()));
+  }
+
   /** What the log has of an agent (by its tag, HMAC(LOG_KEY, sid)): how far it is acknowledged, and its latest published leaf. */
   status(agent: string): LogStatus {
     const state = this.store.agent(agent);
@@ -145,7 +151,7 @@ export class LogSequencer extends DurableObject<Env> {
       const signers = await this.noteSigners();
       if (typeof signers === "string") throw new Error(signers);
       const n = this.logNumber();
-      result = await runBatch({ store: this.store, bucket: this.env.LOG_BUCKET, prefix: `log/${n}/`, origin: logOrigin(this.env, n), signers, fail: (p) => this.probes.fail(p) });
+      result = await runBatch({ store: this.store, bucket: this.env.LOG_BUCKET, prefix: `log/${n}/`, origin: this.origin(), signers, fail: (p) => this.probes.fail(p) });
     } catch (err) {
       if (!(err instanceof InjectedFailure)) console.error(JSON.stringify({ level: "error", message: "log: batch failed, retried", name: this.ctx.id.name, error: String((err as Error)?.stack ?? err) }));
       await this.ctx.storage.setAlarm(this.probes.now() + RETRY_MS);
@@ -162,7 +168,7 @@ export class LogSequencer extends DurableObject<Env> {
     this.signers ??= (async () => {
       const keys = await parseLogSigningKeys(this.env.LOG_SIGNING_KEYS);
       if (!keys.ok) return keys.problem;
-      const origin = logOrigin(this.env, this.logNumber());
+      const origin = this.origin();
       return Promise.all(keys.keys.map((k) => noteSigner(k, origin)));
     })();
     return this.signers;

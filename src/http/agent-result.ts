@@ -3,6 +3,7 @@ import { refusalError } from "../domain/errors";
 import type { Result } from "../domain/results";
 import { purgeBadge } from "./badge-cache";
 import type { AppEnv } from "./context";
+import { publicOrigin } from "../env";
 import { purgePage } from "./public-page";
 
 /**
@@ -13,6 +14,6 @@ import { purgePage } from "./public-page";
 export function settle<T>(c: Context<AppEnv>, sid: string, out: Result<T>): T {
   if (!out.ok) throw refusalError(out.refusal);
   c.get("sessions").note(out.bookmarks);
-  if (out.faceChanged) c.executionCtx.waitUntil(Promise.all([purgeBadge(sid), purgePage(new URL(c.req.url).origin, sid)]));
+  if (out.faceChanged) c.executionCtx.waitUntil(Promise.all([purgeBadge(sid), purgePage(publicOrigin(c.env), sid)]));
   return out.result;
 }

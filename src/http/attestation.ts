@@ -1,3 +1,4 @@
+import { publicOrigin } from "../env";
 import type { Context } from "hono";
 import { ATTESTATION_LIFETIME_S, signAttestation, type AttestationClaims, type SigningKey } from "../domain/attestations";
 import type { AgentScore } from "../domain/views";
@@ -9,10 +10,10 @@ import { statusPlaceOf, statusPointer } from "./status-lists";
 // Signing an agent's public score: the attestation route and the agent's public page sign the same
 // claims with the same keys.
 
-/** The compact JWS of the agent's public score, issued now by the origin the client called. Callers refuse suspended agents. */
+/** The compact JWS of the agent's public score, issued now under the service's public origin. Callers refuse suspended agents. */
 export async function attest(c: Context<AppEnv>, agent: AgentScore, keys: SigningKey[]): Promise<string> {
   const iat = Math.floor(c.get("deps").now() / 1000);
-  const origin = new URL(c.req.url).origin;
+  const origin = publicOrigin(c.env);
   // Where its status is: an agent from before the status lists is listed now.
   const ref = await locate(c, agent.sid);
   const [place, log] = await Promise.all([statusPlaceOf(c, ref), latestLogProof(c, ref)]);

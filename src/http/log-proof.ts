@@ -6,7 +6,6 @@ import { parseCheckpointText } from "../domain/log/checkpoint";
 import { agentTag, logKey, scoreCommit, type Leaf } from "../domain/log/leaf";
 import { toBase64 } from "../domain/log/bytes";
 import { sequencerName } from "../domain/log/messages";
-import { logOrigin } from "../env";
 import type { AppEnv } from "./context";
 import { inclusionFromBucket } from "./log-reads";
 
@@ -40,7 +39,7 @@ export async function latestLogProof(c: Context<AppEnv>, ref: AgentRef): Promise
     const proof = await inclusionFromBucket(c.env.LOG_BUCKET, ref.log, at.index, at.tree_size);
     const leaf: Leaf = { agent: tag, seq: at.seq, entry_hash: stored.hash, score_commit: await scoreCommit(score, stored.entry.nonce) };
     return {
-      origin: logOrigin(c.env, ref.log),
+      origin: parsed.checkpoint.origin,
       index: at.index,
       tree_size: at.tree_size,
       root: toBase64(parsed.checkpoint.root),

@@ -1,3 +1,4 @@
+import { publicOrigin } from "../env";
 import type { Context } from "hono";
 import { SCORE_HISTORY_LIMIT } from "../db/agents";
 import { ApiError } from "../domain/errors";
@@ -10,14 +11,13 @@ import { dropAnswer } from "./edge-cache";
 import { publicFace, publicProfile, type AgentPageView, type AttestationState } from "./wire/page/view";
 
 // The agent's public page (GET /agents/{sid} for a browser): what it shows, read from the agent's
-// shard, and its place in the edge cache (src/http/edge-cache.ts), one copy per origin the page was
-// asked from (the origin is in the page: the attestation's issuer and every URL shown).
+// shard, and its place in the edge cache (src/http/edge-cache.ts).
 
 export const PAGE_MAX_AGE_S = 60;
 
 export const pageKey = (origin: string, sid: string) => `https://page.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
 
-/** Drops the page this origin cached in this data centre (others expire within a minute). */
+/** Drops the page cached in this data centre (others expire within a minute). */
 export const purgePage = (origin: string, sid: string) => dropAnswer(pageKey(origin, sid));
 
 /** What the page shows: the public face, an attestation of it, and the profile when the owner opted in. */
@@ -29,7 +29,7 @@ export async function agentPageView(c: Context<AppEnv>, sid: string): Promise<Ag
   if (row.publicProfile) agent = await agentReport(c, sid);
   else agent = toAgentScore(row, row.operatorId === null ? null : await operatorFacts(c, row.operatorId), now);
   return {
-    origin: new URL(c.req.url).origin,
+    origin: publicOrigin(c.env),
     face: publicFace(agent),
     attestation: await attestationOf(c, agent),
     profile: "scoreHistory" in agent ? publicProfile(agent, SCORE_HISTORY_LIMIT) : null,

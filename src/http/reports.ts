@@ -4,7 +4,8 @@ import type { AgentRef } from "../domain/agent";
 import { MODEL, SIGNAL_DIMENSIONS, type Outcome, type SignalDimension } from "../domain/model";
 import type { TransactionRecorded } from "../domain/views";
 import type { ReportInput } from "../durable/agent";
-import { logOrigin } from "../env";
+import { publicOrigin } from "../env";
+import { logOriginOf } from "./log-origin";
 import { authOf } from "./auth";
 import type { AppEnv } from "./context";
 import { signingKeys } from "./signing-keys";
@@ -48,10 +49,9 @@ export function reportInput(c: Context<AppEnv>, body: ReportBody, at: number): R
 export async function withPromise(c: Context<AppEnv>, ref: AgentRef, recorded: TransactionRecorded): Promise<TransactionRecorded> {
   const { leaf } = recorded;
   if (!leaf) return recorded;
-  const url = new URL(c.req.url);
-  const [key] = await signingKeys(c);
+  const [[key], log] = await Promise.all([signingKeys(c), logOriginOf(c, ref.log)]);
   const promise = await signPromise(
-    { iss: url.origin, sub: ref.sid, iat: Math.floor((recorded.recordedAt ?? c.get("deps").now()) / 1000), log: logOrigin(c.env, ref.log), seq: leaf.seq, entry_hash: leaf.entry_hash, leaf },
+    { iss: publicOrigin(c.env), sub: ref.sid, iat: Math.floor((recorded.recordedAt ?? c.get("deps").now()) / 1000), log, seq: leaf.seq, entry_hash: leaf.entry_hash, leaf },
     key,
   );
   return { ...recorded, promise };

@@ -1,3 +1,4 @@
+import { publicOrigin } from "../env";
 import { type OpenAPIHono } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
 import { decodeJwt } from "jose";
@@ -58,7 +59,7 @@ function statusListOf(attestation: string): StatusListPointer | null {
 export function registerA2A(app: OpenAPIHono<AppEnv>) {
   app.openapi(extension, async (c) => {
     const { sid } = c.req.valid("param");
-    const origin = new URL(c.req.url).origin;
+    const origin = publicOrigin(c.env);
     const key = cacheKey(origin, sid);
     const hit = await cachedAnswer(key);
     // The cached answer is this route's own earlier JSON.
@@ -70,5 +71,5 @@ export function registerA2A(app: OpenAPIHono<AppEnv>) {
     return (await storeAnswer((p) => c.executionCtx.waitUntil(p), key, response)) as unknown as typeof response;
   });
 
-  app.openapi(definition, (c) => c.json(a2a.definition(new URL(c.req.url).origin), 200, { "Cache-Control": `public, max-age=${DEFINITION_MAX_AGE_S}` }));
+  app.openapi(definition, (c) => c.json(a2a.definition(publicOrigin(c.env)), 200, { "Cache-Control": `public, max-age=${DEFINITION_MAX_AGE_S}` }));
 }

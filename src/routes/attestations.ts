@@ -1,3 +1,4 @@
+import { publicOrigin } from "../env";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import { errors } from "../domain/errors";
@@ -17,7 +18,6 @@ import { createRoute, errorResponses, json, publicAccess } from "./openapi";
 
 export const ATTESTATION_MAX_AGE_S = 60;
 const JWKS_MAX_AGE_S = 300;
-/** Per host name as well: `iss` is the origin the client called, and a deployment may answer on several. */
 const cacheKey = (origin: string, sid: string) => `https://attestation.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
 
 const attestationSchema = z
@@ -70,10 +70,9 @@ async function signedAttestation(c: Context<AppEnv>, sid: string): Promise<z.inf
 
 /** Signs the agent's attestation and keeps the answer at the edge, as GET /score/{sid}/attestation serves it. */
 async function issueAttestation(c: Context<AppEnv>, sid: string) {
-  const origin = new URL(c.req.url).origin;
   const body = await signedAttestation(c, sid);
   const response = c.json(body, 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
-  return { body, response: (await storeAnswer((p) => c.executionCtx.waitUntil(p), cacheKey(origin, sid), response)) as unknown as typeof response };
+  return { body, response: (await storeAnswer((p) => c.executionCtx.waitUntil(p), cacheKey(publicOrigin(c.env), sid), response)) as unknown as typeof response };
 }
 
 /**
@@ -81,7 +80,7 @@ async function issueAttestation(c: Context<AppEnv>, sid: string) {
  * else a new one (kept for that route too). Counts no limit: the caller counts its own.
  */
 export async function latestAttestation(c: Context<AppEnv>, sid: string): Promise<string> {
-  const hit = await cachedAnswer(cacheKey(new URL(c.req.url).origin, sid));
+  const hit = await cachedAnswer(cacheKey(publicOrigin(c.env), sid));
   if (hit) return ((await hit.json()) as z.infer<typeof attestationSchema>).attestation;
   return (await issueAttestation(c, sid)).body.attestation;
 }
@@ -89,7 +88,7 @@ export async function latestAttestation(c: Context<AppEnv>, sid: string): Promis
 export function registerAttestations(app: OpenAPIHono<AppEnv>) {
   app.openapi(attestation, async (c) => {
     const { sid } = c.req.valid("param");
-    const hit = await cachedAnswer(cacheKey(new URL(c.req.url).origin, sid));
+    const hit = await cachedAnswer(cacheKey(publicOrigin(c.env), sid));
     // The cached answer is this route's own earlier JSON.
     if (hit) return hit as unknown as TypedResponse<z.infer<typeof attestationSchema>, 200, "json">;
     const decision = await consume(c, `ip:badge:${clientIp(c)}`, [LIMITS.badge]);

@@ -1,3 +1,4 @@
+import { publicOrigin } from "../env";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { unresolvedDisputes } from "../db/disputes";
@@ -143,7 +144,7 @@ export function registerCredentials(app: OpenAPIHono<AppEnv>) {
     const jwk = settle(c, sid, agentKeys).keys.find((k) => k.thumbprint === agent.identityKey)?.jwk;
     if (!jwk) throw errors.credentialNeedsLevel2(0);
     const now = c.get("deps").now();
-    const origin = new URL(c.req.url).origin;
+    const origin = publicOrigin(c.env);
     const sdJwt = await issueCredential(
       {
         origin,

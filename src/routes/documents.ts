@@ -1,6 +1,7 @@
 // One exact OpenAPI document per wire form, from the routes' own definitions: each form's payloads
 // and error envelope only, the headers the middleware really sends, who may call each operation
 // (read from the route's middleware), and an example for every JSON response.
+import { publicOrigin } from "../env";
 import { OpenApiGeneratorV31, type OpenAPIRegistry, type ResponseConfig, type RouteConfig, type ZodMediaTypeObject } from "@asteasolutions/zod-to-openapi";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError, errors, refusalError } from "../domain/errors";
@@ -267,7 +268,7 @@ export function openApiDocument(definitions: readonly OpenAPIDefinitions[], form
   });
 }
 
-/** A document as served: with the origin it was asked from as its server. */
+/** A document as served: with the service's public origin as its server. */
 export function withServer(document: ReturnType<typeof openApiDocument>, origin: string) {
   const { openapi, info, ...rest } = document;
   return { openapi, info, servers: [{ url: origin, description: "The deployment that served this document" }], ...rest };
@@ -282,7 +283,7 @@ export function registerDocuments(app: OpenAPIHono<AppEnv>) {
     app.get(DOCUMENT_PATHS[form], (c) => {
       let document = built.get(form);
       if (!document) built.set(form, (document = openApiDocument(app.openAPIRegistry.definitions, form)));
-      return c.json(withServer(document, new URL(c.req.url).origin), 200, { "Cache-Control": `public, max-age=${DOCUMENT_MAX_AGE_S}` });
+      return c.json(withServer(document, publicOrigin(c.env)), 200, { "Cache-Control": `public, max-age=${DOCUMENT_MAX_AGE_S}` });
     });
   }
 }

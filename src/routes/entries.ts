@@ -1,10 +1,10 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { entriesAfter } from "../db/archived-reads";
 import { errors } from "../domain/errors";
-import { logOrigin } from "../env";
 import { authOf, requireKey } from "../http/auth";
 import { ownedAgent } from "../http/agents";
 import type { AppEnv } from "../http/context";
+import { logOriginOf } from "../http/log-origin";
 import { agentTagOf } from "../http/log-proof";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { entryList, entryListSchema } from "../http/wire/entries";
@@ -41,6 +41,6 @@ export function registerEntries(app: OpenAPIHono<AppEnv>) {
     // Entries older than the retention window come from the archive, transparently.
     const rows = await entriesAfter(c.get("sessions").shard(ref.shard), c.env.ARCHIVE_BUCKET, sid, after, limit + 1);
     const page = pageOf(rows, limit, (e) => e.n);
-    return c.json(entryList(sid, { log: ref.log, origin: logOrigin(c.env, ref.log), agent }, page.items, page.nextCursor), 200);
+    return c.json(entryList(sid, { log: ref.log, origin: await logOriginOf(c, ref.log), agent }, page.items, page.nextCursor), 200);
   });
 }

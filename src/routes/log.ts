@@ -3,8 +3,9 @@ import type { Context } from "hono";
 import { errors } from "../domain/errors";
 import { parseLogSigningKeys, verifierKeys } from "../domain/log/keys";
 import { parseTilePath } from "../domain/log/tiles";
-import { logCount, logOrigin } from "../env";
+import { logCount } from "../env";
 import type { AppEnv } from "../http/context";
+import { logOriginOf } from "../http/log-origin";
 import { CHECKPOINT_CACHE, storedCheckpoint, storedTile, tileCacheControl } from "../http/log-reads";
 import { EXAMPLE_CHECKPOINT, EXAMPLE_ORIGIN, EXAMPLE_VERIFIER_KEY, logKeysSchema, type LogKeys } from "../http/wire/log";
 import { createRoute, errorResponses, json, publicAccess } from "./openapi";
@@ -29,9 +30,18 @@ async function logKeys(c: Context<AppEnv>): Promise<LogKeys> {
         return null;
       }
       const logs = Array.from({ length: logCount(c.env) }, (_, n) => n);
-      return { logs: await Promise.all(logs.map(async (log) => ({ log, origin: logOrigin(c.env, log), verifier_keys: await verifierKeys(keys.keys, logOrigin(c.env, log)) }))) };
+      return {
+        logs: await Promise.all(
+          logs.map(async (log) => {
+            const origin = await logOriginOf(c, log);
+            return { log, origin, verifier_keys: await verifierKeys(keys.keys, origin) };
+          }),
+        ),
+      };
     })();
     keysOf.set(c.env, built);
+    // A log that could not be asked its origin is asked again by the next request.
+    built.catch(() => keysOf.delete(c.env));
   }
   const keys = await built;
   if (!keys) throw errors.logNotConfigured();

@@ -19,7 +19,7 @@ export interface ToolContext {
   call: (route: RouteCall) => Promise<RouteAnswer>;
   form: Form;
   requestId: string;
-  /** The service's origin as the client called it: the issuer attestations must name. */
+  /** The service's public origin: the issuer attestations must name. */
   origin: string;
   now: () => number;
   /** The MCP request carried an Authorization header: check_agent reads the keyed score. */

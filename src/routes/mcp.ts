@@ -1,3 +1,4 @@
+import { publicOrigin } from "../env";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -91,7 +92,7 @@ export function registerMcp(app: OpenAPIHono<AppEnv>) {
       call: (target) => callRoute(c, app.fetch, target),
       form: c.get("form"),
       requestId: c.get("requestId"),
-      origin: new URL(c.req.url).origin,
+      origin: publicOrigin(c.env),
       now: c.get("deps").now,
       keyed: c.req.header("authorization") !== undefined,
     });

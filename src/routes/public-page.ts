@@ -1,3 +1,4 @@
+import { publicOrigin } from "../env";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { errors } from "../domain/errors";
@@ -90,7 +91,7 @@ const setting = createRoute({
 async function agentPage(c: Context<AppEnv>, sid: string): Promise<Response> {
   // A malformed SID can never exist: the 404 page, without D1, the limiter or the cache.
   if (!SID_PATTERN.test(sid)) throw errors.agentNotFound();
-  const key = pageKey(new URL(c.req.url).origin, sid);
+  const key = pageKey(publicOrigin(c.env), sid);
   const hit = await cachedAnswer(key);
   if (hit) return hit;
   const decision = await consume(c, `ip:page:${clientIp(c)}`, [LIMITS.publicPage]);
@@ -121,7 +122,7 @@ export function registerPublicPage(app: OpenAPIHono<AppEnv>) {
     const ref = await locate(c, sid);
     const out = await scorerOf(c, ref).setPublicProfile(ref, { callerId: authOf(c).operatorId, publicProfile: c.req.valid("json").public_profile, now: c.get("deps").now() });
     const { publicProfile } = settle(c, sid, out);
-    const origin = new URL(c.req.url).origin;
+    const origin = publicOrigin(c.env);
     c.executionCtx.waitUntil(purgePage(origin, sid));
     return c.json(publicProfileView(sid, publicProfile, origin), 200);
   });

@@ -6,7 +6,7 @@ import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
 import { MAX_LISTS, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TYPE, statusListClaims } from "../domain/status-list";
 import type { AgentRef } from "../domain/agent";
-import { statusListRebuildMs } from "../env";
+import { publicOrigin, statusListRebuildMs } from "../env";
 import { requireAdmin } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
@@ -95,7 +95,7 @@ async function listNow(c: Context<AppEnv>, ref: AgentRef): Promise<boolean> {
 export function registerStatusLists(app: OpenAPIHono<AppEnv>) {
   app.openapi(statusList, async (c) => {
     const { n } = c.req.valid("param");
-    const origin = new URL(c.req.url).origin;
+    const origin = publicOrigin(c.env);
     const key = statusListCacheKey(origin, n);
     const hit = await cachedAnswer(key);
     if (hit) return hit;

@@ -54,8 +54,8 @@ describe("score attestations", () => {
     expect(again.attestation).toBe(first.attestation);
   });
 
-  it("names as issuer the host the client called, even while another host's is cached", async () => {
-    const h = testApp({ now: T0 });
+  it("names as issuer the configured public origin, whatever host the client called", async () => {
+    const h = testApp({ now: T0, env: { PUBLIC_ORIGIN: "http://127.0.0.1:8787" } });
     const { key } = await createOperator();
     const { sid } = await registerAgent(key);
     const issuerVia = async (origin: string) => {
@@ -63,9 +63,10 @@ describe("score attestations", () => {
       const { attestation } = (await res.json()) as { attestation: string };
       return JSON.parse(new TextDecoder().decode(base64url.decode(attestation.split(".")[1]))).iss as string;
     };
-    expect(await issuerVia("https://trust.example")).toBe("https://trust.example");
-    expect(await issuerVia("https://api.trust.example")).toBe("https://api.trust.example");
-    expect(await issuerVia("https://trust.example")).toBe("https://trust.example");
+    // localhost and 127.0.0.1 are one service: a relying party pinning its issuer accepts both answers.
+    expect(await issuerVia("http://localhost:8787")).toBe("http://127.0.0.1:8787");
+    expect(await issuerVia("http://127.0.0.1:8787")).toBe("http://127.0.0.1:8787");
+    expect(await issuerVia("https://api.trust.example")).toBe("http://127.0.0.1:8787");
   });
 
   it("is refused for a suspended agent (409)", async () => {

@@ -5,7 +5,6 @@
 import { getListFromStatusListJWT } from "@sd-jwt/jwt-status-list";
 import { presentableKeys } from "@sd-jwt/present";
 import { decodeSdJwt, getClaims } from "@sd-jwt/decode";
-import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { contentDigest, present, requestCredential } from "../../examples/credential-agent.mjs";
@@ -268,13 +267,13 @@ describe("a relying party verifying a presentation (examples/verify-credential.m
     const otherKeys = { keys: [{ ...(await newAgentKey()).publicJwk, kid: "not-the-service" }] };
     const strange = credentialVerifier({ issuer: ISSUER, jwks: otherKeys, statusList: w.statusList });
     await expect(verifyPresentation(strange, presentation, { issuer: ISSUER, ...RP, now: w.h.clock.now })).rejects.toThrow(/Signature/);
-    // A list the service really signed, but not the one named: the same list served under another host.
+    // A list the service's keys really signed, but not the one named: a deployment under another name.
+    const elsewhere = testApp({ now: w.h.clock.now, env: { PUBLIC_ORIGIN: "http://elsewhere.test" } });
     const swapped = credentialVerifier({
       issuer: ISSUER,
       jwks: (await (await w.h.request("/.well-known/jwks.json")).json()) as { keys: JsonWebKey[] },
       statusList: async (uri) => {
-        const elsewhere = new URL(uri).pathname;
-        const res = await w.h.app.fetch(new Request(`http://elsewhere.test${elsewhere}`, { headers: { "cf-connecting-ip": freshIp() } }), w.h.env, createExecutionContext());
+        const res = await elsewhere.request(new URL(uri).pathname, { headers: { "cf-connecting-ip": freshIp() } });
         return res.text();
       },
     });

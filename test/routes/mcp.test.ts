@@ -327,12 +327,9 @@ describe("verify_attestation", () => {
     expect(await check({ attestation: "hello" })).toMatchObject({ valid: false, reason: "not a compact JWS: three base64url parts separated by dots" });
     const later = testApp({ now: T0 + 15 * 60_000 });
     expect(await check({ attestation }, later)).toMatchObject({ valid: false, reason: `expired at ${new Date(T0 + 15 * 60_000).toISOString()}` });
-    const elsewhere = await h.app.fetch(
-      new Request("https://other.example/mcp", { method: "POST", headers: { ...MCP_HEADERS, "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "verify_attestation", arguments: { attestation } } }) }),
-      h.env,
-      (await import("cloudflare:test")).createExecutionContext(),
-    );
-    expect(((await elsewhere.json()) as Json).result.structuredContent.reason).toBe('issued by "http://trust.test", not by this service (https://other.example)');
+    // A deployment under another name (its public origin) with the same keys.
+    const elsewhere = testApp({ now: T0, env: { PUBLIC_ORIGIN: "https://other.example" } });
+    expect(await check({ attestation }, elsewhere)).toMatchObject({ valid: false, reason: 'issued by "http://trust.test", not by this service (https://other.example)' });
   });
 
   it("refuses arguments it cannot check, as tool errors", async () => {

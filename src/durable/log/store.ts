@@ -2,7 +2,7 @@
 // the start of the rightmost entry bundle on (the bundle is rebuilt from them until it is full and
 // published), one row per append (rows written are what an object's storage is billed by);
 // `edge` the rightmost tile of each level; `agents` a few numbers per agent (see
-// domain/log/acceptance.ts); the key-value store the counters and the last checkpoint.
+// domain/log/acceptance.ts); the key-value store the counters, the last checkpoint and the log's origin.
 
 import type { AgentLog, OpenLeaf } from "../../domain/log/acceptance";
 import { packHashes, unpackHashes, type Edge } from "../../domain/log/integrate";
@@ -54,6 +54,19 @@ export class SequencerStore {
   counters(): SequencerCounters {
     const kv = this.storage.kv;
     return { accepted: kv.get<number>("accepted") ?? 0, published: kv.get<number>("published") ?? 0, batch: kv.get<number>("batch") ?? null };
+  }
+
+  /**
+   * The log's origin, fixed when the log is created (`created()` names it then) and kept for good;
+   * a log from before origins were stored keeps the one its checkpoints carry.
+   */
+  origin(created: () => string): string {
+    const stored = this.storage.kv.get<string>("origin");
+    if (stored) return stored;
+    const checkpoint = this.checkpoint();
+    const origin = checkpoint ? checkpoint.slice(0, checkpoint.indexOf("\n")) : created();
+    this.put("origin", origin);
+    return origin;
   }
 
   /** The signed checkpoint of the published tree, or null before the first. */

@@ -45,7 +45,7 @@ export interface PublicProfile {
 export type AttestationState = { jws: string } | { missing: "suspended" | "not_configured" };
 
 export interface AgentPageView {
-  /** The service's origin as the reader reached it: the attestation's issuer, the URLs shown. */
+  /** The service's public origin: the attestation's issuer, the URLs shown. */
   origin: string;
   face: PublicFace;
   attestation: AttestationState;
