@@ -3,7 +3,7 @@
 // a random ADMIN_TOKEN), so a developer's `npm start` and local data are never touched.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -66,13 +66,25 @@ export async function startService(label, { script, vars = {} } = {}) {
 
 /**
  * The gateway (gateway/wrangler.toml) under `wrangler dev` on a free port, with `vars` overriding its
- * policy; resolves to `{url, stop}` once it answers.
+ * policy; resolves to `{url, stop}` once it answers. `nonceStoreDown`: its nonce store binding names
+ * the objects of a Worker that is not running (as when the store cannot be reached), the rest of its
+ * configuration as shipped.
  */
-export async function startGateway(label, vars) {
+export async function startGateway(label, vars, { nonceStoreDown = false } = {}) {
   const temp = mkdtempSync(join(tmpdir(), `trust-gateway-${label}-`));
   const env = { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: join(temp, "registry"), CI: "true", NO_COLOR: "1" };
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  return runWranglerDev(temp, env, ["-c", join(root, "gateway", "wrangler.toml"), "--persist-to", join(temp, "state"), ...varArgs], false);
+  let config = join(root, "gateway", "wrangler.toml");
+  if (nonceStoreDown) {
+    const shipped = readFileSync(config, "utf8");
+    const moved = shipped
+      .replace(/^main = "src\/index\.ts"$/m, `main = ${JSON.stringify(join(root, "gateway", "src", "index.ts"))}`)
+      .replace(/^class_name = "NonceStore"$/m, 'class_name = "NonceStore"\nscript_name = "agent-trust-nonce-store-down"');
+    if (moved === shipped || !moved.includes("script_name")) throw new Error("gateway/wrangler.toml no longer has the lines nonceStoreDown rewrites");
+    config = join(temp, "wrangler.toml");
+    writeFileSync(config, moved);
+  }
+  return runWranglerDev(temp, env, ["-c", config, "--persist-to", join(temp, "state"), ...varArgs], false);
 }
 
 /** `wrangler dev` (of `script`, else wrangler.toml's main) with `extra` arguments on free ports, until it answers `GET /` (with 2xx when `needOk`). */

@@ -15,11 +15,14 @@ export const ATTESTATION_HEADER = "agent-attestation";
 /** What the gateway tells the origin; any copy a client sends is removed first. */
 export const TRUST_HEADER = "agent-trust";
 
+type Trusted = { kind: "trusted"; standing: Standing; attestation: Attestation };
 type Verdict =
   | { kind: "unsigned" }
   | { kind: "invalid"; reason: string }
   | { kind: "stale"; reason: string }
-  | { kind: "trusted"; standing: Standing; attestation: Attestation };
+  | Trusted
+  /** Everything held, but the nonce store could not say whether the nonce is new. */
+  | { kind: "unchecked"; reason: string; trusted: Trusted };
 
 const caches = new WeakMap<object, TrustCache>();
 
@@ -48,11 +51,17 @@ async function judge(request: Request, env: GatewayEnv, policy: Policy, cache: T
       if (typeof pointer.uri !== "string" || !pointer.uri.startsWith(`${policy.service}/status/`)) return { kind: "invalid", reason: "the status list is not the trust service's" };
       value = await cache.status(pointer.uri, pointer.idx);
     }
-    if (policy.nonces) {
-      if (!signed.nonce) return { kind: "invalid", reason: "a nonce is required" };
-      if (!(await (await nonceSlice(env.NONCE_STORE, signed.nonce)).firstSight(signed.nonce, signed.expires, now))) return { kind: "invalid", reason: "the nonce was already used" };
+    const trusted: Trusted = { kind: "trusted", standing: standingOf(value, attestation), attestation };
+    if (!policy.nonces) return trusted;
+    // Last, once everything else holds: a request refused for another reason spends no nonce.
+    if (!signed.nonce) return { kind: "invalid", reason: "a nonce is required" };
+    let first: boolean;
+    try {
+      first = await (await nonceSlice(env.NONCE_STORE, signed.nonce)).firstSight(signed.nonce, signed.expires, now);
+    } catch (err) {
+      return { kind: "unchecked", reason: `nonce store unreachable: ${err instanceof Error ? err.message : String(err)}`, trusted };
     }
-    return { kind: "trusted", standing: standingOf(value, attestation), attestation };
+    return first ? trusted : { kind: "invalid", reason: "the nonce was already used" };
   } catch (err) {
     if (err instanceof Stale) return { kind: "stale", reason: err.message };
     if (err instanceof BadSignature) return { kind: "invalid", reason: err.message };
@@ -92,6 +101,11 @@ export async function handle(request: Request, env: GatewayEnv, deps: GatewayDep
     const target = policy.origin ? `${policy.origin}${url.pathname}${url.search}` : request.url;
     return deps.fetch(new Request(target, { method: request.method, headers, body: request.body, redirect: "manual" }));
   };
+  const admit = (trusted: Trusted) => {
+    if (policy.refuse.has(trusted.standing)) return refusal(403, `agents whose standing is ${trusted.standing} are not admitted`);
+    headers.set(TRUST_HEADER, agentTrust(trusted.standing, trusted.attestation));
+    return forward();
+  };
   switch (verdict.kind) {
     case "unsigned":
       return policy.unsigned === "refuse" ? refusal(403, "this site admits signed agents only") : forward();
@@ -100,9 +114,11 @@ export async function handle(request: Request, env: GatewayEnv, deps: GatewayDep
     case "stale":
       console.error(JSON.stringify({ level: "error", message: "trust data stale", reason: verdict.reason }));
       return policy.onStale === "closed" ? refusal(503, "agent trust cannot be checked right now") : forward();
+    case "unchecked":
+      console.error(JSON.stringify({ level: "error", message: "nonce store unreachable", reason: verdict.reason }));
+      if (policy.onNonceStoreDown === "closed") return refusal(503, "replay protection cannot be checked right now");
+      return admit(verdict.trusted);
     case "trusted":
-      if (policy.refuse.has(verdict.standing)) return refusal(403, `agents whose standing is ${verdict.standing} are not admitted`);
-      headers.set(TRUST_HEADER, agentTrust(verdict.standing, verdict.attestation));
-      return forward();
+      return admit(verdict);
   }
 }

@@ -8,6 +8,7 @@ export interface PolicyVars {
   INVALID?: string;
   REFUSE?: string;
   NONCES?: string;
+  ON_NONCE_STORE_DOWN?: string;
   REFRESH_S?: string;
   MAX_STALE_S?: string;
   ON_STALE?: string;
@@ -24,7 +25,10 @@ export interface Policy {
   unsigned: "pass" | "refuse";
   invalid: "pass" | "refuse";
   refuse: Set<Standing>;
+  /** Every signature's nonce is single use (the gateway's nonce store); off only where the policy says `NONCES = "off"`. */
   nonces: boolean;
+  /** The nonce store cannot be reached: `closed` refuses signed requests (503), `open` admits them unchecked for replay. */
+  onNonceStoreDown: "closed" | "open";
   refreshMs: number;
   maxStaleMs: number;
   onStale: "closed" | "open";
@@ -34,6 +38,25 @@ const seconds = (raw: string | undefined, fallback: number) => {
   const n = Number(raw ?? fallback);
   return (Number.isFinite(n) && n >= 0 ? n : fallback) * 1000;
 };
+
+/**
+ * Replay protection is on unless the site writes `NONCES = "off"`: a missing or empty value keeps it,
+ * and a value the gateway does not know is a misconfiguration rather than a silent off.
+ */
+function nonceRule(raw: string | undefined): boolean {
+  const value = (raw ?? "").trim();
+  if (value === "" || value === "required") return true;
+  if (value === "off") return false;
+  throw new Error(`NONCES must be "required" or "off", not ${JSON.stringify(raw)}`);
+}
+
+/** A variable with a closed set of values, the first the default. */
+function oneOf<T extends string>(name: string, raw: string | undefined, values: readonly [T, ...T[]]): T {
+  const value = (raw ?? "").trim();
+  if (value === "") return values[0];
+  if (!(values as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${values.join(", ")}`);
+  return value as T;
+}
 
 /** The policy; a misconfiguration throws (the gateway answers 500 rather than guess). */
 export function policyOf(env: PolicyVars): Policy {
@@ -51,7 +74,8 @@ export function policyOf(env: PolicyVars): Policy {
     unsigned: env.UNSIGNED === "refuse" ? "refuse" : "pass",
     invalid: env.INVALID === "pass" ? "pass" : "refuse",
     refuse,
-    nonces: env.NONCES === "required",
+    nonces: nonceRule(env.NONCES),
+    onNonceStoreDown: oneOf("ON_NONCE_STORE_DOWN", env.ON_NONCE_STORE_DOWN, ["closed", "open"]),
     refreshMs: seconds(env.REFRESH_S, 300),
     maxStaleMs: seconds(env.MAX_STALE_S, 3600),
     onStale: env.ON_STALE === "open" ? "open" : "closed",

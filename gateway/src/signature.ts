@@ -18,6 +18,9 @@ export interface Signed {
 
 export class BadSignature extends Error {}
 
+/** The components every signature must cover. */
+export const COVERAGE = "the signature must cover @method, @authority and @path (or @target-uri)";
+
 /** The agent's public key from `Agent-Key` (a JSON JWK: kty OKP, crv Ed25519, x; nothing private). */
 async function agentKey(request: Request): Promise<{ jwk: JsonWebKey; thumbprint: string }> {
   const raw = request.headers.get(AGENT_KEY_HEADER);
@@ -35,7 +38,7 @@ async function agentKey(request: Request): Promise<{ jwk: JsonWebKey; thumbprint
 
 /**
  * The signer's key thumbprint, nonce and expiry, once the signature verifies with the Agent-Key
- * key, names it as keyid, covers @authority, and lives at most 60 seconds (web-bot-auth refuses one
+ * key, names it as keyid, covers @method, @authority and @path (or @target-uri), and lives at most 60 seconds (web-bot-auth refuses one
  * created in the future or expired).
  */
 export async function verifySigned(request: Request): Promise<Signed> {
@@ -47,7 +50,11 @@ export async function verifySigned(request: Request): Promise<Signed> {
   } catch {
     throw new BadSignature("Signature-Input is not an RFC 9421 signature input");
   }
-  if (!covered.includes("@authority")) throw new BadSignature("the signature must cover @authority");
+  // A signature over less would be admitted on any other path or method of the site (a GET's
+  // signature replayed as a POST to /admin): it must name the method, the host and the path.
+  if (!covered.includes("@method") || !covered.includes("@authority") || !(covered.includes("@path") || covered.includes("@target-uri"))) {
+    throw new BadSignature(COVERAGE);
+  }
   const publicKey = await crypto.subtle.importKey("jwk", key.jwk, { name: "Ed25519" }, false, ["verify"]);
   let signed: Signed | null = null;
   try {

@@ -23,9 +23,12 @@ let origin: Server;
 let originUrl: string;
 /** REFUSE caution, suspended, gone; nonces required; invalid refused; unsigned passes. */
 let strict: Started;
-/** Refreshes on every use and tolerates no stale copy: closed, and open. */
+/** Refreshes on every use and tolerates no stale copy: closed (nonces as shipped), and open (nonces off). */
 let closed: Started;
 let open: Started;
+/** The shipped policy, its nonce store out of reach; and the same with ON_NONCE_STORE_DOWN = "open". */
+let storeDown: Started;
+let storeDownOpen: Started;
 const received: { path: string; trust: string | undefined }[] = [];
 const agents: Record<"good" | "caution" | "suspended", Agent> = {} as never;
 
@@ -93,10 +96,12 @@ beforeAll(async () => {
   // Its own service: its own rate limits, and status lists rebuilt every second.
   service = await startService("gateway", { vars: { STATUS_LIST_REBUILD_S: "1" } });
   const base = { TRUST_SERVICE: service.url, ORIGIN: originUrl };
-  [strict, closed, open] = await Promise.all([
+  [strict, closed, open, storeDown, storeDownOpen] = await Promise.all([
     startGateway("strict", { ...base, REFUSE: "caution,suspended,gone", NONCES: "required", INVALID: "refuse", UNSIGNED: "pass" }),
     startGateway("closed", { ...base, REFRESH_S: "0", MAX_STALE_S: "0", ON_STALE: "closed" }),
-    startGateway("open", { ...base, REFRESH_S: "0", MAX_STALE_S: "0", ON_STALE: "open" }),
+    startGateway("open", { ...base, REFRESH_S: "0", MAX_STALE_S: "0", ON_STALE: "open", NONCES: "off" }),
+    startGateway("store-down", base, { nonceStoreDown: true }),
+    startGateway("store-down-open", { ...base, ON_NONCE_STORE_DOWN: "open" }, { nonceStoreDown: true }),
   ]);
 
   const owner = await operator("Owner");
@@ -122,7 +127,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([strict, closed, open, service].filter(Boolean).map((s) => s.stop()));
+  await Promise.all([strict, closed, open, storeDown, storeDownOpen, service].filter(Boolean).map((s) => s.stop()));
   await new Promise((resolve) => origin?.close(resolve));
 });
 
@@ -195,6 +200,65 @@ describe("the gateway", () => {
     // A signature made for another host.
     const elsewhere = await through(strict, await gatewayHeaders("https://elsewhere.example/offers", agents.good.key.privateJwk, agents.good.attestation));
     expect(elsewhere.status).toBe(403);
+  });
+});
+
+describe("what a signature binds", () => {
+  it("refuses a signature sent to another path or with another method, and one that does not cover method, host and path", async () => {
+    received.length = 0;
+    // Signed for GET /offers, sent to /admin: @path is covered, so the signature base differs.
+    const pathSwapped = await through(strict, await signedFor(strict, agents.good), "/admin");
+    expect(pathSwapped.status).toBe(403);
+    expect(await pathSwapped.json()).toEqual({ error: "the signature does not verify" });
+    // Signed for GET, sent as POST.
+    const methodSwapped = await fetch(`${strict.url}/offers`, { method: "POST", headers: await signedFor(strict, agents.good), body: "{}" });
+    expect(methodSwapped.status).toBe(403);
+    expect(await methodSwapped.json()).toEqual({ error: "the signature does not verify" });
+    // A signature over less would verify on another path or method: made for GET /offers, sent as POST /admin.
+    const signer = await Ed25519Signer.fromJWK(agents.good.key.privateJwk);
+    for (const components of [["@authority"], ["@authority", "@path"], ["@method", "@authority"], ["@method", "@path"]]) {
+      const now = Date.now();
+      const narrow = await signatureHeaders(new Request(`${strict.url}/offers`), signer, { created: new Date(now), expires: new Date(now + 30_000), components });
+      const res = await fetch(`${strict.url}/admin`, { method: "POST", headers: { ...(await signedFor(strict, agents.good)), ...narrow }, body: "{}" });
+      expect(res.status, components.join(" ")).toBe(403);
+      expect(await res.json()).toEqual({ error: "the signature must cover @method, @authority and @path (or @target-uri)" });
+    }
+    // @target-uri stands for @path (it holds the path, and more).
+    const now = Date.now();
+    const wide = await signatureHeaders(new Request(`${strict.url}/offers`), signer, { created: new Date(now), expires: new Date(now + 30_000), components: ["@method", "@authority", "@target-uri"] });
+    expect((await through(strict, { ...(await signedFor(strict, agents.good)), ...wide })).status).toBe(200);
+    expect(received.map((r) => r.path)).toEqual(["/offers"]);
+  });
+});
+
+describe("nonces", () => {
+  it("are single use as shipped (no NONCES in the policy): a replayed request is refused", async () => {
+    const headers = await signedFor(closed, agents.good);
+    expect((await through(closed, headers)).status).toBe(200);
+    const replay = await through(closed, headers);
+    expect(replay.status).toBe(403);
+    expect(await replay.json()).toEqual({ error: "the nonce was already used" });
+  });
+
+  it("are not checked where the policy says NONCES = off: the replay is admitted", async () => {
+    received.length = 0;
+    const headers = await signedFor(open, agents.good);
+    expect((await through(open, headers)).status).toBe(200);
+    expect((await through(open, headers)).status).toBe(200);
+    expect(received.map((r) => r.trust)).toEqual([`rec=review;score=500;level=2;sid="${agents.good.sid}"`, `rec=review;score=500;level=2;sid="${agents.good.sid}"`]);
+  });
+
+  it("whose store cannot be reached refuse a signed request (503) by default, and admit it where the policy says open", async () => {
+    received.length = 0;
+    const refused = await through(storeDown, await signedFor(storeDown, agents.good));
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({ error: "replay protection cannot be checked right now" });
+    expect(received).toEqual([]);
+    // Unsigned requests never need the store.
+    expect((await through(storeDown, {})).status).toBe(200);
+    const admitted = await through(storeDownOpen, await signedFor(storeDownOpen, agents.good));
+    expect(admitted.status).toBe(200);
+    expect(received.map((r) => r.trust)).toEqual([undefined, `rec=review;score=500;level=2;sid="${agents.good.sid}"`]);
   });
 });
 
