@@ -17,6 +17,7 @@ const policy: Policy = {
   invalid: "refuse",
   refuse: new Set(["suspended"]),
   nonces: false,
+  onNonceStoreDown: "closed",
   refreshMs: 300_000,
   maxStaleMs: 3_600_000,
   onStale: "closed",
