@@ -1,3 +1,4 @@
+export function workerSecrets(kid?: string): Record<string, string>;
 export function generatedSecrets(): Record<string, string>;
 export function secretVarArgs(prefix?: string): string[];
 export function newWebhookSecretKey(): string;

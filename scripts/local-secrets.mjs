@@ -1,6 +1,8 @@
-// Secrets made once per checkout for local development and tests (never committed): an attestation
-// signing key, the key that seals webhook secrets at rest, and the transparency log's keys (the key
-// that names agents in the log, and a checkpoint signing key).
+// The Worker's secrets that are made anew: an attestation signing key, the key that seals webhook
+// secrets at rest, the reporters' commitment key and the transparency log's keys (the key that names
+// agents in the log, and a checkpoint signing key). `npm start` writes them into .dev.vars once per
+// checkout (never committed), the tests make their own, and `npm run deploy` sets those a deployed
+// Worker lacks: one list for all three.
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { attestationKeysVar } from "./attestation-key.mjs";
 
@@ -18,25 +20,18 @@ export function newLogSigningKeys() {
   return JSON.stringify([{ kty, crv, x, d }]);
 }
 
-/** Variables a fresh .dev.vars needs beyond .dev.vars.example, made anew. */
-export const generatedSecrets = () => ({
-  ATTESTATION_KEYS: `'${attestationKeysVar()}'`,
+/** Every made secret, new values as the Worker reads them (`kid`: the attestation key's). */
+export const workerSecrets = (kid) => ({
+  ATTESTATION_KEYS: attestationKeysVar(kid),
   WEBHOOK_SECRET_KEY: newWebhookSecretKey(),
   REPORTER_KEY: newHmacSecret(),
   LOG_KEY: newLogKey(),
-  LOG_SIGNING_KEYS: `'${newLogSigningKeys()}'`,
+  LOG_SIGNING_KEYS: newLogSigningKeys(),
 });
 
+/** Variables a fresh .dev.vars needs beyond .dev.vars.example, made anew (JSON values quoted for .dev.vars). */
+export const generatedSecrets = () =>
+  Object.fromEntries(Object.entries(workerSecrets()).map(([name, value]) => [name, value.startsWith("[") ? `'${value}'` : value]));
+
 /** The same, as `--var NAME:value` arguments of wrangler dev. */
-export const secretVarArgs = (prefix = "local") => [
-  "--var",
-  `ATTESTATION_KEYS:${attestationKeysVar(prefix)}`,
-  "--var",
-  `WEBHOOK_SECRET_KEY:${newWebhookSecretKey()}`,
-  "--var",
-  `REPORTER_KEY:${newHmacSecret()}`,
-  "--var",
-  `LOG_KEY:${newLogKey()}`,
-  "--var",
-  `LOG_SIGNING_KEYS:${newLogSigningKeys()}`,
-];
+export const secretVarArgs = (prefix = "local") => Object.entries(workerSecrets(prefix)).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
