@@ -7,7 +7,7 @@
 // with them, and with --gateway the gateway. docs/operations.md#deploy says it step by step.
 //
 //   --dry-run          read the account and print the plan; change nothing
-//   --domain HOST      the public host: the Worker's custom domain and LOG_ORIGIN (needed once)
+//   --domain HOST      the public host: the Worker's custom domain, PUBLIC_ORIGIN https://HOST (needed once)
 //   --email-from ADDR  e-mail operators' keys from this address (send_email binding EMAIL)
 //   --location HINT    where the D1 databases it creates live: weur, eeur, apac, oc, wnam, enam
 //   --gateway          deploy the gateway Worker (gateway/) too, trusting this deployment
@@ -101,11 +101,12 @@ async function main(): Promise<void> {
   const intended = deployConfig(config, new Map(), options.settings, secretNames);
   const refused = localOnlySettings(intended);
   if (refused.length > 0) throw new Refusal(`Refused: settings for local development only:\n${refused.map((p) => `  - ${p}`).join("\n")}`);
-  const origin = String(intended.vars.LOG_ORIGIN);
-  if (previous?.vars?.LOG_ORIGIN !== undefined && previous.vars.LOG_ORIGIN !== origin) {
+  // The origin is the service's name: a run that would rename a deployment stops (a mistyped --domain).
+  const origin = String(intended.vars.PUBLIC_ORIGIN);
+  if (previous?.vars?.PUBLIC_ORIGIN !== undefined && previous.vars.PUBLIC_ORIGIN !== origin) {
     throw new Refusal(
-      `Refused: LOG_ORIGIN would change from ${previous.vars.LOG_ORIGIN} to ${origin}, and it names the transparency logs ` +
-        `for good. Deploy with --domain ${previous.vars.LOG_ORIGIN}; if that deployment is gone for good, delete ${DEPLOY_CONFIG} first.`,
+      `Refused: PUBLIC_ORIGIN would change from ${previous.vars.PUBLIC_ORIGIN} to ${origin}, the name relying parties and ` +
+        `gateways know the service by (the issuer of its attestations). To move it on purpose, delete ${DEPLOY_CONFIG} first.`,
     );
   }
   const gatewayFile = join(dir, "gateway", "wrangler.toml");
@@ -210,8 +211,8 @@ async function carryOut(wrangler: Wrangler, dir: string, plan: Plan, config: Raw
     if (deployed.status !== 0) throw new Failure("The gateway's deploy failed (above); the service is deployed. Run npm run deploy -- --gateway again.");
   }
   print();
-  print(`Deployed. Check it: curl -s https://${plan.origin}/health`);
-  print(`Admin CLI: ADMIN_TOKEN=... npm run admin -- --url https://${plan.origin} applications`);
+  print(`Deployed. Check it: curl -s ${plan.origin}/health`);
+  print(`Admin CLI: ADMIN_TOKEN=<the token> npm run admin -- --url ${plan.origin} applications`);
 }
 
 main().catch((err: unknown) => {

@@ -43,7 +43,7 @@ export const bucketNames = (config: RawConfig): string[] => unique((config.r2_bu
 
 /** What a deploy adds to the tracked configuration; given once, read back from wrangler.deploy.toml. */
 export interface Settings {
-  /** The public host: the Worker's custom domain and LOG_ORIGIN. */
+  /** The public host: the Worker's custom domain, and PUBLIC_ORIGIN https://<domain>. */
   domain?: string;
   /** The sender of keys' e-mails (a `send_email` binding EMAIL restricted to it). */
   emailFrom?: string;
@@ -74,7 +74,7 @@ export function deployConfig(config: RawConfig, ids: Map<string, string>, settin
   out.d1_databases = (out.d1_databases ?? []).map((d: RawConfig) => ({ ...d, database_id: ids.get(d.database_name) ?? d.database_id }));
   out.vars = { ...out.vars };
   if (settings.domain) {
-    out.vars.LOG_ORIGIN = settings.domain;
+    out.vars.PUBLIC_ORIGIN = `https://${settings.domain}`;
     const routes = (out.routes ?? []).filter((r: RawConfig) => r?.pattern !== settings.domain);
     out.routes = [...routes, { pattern: settings.domain, custom_domain: true }];
   }
@@ -87,19 +87,19 @@ export function deployConfig(config: RawConfig, ids: Map<string, string>, settin
   return out;
 }
 
-/** The gateway's configuration: it accepts the attestations of this deployment. */
+/** The gateway's configuration: it accepts the attestations of this deployment (`origin`: PUBLIC_ORIGIN). */
 export function gatewayDeployConfig(gateway: RawConfig, origin: string): RawConfig {
-  return { ...structuredClone(gateway), vars: { ...gateway.vars, TRUST_SERVICE: `https://${origin}` } };
+  return { ...structuredClone(gateway), vars: { ...gateway.vars, TRUST_SERVICE: origin } };
 }
 
-/** LOG_ORIGIN's host, without a port; "" when unset. */
-export const originHost = (config: RawConfig): string =>
-  String(config.vars?.LOG_ORIGIN ?? "")
-    .trim()
-    .replace(/^https?:\/\//, "")
-    .replace(/\/.*$/, "")
-    .replace(/^\[(.*)\](:\d+)?$/, "$1")
-    .replace(/^([^:]*):\d+$/, "$1");
+/** PUBLIC_ORIGIN as a URL, or null when it is not one. */
+function publicOrigin(config: RawConfig): URL | null {
+  try {
+    return new URL(String(config.vars?.PUBLIC_ORIGIN ?? ""));
+  } catch {
+    return null;
+  }
+}
 
 const isOn = (value: unknown) => value !== undefined && !["", "false", "0"].includes(String(value).trim().toLowerCase());
 
@@ -121,10 +121,12 @@ export function localOnlySettings(config: RawConfig): string[] {
     if (/LOOPBACK/i.test(name) && isOn(value)) problems.push(`${name} = "${value}": webhooks and callbacks to loopback addresses (local development only)`);
   }
   if (isOn(vars.D1_METER)) problems.push(`D1_METER = "${vars.D1_METER}": every D1 call counted, for benchmarks only`);
-  if (isLocalHost(originHost(config))) {
+  const origin = publicOrigin(config);
+  const host = origin?.hostname.replace(/^\[(.*)\]$/, "$1") ?? "";
+  if (!origin || origin.protocol !== "https:" || isLocalHost(host)) {
     problems.push(
-      `LOG_ORIGIN = "${vars.LOG_ORIGIN ?? ""}" is not a public host name, and it names the transparency logs for good: ` +
-        "pass --domain <your public host> (or set LOG_ORIGIN in wrangler.toml)",
+      `PUBLIC_ORIGIN = "${vars.PUBLIC_ORIGIN ?? ""}" is not a public https origin, and it is the service's name (the issuer of ` +
+        "its attestations, the host of its logs): pass --domain <your public host> (or set PUBLIC_ORIGIN in wrangler.toml)",
     );
   }
   return problems;

@@ -85,14 +85,14 @@ export function printPlan(plan: Plan, print: (line: string) => void): void {
   print("  Secrets");
   for (const s of plan.secrets) named(s.name, s.exists ? "exists, kept" : "generate and set");
   print("  Settings");
-  print(`    LOG_ORIGIN ${plan.origin}${plan.settings.domain ? ` (custom domain ${plan.settings.domain})` : ""}`);
+  print(`    PUBLIC_ORIGIN ${plan.origin}${plan.settings.domain ? ` (custom domain ${plan.settings.domain})` : ""}`);
   print(
     plan.settings.emailFrom
       ? `    e-mail: keys sent from ${plan.settings.emailFrom} (send_email binding EMAIL)`
       : "    e-mail: none (admin approval and recovery answer 503 until it is set: --email-from)",
   );
   if (plan.gateway) {
-    print(`  Gateway: deployed with TRUST_SERVICE https://${plan.origin}`);
+    print(`  Gateway: deployed with TRUST_SERVICE ${plan.origin}`);
     if (!plan.gateway.routes) print("    no route in gateway/wrangler.toml: it serves on workers.dev until you add your site's");
   }
   if (changes(plan) === 0) print("  Nothing to create, migrate or set: the code is deployed again.");

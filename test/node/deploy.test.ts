@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const WORKER = "agent-trust-service";
 const DOMAIN = "trust.example.com";
+const ORIGIN = `https://${DOMAIN}`;
 const sqlFiles = (folder: string) => readdirSync(join(root, folder)).filter((f) => f.endsWith(".sql")).sort();
 const CONTROL = sqlFiles("migrations");
 const SHARD = sqlFiles("migrations-shard");
@@ -92,7 +93,7 @@ describe("npm run deploy", () => {
     expect(run.stdout).toMatch(new RegExp(`SHARD_1 +agent-trust-shard-1 +${SHARD.length} to apply: ${SHARD[0]} … ${SHARD.at(-1)}`));
     for (const name of [...QUEUES, ...BUCKETS]) expect(run.stdout).toMatch(new RegExp(`\\n    ${name} +create\\n`));
     for (const name of SECRETS) expect(run.stdout).toMatch(new RegExp(`\\n    ${name} +generate and set\\n`));
-    expect(run.stdout).toContain(`LOG_ORIGIN ${DOMAIN} (custom domain ${DOMAIN})`);
+    expect(run.stdout).toContain(`PUBLIC_ORIGIN ${ORIGIN} (custom domain ${DOMAIN})`);
     expect(run.stdout).toContain("Dry run: nothing was changed.");
   });
 
@@ -109,7 +110,7 @@ describe("npm run deploy", () => {
     expect(state.workers[WORKER].deployments).toHaveLength(1);
     expect(deployed.migrations).toEqual({ DB: CONTROL, SHARD_0: SHARD, SHARD_1: SHARD });
     expect(database(state, "agent-trust-shard-1").history).toEqual(SHARD.map((f) => `d1_shard_migrations/${f}`));
-    expect(deployed.vars.LOG_ORIGIN).toBe(DOMAIN);
+    expect(deployed.vars.PUBLIC_ORIGIN).toBe(ORIGIN);
     expect(deployed.routes).toEqual([{ pattern: DOMAIN, custom_domain: true }]);
 
     const secrets = state.workers[WORKER].secrets;
@@ -129,11 +130,11 @@ describe("npm run deploy", () => {
       ["SHARD_1", database(state, "agent-trust-shard-1").uuid, "d1_shard_migrations"],
     ]);
     expect(written.routes).toEqual([{ pattern: DOMAIN, custom_domain: true }]);
-    expect(written.vars.LOG_ORIGIN).toBe(DOMAIN);
+    expect(written.vars.PUBLIC_ORIGIN).toBe(ORIGIN);
     expect([...(written.secrets?.required ?? [])].sort()).toEqual(SECRETS);
     expect(readFileSync(join(project, "wrangler.toml"), "utf8")).toBe(readFileSync(join(root, "wrangler.toml"), "utf8"));
 
-    expect(state.workers["agent-trust-gateway"].deployments[0].vars.TRUST_SERVICE).toBe(`https://${DOMAIN}`);
+    expect(state.workers["agent-trust-gateway"].deployments[0].vars.TRUST_SERVICE).toBe(ORIGIN);
   });
 
   it("a second run creates nothing, applies nothing and sets no secret: it deploys the code again", () => {
@@ -155,7 +156,7 @@ describe("npm run deploy", () => {
     expect(state.queues).toEqual(after.queues);
     expect(state.buckets).toEqual(after.buckets);
     expect(state.workers[WORKER].secrets).toEqual(after.workers[WORKER].secrets);
-    expect(state.workers[WORKER].deployments[1]).toMatchObject({ secretsSet: [], vars: { LOG_ORIGIN: DOMAIN } });
+    expect(state.workers[WORKER].deployments[1]).toMatchObject({ secretsSet: [], vars: { PUBLIC_ORIGIN: ORIGIN } });
     expect(again.stdout).not.toMatch(/^ {2}[A-Z_]+=/m);
   });
 
@@ -210,10 +211,11 @@ describe("npm run deploy", () => {
   });
 
   it.each([
-    ["RETURN_KEYS_IN_RESPONSES", (toml: string) => toml.replace("[vars]\n", '[vars]\nRETURN_KEYS_IN_RESPONSES = "true"\n'), ["--domain", DOMAIN]],
-    ["ALLOW_LOOPBACK_WEBHOOKS", (toml: string) => toml.replace("[vars]\n", '[vars]\nALLOW_LOOPBACK_WEBHOOKS = "true"\n'), ["--domain", DOMAIN]],
-    ["LOG_ORIGIN", (toml: string) => toml, []], // npm start's 127.0.0.1:8787, without --domain
-  ])("refuses a configuration with a local-only %s before it asks the account anything", (name, edit, args) => {
+    ["RETURN_KEYS_IN_RESPONSES = true", "RETURN_KEYS_IN_RESPONSES", (toml: string) => toml.replace("[vars]\n", '[vars]\nRETURN_KEYS_IN_RESPONSES = "true"\n'), ["--domain", DOMAIN]],
+    ["ALLOW_LOOPBACK_WEBHOOKS = true", "ALLOW_LOOPBACK_WEBHOOKS", (toml: string) => toml.replace("[vars]\n", '[vars]\nALLOW_LOOPBACK_WEBHOOKS = "true"\n'), ["--domain", DOMAIN]],
+    ["npm start's PUBLIC_ORIGIN (no --domain)", "PUBLIC_ORIGIN", (toml: string) => toml, []],
+    ["a PUBLIC_ORIGIN over http", "PUBLIC_ORIGIN", (toml: string) => toml.replace(/^PUBLIC_ORIGIN = .*$/m, 'PUBLIC_ORIGIN = "http://trust.example.com"'), []],
+  ])("refuses a configuration with %s before it asks the account anything", (_, name, edit, args) => {
     const { read, deploy } = setUp({}, edit);
     const run = deploy(...args);
     expect(run.status).toBe(2);
