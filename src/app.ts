@@ -39,7 +39,7 @@ import { registerWaitlist } from "./routes/waitlist";
 import { registerLog } from "./routes/log";
 import { registerEntries } from "./routes/entries";
 import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
-import { registerMcp } from "./routes/mcp";
+import { MCP_PATH, mcpGuard, registerMcp } from "./routes/mcp";
 import { registerA2A } from "./routes/a2a";
 
 /**
@@ -74,6 +74,8 @@ export function createApp(deps: Partial<Deps> = {}) {
   // Cached badges are answered before the rest of the middleware: a hit needs none of it.
   app.use("/badge/*", badgeFromCache);
   app.use("*", selectForm);
+  // Before the body reader, which presents every body as JSON: /mcp serves JSON bodies only.
+  app.use(MCP_PATH, mcpGuard);
   app.use("*", readBody);
   app.use("*", d1Session);
 

@@ -54,6 +54,12 @@ declare namespace Cloudflare {
      * (`<host>/log/<n>`, fixed when a log is created). `npm start` sets it from the port it serves on.
      */
     PUBLIC_ORIGIN?: string;
+    /**
+     * Origins besides PUBLIC_ORIGIN whose pages may call /mcp (comma-separated, e.g.
+     * "https://trust-dev.example.com"); a request with any other Origin is 403. Clients that are not
+     * browsers send no Origin and are not affected.
+     */
+    MCP_ALLOWED_ORIGINS?: string;
     /** Names agents in the log, HMAC-SHA256(LOG_KEY, sid): 32 random bytes, base64 (a Worker secret). */
     LOG_KEY?: string;
     /** Checkpoint signing keys: a JSON array of private Ed25519 JWKs or base64 seeds; all sign, all are published. */

@@ -1377,7 +1377,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol server (Streamable HTTP, stateless): tools check_agent, get_score, get_report, report_transaction, verify_attestation
-         * @description JSON-RPC 2.0 messages as MCP's Streamable HTTP transport sends them (`Accept: application/json, text/event-stream`), answered as JSON; no session (no `Mcp-Session-Id`), so GET and DELETE are 405. Each tool calls the REST route it mirrors in-process with this request's `Authorization`, `CF-Connecting-IP` and `API-Version`: the route's limit, key and scope checks, validation texts and idempotency apply unchanged, and its refusal becomes a tool result with `isError: true` and `structuredContent: {status, error, request_id}`. `tools/list` describes each tool with its JSON Schema. See docs/mcp.md.
+         * @description JSON-RPC 2.0 messages as MCP's Streamable HTTP transport sends them (`Content-Type: application/json`, `Accept: application/json, text/event-stream`), answered as JSON; no session (no `Mcp-Session-Id`), so GET and DELETE are 405. Only `application/json` bodies are served (415 otherwise: a web page cannot send one cross-origin without a preflight, and `/mcp` answers preflights with no CORS headers); an `Origin` other than the service's own and MCP_ALLOWED_ORIGINS is 403. A request whose params do not fit its method (`arguments` not an object, `name` not a string) is JSON-RPC -32602 with a one-line message; a tool argument of the wrong type or value is the tool's error result. Each tool calls the REST route it mirrors in-process with this request's `Authorization`, `CF-Connecting-IP` and `API-Version`: the route's limit, key and scope checks, validation texts and idempotency apply unchanged, and its refusal becomes a tool result with `isError: true` and `structuredContent: {status, error, request_id}`. `tools/list` describes each tool with its JSON Schema. See docs/mcp.md.
          *
          *     Public; an API key is optional, and what needs one is checked, scope and limit, as on the route it mirrors.
          */
@@ -12319,6 +12319,27 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcResponse"];
                 };
             };
+            /** @description An `Origin` header that is not on the allow list: this service's public origin and MCP_ALLOWED_ORIGINS (a request without Origin, from a client that is not a browser, passes) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Forbidden: this Origin may not call /mcp"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
             /** @description The Accept header does not list both application/json and text/event-stream */
             406: {
                 headers: {
@@ -12360,7 +12381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorB"];
                 };
             };
-            /** @description A POST without a body (every body is read as JSON) */
+            /** @description A Content-Type other than application/json (case and parameters aside), or none */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -46,6 +46,18 @@ export class ApiError extends Error {
 
 export const KEY_PREFIX = "sk_svc_";
 
+/**
+ * The MCP endpoint's JSON-RPC errors answered before any tool runs (protocol errors, not Form A or
+ * B bodies): `{jsonrpc: "2.0", id, error: {code, message}}` with these messages.
+ */
+export const protocolErrors = {
+  unsupportedMediaType: { code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" },
+  forbiddenOrigin: { code: -32000, message: "Forbidden: this Origin may not call /mcp" },
+  batchTooLarge: (max: number) => ({ code: -32600, message: `Invalid Request: a batch holds at most ${max} messages` }),
+  /** A request its method's schema refuses (`arguments` not an object, `name` not a string): one line, never the validator's dump. */
+  invalidParams: (where: string, problem: string) => ({ code: -32602, message: `Invalid params: ${where ? `${where}: ` : ""}${problem.replace(/\s+/g, " ")}` }),
+};
+
 // The spec's exact texts, in one place.
 export const errors = {
   invalidJson: () => new ApiError("invalid_request", "Invalid JSON body"),

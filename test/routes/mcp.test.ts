@@ -66,7 +66,7 @@ describe("the MCP endpoint", () => {
       const operation = doc.paths["/mcp"].post;
       expect(Object.keys(operation).sort()).toEqual(["description", "operationId", "parameters", "requestBody", "responses", "security", "summary", "tags"]);
       expect(operation.security).toEqual([{}, { bearerAuth: [] }]);
-      expect(Object.keys(operation.responses)).toEqual(["200", "202", "400", "406", "413", "415"]);
+      expect(Object.keys(operation.responses)).toEqual(["200", "202", "400", "403", "406", "413", "415"]);
       expect(doc.paths["/agents/{sid}/a2a-extension"].get.operationId).toBe("getA2AExtension");
     }
   });
@@ -98,6 +98,106 @@ describe("the MCP endpoint", () => {
     expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: a batch holds at most 10 messages" } });
     // Nothing ran: the address still has its five public checks.
     for (let i = 0; i < 5; i++) expect((await tool(h, "check_agent", { sid }, { "cf-connecting-ip": ip })).isError).toBeUndefined();
+  });
+});
+
+describe("who may call it", () => {
+  const call = (h: App, args: Json, headers: Record<string, string>, body?: string) =>
+    h.request("/mcp", { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: body ?? JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method: "tools/call", params: { name: "check_agent", arguments: args } }) });
+
+  it("serves only Content-Type application/json (any case, any parameters): a page's text/plain request is 415 and runs nothing", async () => {
+    const h = testApp({ now: T0 });
+    const { sid } = await agentOf();
+    const ip = freshIp();
+    // What a page can send cross-origin without a preflight (a CORS "simple" request), and no type at all.
+    for (const type of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "application/json-patch+json", ""]) {
+      const res = await call(h, { sid }, { "content-type": type, "cf-connecting-ip": ip });
+      expect(res.status, type).toBe(415);
+      expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" } });
+    }
+    for (const type of ["application/json", "Application/JSON; charset=utf-8", "APPLICATION/JSON ;charset=UTF-8"]) {
+      const res = await call(h, { sid }, { "content-type": type, "cf-connecting-ip": ip });
+      expect(res.status, type).toBe(200);
+      expect(((await res.json()) as Json).result.isError, type).toBeUndefined();
+    }
+    // The three above were the address's first public reads: two are left.
+    expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).status).toBe(200);
+    expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).status).toBe(200);
+    expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).status).toBe(429);
+  });
+
+  it("refuses an Origin that is not the service's own nor on MCP_ALLOWED_ORIGINS (403, nothing run); no Origin passes", async () => {
+    const h = testApp({ now: T0, env: { MCP_ALLOWED_ORIGINS: " https://console.example , not an origin,https://ops.example:8443" } });
+    const { sid } = await agentOf();
+    const ip = freshIp();
+    for (const origin of ["https://evil.example", "null", "http://trust.test.evil.example", "https://console.example.evil", "http://console.example", "https://ops.example"]) {
+      const res = await call(h, { sid }, { origin, "cf-connecting-ip": ip });
+      expect(res.status, origin).toBe(403);
+      expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Forbidden: this Origin may not call /mcp" } });
+      expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    }
+    for (const origin of ["http://trust.test", "https://console.example", "https://ops.example:8443", undefined]) {
+      const res = await call(h, { sid }, { ...(origin ? { origin } : {}), "cf-connecting-ip": ip });
+      expect(res.status, origin).toBe(200);
+      expect(res.headers.get("access-control-allow-origin"), origin).toBeNull();
+    }
+    // The four allowed calls spent four of the five public reads; the refused ones none.
+    expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).status).toBe(200);
+    expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).status).toBe(429);
+  });
+
+  it("answers a preflight without Access-Control-Allow-Origin", async () => {
+    const h = testApp({ now: T0 });
+    const res = await h.request("/mcp", {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, authorization" },
+    });
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    expect(res.headers.get("access-control-allow-headers")).toBeNull();
+    expect(res.headers.get("access-control-allow-methods")).toBeNull();
+  });
+});
+
+describe("malformed requests", () => {
+  const send = (h: App, body: unknown) => h.request("/mcp", { method: "POST", headers: MCP_HEADERS, body });
+
+  it("answer JSON-RPC -32602 with one line, never an internal error with the validator's dump", async () => {
+    const h = testApp({ now: T0 });
+    const { sid } = await agentOf();
+    const cases: [Json | undefined, string][] = [
+      [{ name: "check_agent", arguments: [sid] }, "Invalid params: params.arguments: "],
+      [{ name: "check_agent", arguments: "sid" }, "Invalid params: params.arguments: "],
+      [{ name: "check_agent", arguments: null }, "Invalid params: params.arguments: "],
+      [{ name: 7, arguments: { sid } }, "Invalid params: params.name: "],
+      [{ arguments: { sid } }, "Invalid params: params.name: "],
+      [undefined, "Invalid params: params: "],
+    ];
+    for (const [params, start] of cases) {
+      const res = await send(h, { jsonrpc: "2.0", id: 41, method: "tools/call", ...(params === undefined ? {} : { params }) });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Json;
+      expect(body, JSON.stringify(params)).toEqual({ jsonrpc: "2.0", id: 41, error: { code: -32602, message: expect.stringMatching(/^Invalid params: /) } });
+      expect(body.error.message.startsWith(start), body.error.message).toBe(true);
+      expect(body.error.message).not.toMatch(/\n|\[|\{/);
+      expect(body.error.message.length).toBeLessThan(120);
+    }
+    const list = (await (await send(h, { jsonrpc: "2.0", id: 42, method: "tools/list", params: { cursor: 5 } })).json()) as Json;
+    expect(list).toEqual({ jsonrpc: "2.0", id: 42, error: { code: -32602, message: expect.stringMatching(/^Invalid params: params.cursor: [^\n]+$/) } });
+  });
+
+  it("in a batch, are answered beside the well-formed messages, which still run", async () => {
+    const h = testApp({ now: T0 });
+    const { sid } = await agentOf();
+    const res = await send(h, [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "check_agent", arguments: [sid] } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "check_agent", arguments: { sid } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ]);
+    expect(res.status).toBe(200);
+    const answers = (await res.json()) as Json[];
+    expect(answers).toHaveLength(2);
+    expect(answers.find((a) => a.id === 1)).toMatchObject({ error: { code: -32602 } });
+    expect(answers.find((a) => a.id === 2)?.result.structuredContent).toMatchObject({ sid, view: "public" });
   });
 });
 

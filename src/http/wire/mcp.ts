@@ -71,5 +71,9 @@ export const jsonRpcResponseSchema = z
   })
   .openapi("JsonRpcResponse");
 
-/** A JSON-RPC error the endpoint answers before any message is handled. */
-export const protocolError = (code: number, message: string): z.infer<typeof jsonRpcResponseSchema> => ({ jsonrpc: "2.0", id: null, error: { code, message } });
+/** A JSON-RPC error the endpoint answers itself: before any message is handled (`id` null), or to one malformed request. */
+export const protocolError = (error: { code: number; message: string }, id: string | number | null = null): z.infer<typeof jsonRpcResponseSchema> => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code: error.code, message: error.message },
+});
