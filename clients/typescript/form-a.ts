@@ -435,7 +435,7 @@ export interface paths {
         put?: never;
         /**
          * Erase the free text of an agent's history entries (one report, or all), in the shards and the archive
-         * @description Deletes the salt and the clear text beside each entry (transaction type, metadata, name, description): the entries keep only their salted hashes, which no one can open any more. The chain still verifies: an entry's hash covers the salted hashes only.
+         * @description Deletes the salt and the clear text beside each entry (transaction type, metadata, name, description): the entries keep only their salted hashes, which no one can open any more, and an erased report's `transaction_type` reads `erased`. Erasing every entry (no `transaction_id`) also erases the agent's name and description: its name reads `erased` and its description is null wherever it is shown (public score, page, MCP, reports). The chain still verifies: an entry's hash covers the salted hashes only.
          *
          *     Needs the admin token (ADMIN_TOKEN).
          */
@@ -1692,7 +1692,9 @@ export interface components {
             agents: {
                 /** @example SID-0x3f9a0c1d2e4b5a69 */
                 sid: string;
+                /** @description The agent's name; `erased` once an admin erased the agent's history text */
                 name: string;
+                /** @description The agent's description; null when none was given, or once an admin erased it */
                 description: string | null;
                 composite_score: number;
                 /** @enum {string} */
@@ -1775,6 +1777,7 @@ export interface components {
         ScoreA: {
             /** @example SID-0x3f9a0c1d2e4b5a69 */
             sid: string;
+            /** @description The agent's name; `erased` once an admin erased the agent's history text */
             agent_name: string;
             composite_score: number;
             reliability: number;
@@ -1828,6 +1831,7 @@ export interface components {
         PublicScoreA: {
             /** @example SID-0x3f9a0c1d2e4b5a69 */
             sid: string;
+            /** @description The agent's name; `erased` once an admin erased the agent's history text */
             agent_name: string;
             composite_score: number;
             /** @enum {string} */
@@ -1841,7 +1845,9 @@ export interface components {
         ReportA: {
             /** @example SID-0x3f9a0c1d2e4b5a69 */
             sid: string;
+            /** @description The agent's name; `erased` once an admin erased the agent's history text */
             agent_name: string;
+            /** @description The agent's description; null when none was given, or once an admin erased it */
             description: string | null;
             /** @enum {string} */
             status: "active" | "suspended";
@@ -2022,6 +2028,7 @@ export interface components {
         TransactionList: {
             transactions: {
                 transaction_id: number;
+                /** @description The report's transaction type; `erased` once an admin erased the report's text */
                 transaction_type: string;
                 /** @enum {string} */
                 outcome: "success" | "partial" | "failure" | "timeout" | "error";
@@ -6726,7 +6733,7 @@ export interface operations {
                      *         },
                      *         {
                      *           "transaction_id": 4294967492,
-                     *           "transaction_type": "invoice_reconciliation",
+                     *           "transaction_type": "erased",
                      *           "outcome": "success",
                      *           "evidence": "receipt",
                      *           "status": "active",

@@ -8,7 +8,7 @@ import type { AgentConfiguration } from "../domain/configuration";
 import { DIMENSIONS, type Dimension } from "../domain/model";
 import type { Evidence } from "../domain/scoring";
 import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent";
-import { SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
+import { ERASED, SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
 import { toAgentScore, type AgentReport, type ConfigChange, type OperatorSummary, type ScoreEvent, type TransactionEntry, type TransactionStatus } from "../domain/views";
 import { db, type Database } from "./client";
 import { unpackText, type StoredText } from "./entry-text";
@@ -179,8 +179,8 @@ export function transactionOfRow(num: number, r: ReportRow): TransactionEntry & 
   return {
     n: r.n,
     id: transactionIdOfRow(num, r),
-    // Erased with its salt: the type is then only its hash.
-    transactionType: clear?.type ?? entry.type,
+    // Erased with its salt: the entry keeps only a salted hash no one can open, never shown.
+    transactionType: clear?.type ?? ERASED,
     outcome: entry.outcome,
     evidence: entry.receipt ? "receipt" : "none",
     status: r.status ?? "active",

@@ -15,6 +15,12 @@ export type EntryKind = (typeof ENTRY_KINDS)[number];
 /** The entries a score history shows (the report's `score_history`): each moved the scores. */
 export const SCORE_ENTRY_KINDS = ["report", "config", "withdrawal"] as const satisfies readonly EntryKind[];
 
+/**
+ * What an erased text reads wherever it was shown: a report's transaction type once its salt is gone,
+ * and an agent's name once every entry's text is (its description is then null).
+ */
+export const ERASED = "erased";
+
 /** The `prev` of an agent's first entry. */
 export const GENESIS = "0".repeat(64);
 

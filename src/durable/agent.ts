@@ -75,7 +75,7 @@ export class Agent extends DurableObject<Env> {
   decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.decide(ref, input); }
 
   archiveHistory(ref: AgentRef, input: ArchiveInput): Promise<Result<Archived>> { return this.retention.archive(ref, input); }
-  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null): Promise<Result<{ found: boolean; erased: number }>> { return this.retention.erase(ref, target); }
+  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number): Promise<Result<{ found: boolean; erased: number }>> { return this.retention.erase(ref, target, now); }
 
   override alarm(): Promise<void> {
     meterAlarm(this.env, "do:AGENT alarm");

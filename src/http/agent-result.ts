@@ -14,6 +14,11 @@ import { purgePage } from "./public-page";
 export function settle<T>(c: Context<AppEnv>, sid: string, out: Result<T>): T {
   if (!out.ok) throw refusalError(out.refusal);
   c.get("sessions").note(out.bookmarks);
-  if (out.faceChanged) c.executionCtx.waitUntil(Promise.all([purgeBadge(sid), purgePage(publicOrigin(c.env), sid)]));
+  if (out.faceChanged) purgeFace(c, sid);
   return out.result;
+}
+
+/** Drops the agent's cached badges and public page in this data centre (others expire within minutes). */
+export function purgeFace(c: Context<AppEnv>, sid: string): void {
+  c.executionCtx.waitUntil(Promise.all([purgeBadge(sid), purgePage(publicOrigin(c.env), sid)]));
 }

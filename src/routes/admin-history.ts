@@ -2,7 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import { locateTransaction } from "../domain/agent";
 import { SID_PATTERN } from "../domain/identifiers";
 import { errors } from "../domain/errors";
-import { settle } from "../http/agent-result";
+import { purgeFace, settle } from "../http/agent-result";
 import { locate, scorerOf } from "../http/agents";
 import { requireAdmin } from "../http/auth";
 import type { AppEnv } from "../http/context";
@@ -68,7 +68,9 @@ const erase = createRoute({
   summary: "Erase the free text of an agent's history entries (one report, or all), in the shards and the archive",
   description:
     "Deletes the salt and the clear text beside each entry (transaction type, metadata, name, description): the entries keep only " +
-    "their salted hashes, which no one can open any more. The chain still verifies: an entry's hash covers the salted hashes only.",
+    "their salted hashes, which no one can open any more, and an erased report's `transaction_type` reads `erased`. Erasing every " +
+    "entry (no `transaction_id`) also erases the agent's name and description: its name reads `erased` and its description is " +
+    "null wherever it is shown (public score, page, MCP, reports). The chain still verifies: an entry's hash covers the salted hashes only.",
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
@@ -109,8 +111,10 @@ export function registerAdminHistory(app: OpenAPIHono<AppEnv>) {
       if (!where.legacy && where.num !== ref.num) throw errors.transactionNotFound();
       target = where.legacy ? { n: null, ref: id } : { n: where.seq, ref: null };
     }
-    const out = settle(c, agent, await scorerOf(c, ref).eraseText(ref, target));
+    const out = settle(c, agent, await scorerOf(c, ref).eraseText(ref, target, c.get("deps").now()));
     if (target !== null && !out.found) throw errors.transactionNotFound();
+    // The name went with the rest: the page this data centre cached shows it no more.
+    if (target === null) purgeFace(c, agent);
     return c.json({ sid: agent, transaction_id: id ?? null, erased: out.erased }, 200);
   });
 }

@@ -8,6 +8,7 @@ import { ATTESTATION_LIFETIME_S, ATTESTATION_TYPE, type AttestationClaims } from
 import type { AgentConfiguration } from "../domain/configuration";
 import { STATUS_LIST_TYPE, statusListClaims, statusListUri } from "../domain/status-list";
 import { RESPOND_WITHIN_MS, type Dispute } from "../domain/disputes";
+import { ERASED } from "../domain/entries";
 import { EVENT_TYPES } from "../domain/events";
 import { errors } from "../domain/errors";
 import { operatorScoreFromSums, type Outcome, type SignalDimension } from "../domain/model";
@@ -277,7 +278,8 @@ export const sample = {
     history.events
       .filter((e) => e.transactionId !== null)
       .slice(0, 2)
-      .map((e) => ({ id: e.transactionId!, transactionType: "invoice_reconciliation", outcome: e.eventType.slice("transaction:".length) as Outcome, evidence: "receipt" as const, status: "active" as const, createdAt: e.timestamp })),
+      // The older one's text was erased by an admin: its type reads `erased`.
+      .map((e, i) => ({ id: e.transactionId!, transactionType: i === 0 ? "invoice_reconciliation" : ERASED, outcome: e.eventType.slice("transaction:".length) as Outcome, evidence: "receipt" as const, status: "active" as const, createdAt: e.timestamp })),
     "eyJpZCI6MTI4fQ",
   ),
   dispute: disputeWire.view(dispute, "owner"),

@@ -442,7 +442,7 @@ describe("the retention window", () => {
     expect((neighbour.entry as Entry & { kind: "report" }).type).toBe(await saltedHash(neighbour.salt!, "type", "type-3"));
     expect(await checkChain(all.map((e) => e.text))).toBeNull();
     const listed = (await (await app.request(`/agents/${sid}/transactions?limit=200`, { headers: bearer(owner.key) })).json()) as { transactions: { transaction_id: number; transaction_type: string }[] };
-    expect(listed.transactions.find((t) => t.transaction_id === target)!.transaction_type).toBe((row.entry as Entry & { kind: "report" }).type);
+    expect(listed.transactions.find((t) => t.transaction_id === target)!.transaction_type).toBe("erased");
 
     // Every entry of the agent, on the shard and in the archive.
     const everything = await app.request("/admin/history/erase", { headers: ADMIN, body: { sid } });

@@ -8,6 +8,7 @@ import { deleteRows, eraseText, firstOnShard, PAGE_ENTRIES, rowsThrough, writePa
 import { latestSnapshot, readEntries, whoOf, type SnapshotPrivate } from "../../db/history";
 import { agentRow } from "../../db/shard-writes";
 import { modelOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { ERASED } from "../../domain/entries";
 import { snapshotOf } from "../../domain/replay";
 import type { Result } from "../../domain/results";
 import type { EntryWrite } from "./chain";
@@ -124,12 +125,20 @@ export class Retention {
     return (await host.flush()) !== null;
   }
 
-  /** Erases the free text of one entry (`target`) or of all the agent's entries. */
-  erase(ref: AgentRef, target: { n: number | null; ref: number | null } | null): Promise<Result<{ found: boolean; erased: number }>> {
+  /**
+   * Erases the free text of one entry (`target`) or of all the agent's entries. All of them takes
+   * the registration's text from the record too: the agent is named ERASED from then on, with no
+   * description, wherever it is shown.
+   */
+  erase(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number): Promise<Result<{ found: boolean; erased: number }>> {
     const { host } = this;
     return host.serial(async () => {
       const record = await host.load(ref);
       if (!record) return refuse("not_found");
+      if (target === null && (record.name !== ERASED || record.description !== null)) {
+        const next: AgentRecord = { ...record, name: ERASED, description: null };
+        if (!host.commit(next, { shard: [agentRow(next, now)], at: now })) return refuse("write_failed");
+      }
       if ((await host.flush()) === null) return refuse("write_failed");
       host.dropApplied();
       const d1 = host.shard(record.shard).withSession("first-primary");

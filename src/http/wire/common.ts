@@ -7,6 +7,11 @@ import { SID_PATTERN } from "../../domain/identifiers";
 import { CONFIDENCES, DIMENSIONS, MODEL, REASON_CODES, RECOMMENDATIONS, type Dimension } from "../../domain/model";
 
 export const sid = z.string().regex(SID_PATTERN).openapi({ example: "SID-0x3f9a0c1d2e4b5a69" });
+
+/** The name its owner registered; `erased` once an admin erased the agent's history text. */
+export const agentName = z.string().openapi({ description: "The agent's name; `erased` once an admin erased the agent's history text" });
+/** The owner's description; null when none was given, or once erased. */
+export const agentDescription = z.string().nullable().openapi({ description: "The agent's description; null when none was given, or once an admin erased it" });
 /** Every timestamp the service writes: ISO 8601 in UTC with milliseconds (`Date.toISOString`). */
 export const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T10:20:30.000Z" });
 export const confidence = z.enum(CONFIDENCES);

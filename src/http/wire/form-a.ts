@@ -9,7 +9,7 @@ import { DISPUTE_STATUSES } from "../../domain/disputes";
 import { RECEIPT_REFUSALS } from "../../domain/receipts";
 import { CHANGE_TYPES, OUTCOMES } from "../../domain/model";
 import { TRANSACTION_STATUSES, type AgentReport, type AgentScore, type AgentSummary, type ConfigUpdated, type OperatorProfile, type Registration, type TransactionEntry, type TransactionRecorded } from "../../domain/views";
-import { confidence, dimensionsOf, errorA, identityLabel, identityLevel, modelOfScore, scoringModel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { agentDescription, agentName, confidence, dimensionsOf, errorA, identityLabel, identityLevel, modelOfScore, scoringModel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 
 const operator = z
   .object({ name: z.string(), score: scoreValue.openapi({ description: "The operator score" }), verified: z.boolean() })
@@ -38,7 +38,7 @@ export const schemas = {
   score: z
     .object({
       sid,
-      agent_name: z.string(),
+      agent_name: agentName,
       composite_score: scoreValue,
       ...dimensions.shape,
       confidence,
@@ -56,7 +56,7 @@ export const schemas = {
   publicScore: z
     .object({
       sid,
-      agent_name: z.string(),
+      agent_name: agentName,
       composite_score: scoreValue,
       confidence,
       recommendation,
@@ -67,8 +67,8 @@ export const schemas = {
   report: z
     .object({
       sid,
-      agent_name: z.string(),
-      description: z.string().nullable(),
+      agent_name: agentName,
+      description: agentDescription,
       status: z.enum(AGENT_STATUSES),
       current_score: z.object({ composite: scoreValue, ...dimensions.shape, confidence, recommendation }),
       reasons,
@@ -181,8 +181,8 @@ export const meSchema = z
     agents: z.array(
       z.object({
         sid,
-        name: z.string(),
-        description: z.string().nullable(),
+        name: agentName,
+        description: agentDescription,
         composite_score: scoreValue,
         confidence,
         recommendation,
@@ -200,7 +200,7 @@ export const transactionListSchema = z
     transactions: z.array(
       z.object({
         transaction_id: z.number().int(),
-        transaction_type: z.string(),
+        transaction_type: z.string().openapi({ description: "The report's transaction type; `erased` once an admin erased the report's text" }),
         outcome: z.enum(OUTCOMES),
         evidence: z.enum(EVIDENCE).openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
         status: z.enum(TRANSACTION_STATUSES),

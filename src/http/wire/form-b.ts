@@ -5,7 +5,7 @@ import { AGENT_STATUSES } from "../../domain/agent";
 import type { ApiError } from "../../domain/errors";
 import { DIMENSIONS, type Dimension, type ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
-import { confidence, dimensionsOf, errorB, identityLevel, modelOfScore, scoringModel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { agentName, confidence, dimensionsOf, errorB, identityLevel, modelOfScore, scoringModel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 import { configSchema, formA, logPromiseSchema, receiptSchema, schemas as a, type BatchOutcome } from "./form-a";
 
 const unit = z.number().min(0).max(1).openapi({ description: "0.0 to 1.0 (Form A's 0-1000 divided by 1000)" });
@@ -18,7 +18,7 @@ export const schemas = {
   registration: z
     .object({
       sid,
-      name: z.string(),
+      name: agentName,
       created_at: timestamp,
       status: z.enum(AGENT_STATUSES),
       initial_score: z.literal(500),
@@ -44,7 +44,7 @@ export const schemas = {
   report: z
     .object({
       sid,
-      name: z.string(),
+      name: agentName,
       score: scoreValue,
       confidence,
       recommendation,
