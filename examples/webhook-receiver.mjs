@@ -4,7 +4,8 @@
 //
 //   WEBHOOK_SECRET=whsec_... node examples/webhook-receiver.mjs --port 8080
 //
-// The service only calls public HTTPS URLs on port 443: put this behind your HTTPS front end.
+// The service only calls public HTTPS URLs on port 443: put this behind your HTTPS front end (on your
+// own machine, `npm run webhooks:listen` does the same over plain http to 127.0.0.1).
 // test/routes/webhook-example.test.ts checks `verifyDelivery` against the service's own signing.
 import { Webhook } from "standardwebhooks";
 

@@ -3,7 +3,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import { TrieRouter } from "hono/router/trie-router";
 import { errors } from "./domain/errors";
-import { dohEndpoint } from "./env";
+import { dohEndpoint, publicOrigin } from "./env";
 import { readBody } from "./http/body";
 import type { AppEnv, Deps } from "./http/context";
 import { selectForm } from "./http/form";
@@ -11,6 +11,7 @@ import { publicReads } from "./http/public-reads";
 import { d1Session } from "./http/session";
 import { fromFramework, validationHook } from "./http/validation";
 import { renderError, toApiError } from "./http/wire";
+import { loopbackWebhooks } from "./net/loopback";
 import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
 import { registerAdminCredibility } from "./routes/admin-credibility";
@@ -65,6 +66,10 @@ export function createApp(deps: Partial<Deps> = {}) {
         resolve: deps.resolve ?? (endpoint ? createDohResolver(endpoint, outbound) : null),
       };
       built.set(c.env, resolved);
+      // A configuration that names the service wrongly, or allows loopback webhooks where they are
+      // ignored, is logged at the isolate's first request.
+      publicOrigin(c.env);
+      loopbackWebhooks(c.env, publicOrigin(c.env));
     }
     c.set("deps", resolved);
     await next();

@@ -73,6 +73,12 @@ declare namespace Cloudflare {
     /** "true" only in local development: admin approval and recovery answers carry the key. */
     RETURN_KEYS_IN_RESPONSES?: string;
     DOH_ENDPOINT?: string;
+    /**
+     * "true" in local development only (.dev.vars.example): webhooks may be delivered over plain http
+     * to 127.0.0.1, [::1] and localhost, and only while PUBLIC_ORIGIN is itself loopback; otherwise
+     * ignored, with an error logged (src/net/loopback.ts).
+     */
+    ALLOW_LOOPBACK_WEBHOOKS?: string;
     /** Events leaving agents' objects (their outboxes), fanned out to webhook deliveries. */
     EVENTS?: Queue<import("./domain/events").AgentEvent>;
     /** One message per webhook delivery, retried with backoff for 24 hours. */

@@ -1134,6 +1134,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed ping event to the endpoint now, and answer how it went (10 per minute per operator)
+         * @description The ping (`{type: "ping", timestamp, data: {webhook_id, message}}`) takes the path of every delivery: the SSRF guard checks the URL again, and the body is signed per Standard Webhooks with the endpoint's secret. It is tried once, never retried, and listed with the endpoint's deliveries (`event_type: ping`): `delivered`, or `dead` with the status code or the reason it was not called.
+         *
+         *     Needs an API key with the `webhooks:write` scope.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/watches": {
         parameters: {
             query?: never;
@@ -2212,8 +2234,11 @@ export interface components {
             id: number;
             /** @description The webhook-id header of every attempt */
             event_id: string;
-            /** @enum {string} */
-            event_type: "score.changed" | "agent.status_changed" | "agent.identity_changed" | "dispute.opened" | "dispute.answered" | "dispute.resolved";
+            /**
+             * @description ping: a test event (POST /webhooks/{id}/test), tried once
+             * @enum {string}
+             */
+            event_type: "score.changed" | "agent.status_changed" | "agent.identity_changed" | "dispute.opened" | "dispute.answered" | "dispute.resolved" | "ping";
             /** @enum {string} */
             status: "pending" | "delivered" | "retrying" | "dead";
             attempts: number;
@@ -2229,6 +2254,9 @@ export interface components {
              * @example 2026-11-21T10:20:30.000Z
              */
             updated_at: string;
+        };
+        WebhookTested: {
+            delivery: components["schemas"]["WebhookDelivery"];
         };
         Watch: {
             /** @example SID-0x3f9a0c1d2e4b5a69 */
@@ -2452,6 +2480,7 @@ export type WebhookCreated = components['schemas']['WebhookCreated'];
 export type Webhook = components['schemas']['Webhook'];
 export type CreateWebhook = components['schemas']['CreateWebhook'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookTested = components['schemas']['WebhookTested'];
 export type Watch = components['schemas']['Watch'];
 export type CreateWatch = components['schemas']['CreateWatch'];
 export type Dispute = components['schemas']['Dispute'];
@@ -10262,6 +10291,186 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+            };
+            path: {
+                /** @description The webhook's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": 119,
+                     *         "event_id": "evt_ping_5b0e6f1c9d2a4e7f8a1b3c5d7e9f0a2b",
+                     *         "event_type": "ping",
+                     *         "status": "delivered",
+                     *         "attempts": 1,
+                     *         "last_status_code": 204,
+                     *         "last_error": null,
+                     *         "created_at": "2026-11-21T10:19:30.000Z",
+                     *         "updated_at": "2026-11-21T10:19:30.200Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTested"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "id must be a positive decimal integer"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Missing or invalid Authorization header. Use: Bearer sk_svc_..."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not the owner, or the key lacks a scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "Forbidden: this API key lacks the webhooks:write scope"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Webhook not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many test events: at most 10 per minute per operator"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Webhooks are not configured (WEBHOOK_SECRET_KEY)"
                      *       },
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }

@@ -87,6 +87,16 @@ export async function deliveriesFor(d1: Database, event: { id: string; type: str
     .all();
 }
 
+/** A new delivery record of a one-off event (a test ping), before its one attempt. */
+export async function insertDelivery(d1: Database, d: { webhookId: number; eventId: string; eventType: string; at: string }): Promise<number> {
+  const row = await db(d1)
+    .insert(webhookDeliveries)
+    .values({ webhookId: d.webhookId, eventId: d.eventId, eventType: d.eventType, createdAt: d.at, updatedAt: d.at })
+    .returning({ id: webhookDeliveries.id })
+    .get();
+  return row.id;
+}
+
 export const getDelivery = (d1: Database, id: number) => db(d1).select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
 
 export async function recordAttempt(

@@ -119,6 +119,8 @@ export const errors = {
   tooManyWebhooks: (max: number) => new ApiError("conflict", `An operator has at most ${max} webhook endpoints; delete one first`),
   tooManyWatches: (max: number) => new ApiError("conflict", `An operator watches at most ${max} agents; stop watching one first`),
   webhookNotFound: () => new ApiError("not_found", "Webhook not found"),
+  tooManyWebhookTests: (retryAfter: number) =>
+    new ApiError("rate_limited", "Too many test events: at most 10 per minute per operator", { "Retry-After": String(retryAfter) }),
   notWatching: () => new ApiError("not_found", "Not watching this agent"),
   attestationsNotConfigured: () => new ApiError("unavailable", "Attestations are not configured"),
   suspendedAttestation: () => new ApiError("conflict", "Agent is suspended: no attestation is issued"),

@@ -65,6 +65,15 @@ export type AgentEvent = EventDraft & {
 /** The body a webhook endpoint receives (the Standard Webhooks envelope: type, timestamp, data). */
 export const payloadOf = (event: AgentEvent) => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
 
+/** The test event POST /webhooks/{id}/test sends: never subscribed to, never sent otherwise. */
+export const PING = "ping";
+
+/** A ping to endpoint `webhookId`: its webhook-id (evt_ping_<32 hex>, new each time) and its body. */
+export function pingEvent(webhookId: number, timestamp: string, nonce: string): { id: string; payload: string } {
+  const data = { webhook_id: webhookId, message: "A test event from POST /webhooks/{id}/test: the endpoint and its secret work." };
+  return { id: `evt_ping_${nonce}`, payload: JSON.stringify({ type: PING, timestamp, data }) };
+}
+
 export function scoreChangedData(sid: string, score: ScoreView, previous: Notified, identityLevel: number) {
   return {
     sid,

@@ -23,6 +23,8 @@ export const LIMITS = {
   signatureProof: { limit: 10, seconds: HOUR },
   /** Credentials issued (POST /agents/{sid}/credential): per agent, whoever asks. */
   credential: { limit: 10, seconds: HOUR },
+  /** Test events (POST /webhooks/{id}/test): per operator, whichever endpoint. */
+  webhookTest: { limit: 10, seconds: 60 },
   /** Signed credential requests and their nonces: per IP, before any check (no key to count them by). */
   credentialRequest: { limit: 120, seconds: 60 },
 } satisfies Record<string, RateWindow>;

@@ -1,4 +1,5 @@
 import { isPublicAddress } from "./address";
+import { isLoopbackUrl } from "./loopback";
 import type { Resolver } from "./resolver";
 
 export const MAX_CALLBACK_URL_LENGTH = 2048;
@@ -27,10 +28,15 @@ const refuse = (message: string): CallbackCheck => ({ ok: false, message });
 // answer public here and private at fetch time. That window is bounded by Cloudflare's own
 // refusal to connect from Workers to private/internal ranges; this check stops the rest
 // (IP literals, encodings, names that plainly resolve inward) and makes the refusal explicit.
-export async function checkCallbackUrl(raw: unknown, resolve: Resolver, field = "callbackUrl"): Promise<CallbackCheck> {
+//
+// With `loopback` (webhooks in local development only: src/net/loopback.ts decides when), a URL
+// written as plain http to 127.0.0.1, [::1] or localhost passes; every other inward address is still
+// refused.
+export async function checkCallbackUrl(raw: unknown, resolve: Resolver, field = "callbackUrl", options: { loopback?: boolean } = {}): Promise<CallbackCheck> {
   const { REQUIRED, INVALID, NOT_HTTPS, BAD_PORT, CREDENTIALS, PRIVATE } = texts(field);
   if (typeof raw !== "string" || raw.trim() === "") return refuse(REQUIRED);
   if (raw.length > MAX_CALLBACK_URL_LENGTH) return refuse(INVALID);
+  if (options.loopback && isLoopbackUrl(raw)) return { ok: true, url: new URL(raw) };
 
   let url: URL;
   try {

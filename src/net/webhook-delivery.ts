@@ -2,6 +2,8 @@
 // (webhook-id, webhook-timestamp, webhook-signature; the `standardwebhooks` package signs). No
 // redirect is followed (its target was never checked) and the response body is never read.
 import { Webhook } from "standardwebhooks";
+import { checkCallbackUrl } from "./callback-guard";
+import type { Resolver } from "./resolver";
 
 export type DeliveryOutcome = { delivered: true; status: number } | { delivered: false; status: number | null; error: string };
 
@@ -31,4 +33,18 @@ export async function deliverWebhook(
   } catch (err) {
     return { delivered: false, status: null, error: (err as Error)?.name === "TimeoutError" ? "timeout" : "network error" };
   }
+}
+
+/**
+ * One attempt at an endpoint as stored: the SSRF guard checks its URL again (the address it resolves
+ * to now), then the signed event is sent. Every delivery goes this way: the queue's and a test ping.
+ */
+export async function attemptDelivery(
+  rawUrl: string,
+  message: { id: string; timestamp: Date; payload: string; secret: string },
+  deps: { resolve: Resolver | null; fetchOutbound: typeof fetch; loopback: boolean },
+): Promise<DeliveryOutcome> {
+  const check = deps.resolve ? await checkCallbackUrl(rawUrl, deps.resolve, "url", { loopback: deps.loopback }) : { ok: false as const, message: "no resolver" };
+  if (!check.ok) return { delivered: false, status: null, error: `not called: ${check.message}` };
+  return deliverWebhook(check.url, message, deps.fetchOutbound);
 }

@@ -1,9 +1,9 @@
 import { getDelivery, getWebhook, markDead, recordAttempt, resealWebhook } from "../db/webhooks";
 import { payloadOf, type AgentEvent } from "../domain/events";
 import { keyRing, openWith } from "../domain/sealed";
-import type { Env } from "../env";
-import { checkCallbackUrl } from "../net/callback-guard";
-import { deliverWebhook } from "../net/webhook-delivery";
+import { publicOrigin, type Env } from "../env";
+import { loopbackWebhooks } from "../net/loopback";
+import { attemptDelivery } from "../net/webhook-delivery";
 import type { QueueDeps } from "./deps";
 
 // The delivery of one event to one endpoint, and its retries: with backoff for 24 hours, then the
@@ -46,10 +46,11 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
     }
     // Sealed under the previous key of a rotation: sealed again under the current one.
     if (secret.resealed) await resealWebhook(env.DB, webhook.id, webhook.sealedSecret, secret.resealed);
-    const check = deps.resolve ? await checkCallbackUrl(webhook.url, deps.resolve, "url") : { ok: false as const, message: "no resolver" };
-    const outcome = check.ok
-      ? await deliverWebhook(check.url, { id: event.id, timestamp: new Date(deps.now()), payload: payloadOf(event), secret: secret.plaintext }, deps.fetchOutbound)
-      : { delivered: false as const, status: null, error: `not called: ${check.message}` };
+    const outcome = await attemptDelivery(
+      webhook.url,
+      { id: event.id, timestamp: new Date(deps.now()), payload: payloadOf(event), secret: secret.plaintext },
+      { ...deps, loopback: loopbackWebhooks(env, publicOrigin(env)) },
+    );
     if (outcome.delivered) {
       await recordAttempt(env.DB, deliveryId, { status: "delivered", statusCode: outcome.status, error: null, at });
       message.ack();

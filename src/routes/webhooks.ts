@@ -1,15 +1,35 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { deleteWatch, deleteWebhook, getWatch, getWebhook, insertWatch, insertWebhook, listDeliveries, listWatches, listWebhooks, resealWebhook, webhooksAfter } from "../db/webhooks";
+import {
+  deleteWatch,
+  deleteWebhook,
+  getDelivery,
+  getWatch,
+  getWebhook,
+  insertDelivery,
+  insertWatch,
+  insertWebhook,
+  listDeliveries,
+  listWatches,
+  listWebhooks,
+  recordAttempt,
+  resealWebhook,
+  webhooksAfter,
+} from "../db/webhooks";
 import { errors } from "../domain/errors";
-import { DELIVERIES_LISTED_DAYS, EVENT_TYPES } from "../domain/events";
+import { publicOrigin } from "../env";
+import { DELIVERIES_LISTED_DAYS, EVENT_TYPES, PING, pingEvent } from "../domain/events";
+import { LIMITS } from "../domain/limits";
 import { keyRing, newWebhookSecret, openWith, seal } from "../domain/sealed";
 import { locate } from "../http/agents";
 import { authOf, requireAdmin, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { webhookWire as view } from "../http/wire/webhooks";
+import { consume } from "../http/rate-limit";
 import { checkCallbackUrl } from "../net/callback-guard";
+import { loopbackWebhooks } from "../net/loopback";
+import { attemptDelivery } from "../net/webhook-delivery";
 import { decimalId, pageQuery, sidParam } from "./fields";
 import { nextCursor, sid } from "../http/wire/common";
 import { sample } from "./examples";
@@ -90,6 +110,25 @@ const deliveries = createRoute({
   responses: {
     200: json(z.object({ deliveries: z.array(view.schemas.delivery), next_cursor: nextCursor }), "Deliveries", { deliveries: [sample.delivery], next_cursor: null }),
     ...errorResponses(400, 401, errors.webhookNotFound(), 429),
+  },
+});
+
+const testHook = createRoute({
+  method: "post",
+  path: "/webhooks/{id}/test",
+  operationId: "testWebhook",
+  tags: ["Notifications"],
+  summary: "Send a signed ping event to the endpoint now, and answer how it went (10 per minute per operator)",
+  description:
+    "The ping (`{type: \"ping\", timestamp, data: {webhook_id, message}}`) takes the path of every delivery: the SSRF guard checks the " +
+    "URL again, and the body is signed per Standard Webhooks with the endpoint's secret. It is tried once, never retried, and listed " +
+    "with the endpoint's deliveries (`event_type: ping`): `delivered`, or `dead` with the status code or the reason it was not called.",
+  security: bearer,
+  middleware: [requireKey("webhooks:write")],
+  request: { params: idParam },
+  responses: {
+    200: json(view.schemas.tested, "The attempt", { delivery: sample.pingDelivery }),
+    ...errorResponses(errors.badId(), 401, 403, errors.webhookNotFound(), errors.tooManyWebhookTests(42), errors.webhooksNotConfigured()),
   },
 });
 
@@ -192,7 +231,7 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
     const { current: key } = await sealingRing(c);
     const resolve = c.get("deps").resolve;
     if (!resolve) throw errors.resolverUnavailable();
-    const check = await checkCallbackUrl(body.url, resolve, "url");
+    const check = await checkCallbackUrl(body.url, resolve, "url", { loopback: loopbackWebhooks(c.env, publicOrigin(c.env)) });
     if (!check.ok) throw errors.invalid(check.message);
     const secret = newWebhookSecret();
     const events = [...new Set(body.events ?? EVENT_TYPES)].join(" ");
@@ -225,6 +264,34 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
     const since = new Date(c.get("deps").now() - DELIVERIES_LISTED_DAYS * 86_400_000).toISOString();
     const page = pageOf(await listDeliveries(c.get("db"), id, since, before, limit + 1), limit, (d) => d.id);
     return c.json({ deliveries: page.items.map(view.delivery), next_cursor: page.nextCursor }, 200);
+  });
+
+  app.openapi(testHook, async (c) => {
+    const id = c.req.valid("param").id;
+    const operatorId = authOf(c).operatorId;
+    const hook = await getWebhook(c.get("db"), id);
+    if (!hook || hook.operatorId !== operatorId) throw errors.webhookNotFound();
+    const decision = await consume(c, `webhook-test:${operatorId}`, [LIMITS.webhookTest]);
+    if (!decision.allowed) throw errors.tooManyWebhookTests(decision.retryAfter);
+    const ring = await sealingRing(c);
+    const deps = c.get("deps");
+    const at = new Date(deps.now());
+    const ping = pingEvent(hook.id, at.toISOString(), crypto.randomUUID().replaceAll("-", ""));
+    const deliveryId = await insertDelivery(c.get("db"), { webhookId: hook.id, eventId: ping.id, eventType: PING, at: at.toISOString() });
+    const secret = await openWith(ring, hook.sealedSecret).catch(() => null);
+    if (secret?.resealed) await resealWebhook(c.get("db"), hook.id, hook.sealedSecret, secret.resealed);
+    const outcome = secret
+      ? await attemptDelivery(hook.url, { id: ping.id, timestamp: at, payload: ping.payload, secret: secret.plaintext }, { ...deps, loopback: loopbackWebhooks(c.env, publicOrigin(c.env)) })
+      : { delivered: false as const, status: null, error: "secret unreadable" };
+    await recordAttempt(c.get("db"), deliveryId, {
+      status: outcome.delivered ? "delivered" : "dead",
+      statusCode: outcome.status,
+      error: outcome.delivered ? null : outcome.error,
+      at: new Date(deps.now()).toISOString(),
+    });
+    const delivery = await getDelivery(c.get("db"), deliveryId);
+    if (!delivery) throw errors.internal();
+    return c.json({ delivery: view.delivery(delivery) }, 200);
   });
 
   app.openapi(watch, async (c) => {

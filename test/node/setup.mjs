@@ -2,7 +2,8 @@
 import { startService } from "../wrangler-dev.mjs";
 
 export default async function setup(project) {
-  const { url, adminToken, stop } = await startService("node-test");
+  // Configured as `npm start` configures local development: webhooks may go to this machine.
+  const { url, adminToken, stop } = await startService("node-test", { vars: { ALLOW_LOOPBACK_WEBHOOKS: "true" } });
   project.provide("service", { url, adminToken });
   return stop;
 }

@@ -251,6 +251,12 @@ const ROWS: Record<string, Row> = {
     other: notFound("Webhook not found"),
     request: async (w) => ({ path: `/webhooks/${(w.hook ??= await webhook(w))}/deliveries` }),
   },
+  "POST /webhooks/{id}/test": {
+    scope: "webhooks:write",
+    ok: 200,
+    other: notFound("Webhook not found"),
+    request: async (w) => ({ path: `/webhooks/${(w.hook ??= await webhook(w))}/test`, body: {} }),
+  },
   "POST /watches": { scope: "webhooks:write", ok: 201, request: async (w) => ({ path: "/watches", body: { sid: await agent(w) } }) },
   "GET /watches": { scope: null, ok: 200, request: async () => ({ path: "/watches" }) },
   "DELETE /watches/{sid}": {

@@ -1,7 +1,7 @@
 // Webhooks, watches and deliveries: the same payloads in both forms.
 import { z } from "@hono/zod-openapi";
 import type { DeliveryRow, WebhookRow } from "../../db/webhooks";
-import { EVENT_TYPES } from "../../domain/events";
+import { EVENT_TYPES, PING } from "../../domain/events";
 import { sid, timestamp } from "./common";
 
 const webhook = z
@@ -17,7 +17,7 @@ const delivery = z
   .object({
     id: z.number().int(),
     event_id: z.string().openapi({ description: "The webhook-id header of every attempt" }),
-    event_type: z.enum(EVENT_TYPES),
+    event_type: z.enum([...EVENT_TYPES, PING]).openapi({ description: "ping: a test event (POST /webhooks/{id}/test), tried once" }),
     status: z.enum(["pending", "delivered", "retrying", "dead"]),
     attempts: z.number().int(),
     last_status_code: z.number().int().nullable(),
@@ -26,6 +26,7 @@ const delivery = z
     updated_at: timestamp,
   })
   .openapi("WebhookDelivery");
+const tested = z.object({ delivery }).openapi("WebhookTested");
 const watch = z.object({ sid, created_at: timestamp }).openapi("Watch");
 
 const webhookView = (w: Pick<WebhookRow, "id" | "url" | "events" | "createdAt">): z.infer<typeof webhook> => ({
@@ -36,7 +37,7 @@ const webhookView = (w: Pick<WebhookRow, "id" | "url" | "events" | "createdAt">)
 });
 
 export const webhookWire = {
-  schemas: { webhook, created, delivery, watch },
+  schemas: { webhook, created, delivery, tested, watch },
   webhook: webhookView,
   created: (w: Pick<WebhookRow, "id" | "url" | "events" | "createdAt">, secret: string) => ({ webhook: webhookView(w), secret }),
   delivery: (d: DeliveryRow): z.infer<typeof delivery> => ({
