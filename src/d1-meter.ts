@@ -14,17 +14,43 @@ export interface D1Counts {
   sizeAfter: number | null;
 }
 
+/**
+ * The writes of one table in one database: statements that wrote it, the batches (or lone
+ * statements) they came in, D1's rows_written (the row and its index rows) and its changes (the
+ * rows themselves). A table's batches count the commits that wrote it: the bench reads reports per
+ * commit from the agents table's.
+ */
+export interface TableCounts {
+  batches: number;
+  statements: number;
+  rowsWritten: number;
+  changes: number;
+}
+
 const counts = new Map<string, D1Counts>();
+const tables = new Map<string, Map<string, TableCounts>>();
 
 export const meterReading = (): Record<string, D1Counts> => Object.fromEntries(counts);
-export const resetMeter = () => counts.clear();
+export const tableReading = (): Record<string, Record<string, TableCounts>> =>
+  Object.fromEntries([...tables].map(([name, byTable]) => [name, Object.fromEntries(byTable)]));
+export const resetMeter = () => {
+  counts.clear();
+  tables.clear();
+};
+
+interface Meta {
+  rows_read?: number;
+  rows_written?: number;
+  changes?: number;
+  size_after?: number;
+}
 
 function count(name: string, batches: number, results: unknown[]) {
   const c = counts.get(name) ?? { batches: 0, statements: 0, rowsRead: 0, rowsWritten: 0, sizeAfter: null };
   c.batches += batches;
   c.statements += results.length;
   for (const r of results) {
-    const meta = (r as { meta?: { rows_read?: number; rows_written?: number; size_after?: number } } | null)?.meta;
+    const meta = (r as { meta?: Meta } | null)?.meta;
     c.rowsRead += meta?.rows_read ?? 0;
     c.rowsWritten += meta?.rows_written ?? 0;
     if (typeof meta?.size_after === "number") c.sizeAfter = meta.size_after;
@@ -32,19 +58,47 @@ function count(name: string, batches: number, results: unknown[]) {
   counts.set(name, c);
 }
 
+// The table a statement writes: the first INSERT/REPLACE INTO, UPDATE or DELETE FROM in its text
+// (after any WITH clause), quoted or not. Reads and statements it cannot tell are not counted here.
+const WRITE = /\b(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`[]?(\w+)/i;
+export const writtenTable = (sql: string): string | null => WRITE.exec(sql)?.[1]?.toLowerCase() ?? null;
+
+/** Adds a call's written tables: `statements` pairs each statement's SQL with its result. */
+function countTables(name: string, statements: { sql: string | undefined; result: unknown }[]) {
+  const byTable = tables.get(name) ?? new Map<string, TableCounts>();
+  const touched = new Set<string>();
+  for (const { sql, result } of statements) {
+    const table = sql === undefined ? null : writtenTable(sql);
+    if (table === null) continue;
+    const meta = (result as { meta?: Meta } | null)?.meta;
+    const t = byTable.get(table) ?? { batches: 0, statements: 0, rowsWritten: 0, changes: 0 };
+    t.statements += 1;
+    t.rowsWritten += meta?.rows_written ?? 0;
+    t.changes += meta?.changes ?? 0;
+    if (!touched.has(table)) t.batches += 1;
+    touched.add(table);
+    byTable.set(table, t);
+  }
+  if (touched.size > 0) tables.set(name, byTable);
+}
+
 type Prepared = Pick<D1Database, "prepare" | "batch">;
 const RAW = Symbol("raw statement");
+const SQL = Symbol("statement text");
 
-function meteredStatement(name: string, statement: D1PreparedStatement): D1PreparedStatement {
+function meteredStatement(name: string, statement: D1PreparedStatement, sql: string): D1PreparedStatement {
   return new Proxy(statement, {
     get(target, prop) {
       if (prop === RAW) return target;
-      if (prop === "bind") return (...values: unknown[]) => meteredStatement(name, target.bind(...values));
+      if (prop === SQL) return sql;
+      if (prop === "bind") return (...values: unknown[]) => meteredStatement(name, target.bind(...values), sql);
       if (prop === "first" || prop === "run" || prop === "all" || prop === "raw") {
         return async (...args: unknown[]) => {
           // first() and raw() hide the meta: the statement is counted, its rows are not.
           const result = await (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          count(name, 0, [prop === "run" || prop === "all" ? result : null]);
+          const seen = prop === "run" || prop === "all" ? result : null;
+          count(name, 0, [seen]);
+          countTables(name, [{ sql, result: seen }]);
           return result;
         };
       }
@@ -57,12 +111,13 @@ function meteredStatement(name: string, statement: D1PreparedStatement): D1Prepa
 function metered<T extends Prepared>(name: string, database: T): T {
   return new Proxy(database, {
     get(target, prop) {
-      if (prop === "prepare") return (sql: string) => meteredStatement(name, target.prepare(sql));
+      if (prop === "prepare") return (sql: string) => meteredStatement(name, target.prepare(sql), sql);
       if (prop === "batch") {
         return async (statements: D1PreparedStatement[]) => {
           // Unwrap: D1 accepts only its own statements in a batch.
           const results = await target.batch(statements.map((s) => (s as { [RAW]?: D1PreparedStatement })[RAW] ?? s));
           count(name, 1, results);
+          countTables(name, statements.map((s, i) => ({ sql: (s as { [SQL]?: string })[SQL], result: results[i] })));
           return results;
         };
       }
@@ -98,6 +153,7 @@ function meteredNamespace(name: string, namespace: DurableObjectNamespace) {
     });
   return new Proxy(namespace, {
     get(target, prop) {
+      if (prop === RAW) return target;
       if (prop === "get") return (id: DurableObjectId) => stub(target.get(id));
       if (prop === "getByName") return (n: string) => stub(target.getByName(n));
       const value = Reflect.get(target, prop, target);
@@ -105,6 +161,9 @@ function meteredNamespace(name: string, namespace: DurableObjectNamespace) {
     },
   });
 }
+
+/** A namespace as it was before metering: calls the meter must not count (the meter's own readings). */
+export const unmetered = <T extends object>(namespace: T): T => ((namespace as unknown as { [RAW]?: T })[RAW] ?? namespace);
 
 /** An object's alarm, counted as a call of its namespace's alarms (`name`): billed like a request. */
 export function meterAlarm(env: object, name: string): void {
@@ -127,6 +186,7 @@ export function meteredSql(env: object, name: string, sql: SqlStorage): SqlStora
           c.rowsWritten += cursor.rowsWritten;
           c.sizeAfter = target.databaseSize;
           counts.set(name, c);
+          countTables(name, [{ sql: query, result: { meta: { rows_written: cursor.rowsWritten } } }]);
           return cursor;
         };
       }

@@ -55,7 +55,7 @@ export interface paths {
         };
         /**
          * D1 calls per database since the last reading (benchmark only: D1_METER=true)
-         * @description Batches, statements, and rows read and written as D1's result meta reports them, and the size in bytes the latest result reported, per database (DB, SHARD_n). `reset=true` starts over.
+         * @description Batches, statements, and rows read and written as D1's result meta reports them, and the size in bytes the latest result reported, per database (DB, SHARD_n); the writes per table of each database; and each transparency log's own counters (leaves, batches, R2 writes, rows written in its object since it started). `reset=true` starts over (the logs' counters are totals: the reader takes differences).
          *
          *     Needs the admin token (ADMIN_TOKEN).
          */
@@ -2745,6 +2745,32 @@ export interface operations {
                      *           "rowsWritten": 38,
                      *           "sizeAfter": 98304
                      *         }
+                     *       },
+                     *       "tables": {
+                     *         "SHARD_0": {
+                     *           "entries": {
+                     *             "batches": 10,
+                     *             "statements": 10,
+                     *             "rowsWritten": 10,
+                     *             "changes": 10
+                     *           },
+                     *           "agents": {
+                     *             "batches": 10,
+                     *             "statements": 10,
+                     *             "rowsWritten": 10,
+                     *             "changes": 10
+                     *           }
+                     *         }
+                     *       },
+                     *       "logs": {
+                     *         "0": {
+                     *           "accepted": 10,
+                     *           "published": 10,
+                     *           "batches": 1,
+                     *           "r2_writes": 4,
+                     *           "storage_bytes": 24576,
+                     *           "rows_written_since_start": 11
+                     *         }
                      *       }
                      *     }
                      */
@@ -2757,6 +2783,26 @@ export interface operations {
                                 rowsWritten: number;
                                 sizeAfter: number | null;
                             };
+                        };
+                        tables: {
+                            [key: string]: {
+                                [key: string]: {
+                                    batches: number;
+                                    statements: number;
+                                    rowsWritten: number;
+                                    changes: number;
+                                };
+                            };
+                        };
+                        logs: {
+                            [key: string]: {
+                                accepted: number;
+                                published: number;
+                                batches: number;
+                                r2_writes: number;
+                                storage_bytes: number;
+                                rows_written_since_start: number;
+                            } | null;
                         };
                     };
                 };

@@ -9,16 +9,17 @@ import { errors } from "../domain/errors";
 import { settle } from "../http/agent-result";
 import { forgetOperator, locate, scorerOf } from "../http/agents";
 import { newApiKey } from "../domain/identifiers";
+import { sequencerName } from "../domain/log/messages";
 import { TIER_NAMES } from "../domain/limits";
 import { SCOPES } from "../domain/scopes";
-import { keyDelivery } from "../env";
+import { keyDelivery, logCount } from "../env";
 import { announceEpoch, requireAdmin } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { admin as view } from "../http/wire/admin";
 import { apiKey, nextCursor, sid } from "../http/wire/common";
 import { emailKey, type KeyEmailReason } from "../net/email";
-import { meterReading, resetMeter } from "../d1-meter";
+import { meterReading, resetMeter, tableReading, unmetered } from "../d1-meter";
 import { sample } from "./examples";
 import { decimalId, operatorIdParam, pageQuery, sidParam } from "./fields";
 import { adminSecurity, createRoute, errorResponses, json, jsonBody } from "./openapi";
@@ -207,7 +208,8 @@ const meter = createRoute({
   operationId: "adminReadD1Meter",
   tags: ["Admin"],
   summary: "D1 calls per database since the last reading (benchmark only: D1_METER=true)",
-  description: "Batches, statements, and rows read and written as D1's result meta reports them, and the size in bytes the latest result reported, per database (DB, SHARD_n). `reset=true` starts over.",
+  description:
+    "Batches, statements, and rows read and written as D1's result meta reports them, and the size in bytes the latest result reported, per database (DB, SHARD_n); the writes per table of each database; and each transparency log's own counters (leaves, batches, R2 writes, rows written in its object since it started). `reset=true` starts over (the logs' counters are totals: the reader takes differences).",
   security: adminSecurity,
   middleware: [requireAdmin],
   request: {
@@ -222,9 +224,18 @@ const meter = createRoute({
     200: json(
       z.object({
         databases: z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsRead: z.number(), rowsWritten: z.number(), sizeAfter: z.number().nullable() })),
+        tables: z.record(z.string(), z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsWritten: z.number(), changes: z.number() }))),
+        logs: z.record(
+          z.string(),
+          z.object({ accepted: z.number(), published: z.number(), batches: z.number(), r2_writes: z.number(), storage_bytes: z.number(), rows_written_since_start: z.number() }).nullable(),
+        ),
       }),
       "Counts",
-      { databases: { DB: { batches: 12, statements: 30, rowsRead: 41, rowsWritten: 9, sizeAfter: 126976 }, SHARD_0: { batches: 20, statements: 44, rowsRead: 60, rowsWritten: 38, sizeAfter: 98304 } } },
+      {
+        databases: { DB: { batches: 12, statements: 30, rowsRead: 41, rowsWritten: 9, sizeAfter: 126976 }, SHARD_0: { batches: 20, statements: 44, rowsRead: 60, rowsWritten: 38, sizeAfter: 98304 } },
+        tables: { SHARD_0: { entries: { batches: 10, statements: 10, rowsWritten: 10, changes: 10 }, agents: { batches: 10, statements: 10, rowsWritten: 10, changes: 10 } } },
+        logs: { "0": { accepted: 10, published: 10, batches: 1, r2_writes: 4, storage_bytes: 24576, rows_written_since_start: 11 } },
+      },
     ),
     ...errorResponses(401, errors.notFound(), 503),
   },
@@ -233,9 +244,17 @@ const meter = createRoute({
 export function registerAdmin(app: OpenAPIHono<AppEnv>) {
   app.openapi(meter, async (c) => {
     if (c.env.D1_METER !== "true") throw errors.notFound();
+    // The logs' counters first, through the namespace unmetered: the reading does not count itself.
+    const sequencers = unmetered(c.env.LOG_SEQUENCER);
+    const logs = Object.fromEntries(
+      await Promise.all(
+        Array.from({ length: logCount(c.env) }, async (_, n) => [String(n), await sequencers.getByName(sequencerName(n)).stats().catch(() => null)] as const),
+      ),
+    );
     const databases = meterReading();
+    const tables = tableReading();
     if (c.req.valid("query").reset === "true") resetMeter();
-    return c.json({ databases }, 200);
+    return c.json({ databases, tables, logs }, 200);
   });
 
   app.openapi(list, async (c) => {
