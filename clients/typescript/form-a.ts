@@ -664,8 +664,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The agent's public page, for people: send Accept: text/html (as a browser does)
-         * @description Server-rendered HTML with no script and nothing from another origin: the badge, the composite score and recommendation, the confidence, the identity level and the operator's name (what `GET /score/{sid}/public` shows), and how to verify them: the current attestation, the JWKS URL and the command that checks them. When the owner opted in (`PUT /agents/{sid}/public-profile`), also the reasons in plain words, the five dimensions, the score history as a chart and open disputes (never who reported). A suspended agent's page says so and carries no attestation. Cached at the edge for 60 seconds; uncached requests are limited to 120 per minute per IP. `API-Version` does not apply. A client that does not rank `text/html` above `application/json` gets the JSON 404 `Not found`, as before the page existed.
+         * The agent, for people and programs: its public page for Accept: text/html, its public score as JSON otherwise
+         * @description By content negotiation. A client that ranks `text/html` above `application/json` (a browser) gets the page: server-rendered HTML with no script and nothing from another origin: the badge, the composite score and recommendation, the confidence, the identity level and the operator's name (what `GET /score/{sid}/public` shows), and how to verify them: the current attestation, the JWKS URL and the command that checks them. When the owner opted in (`PUT /agents/{sid}/public-profile`), also the reasons in plain words, the five dimensions, the score history as a chart and open disputes (never who reported). A suspended agent's page says so and carries no attestation. Uncached pages are limited to 120 per minute per IP; `API-Version` does not apply to the page.
+         *
+         *     Any other client (no Accept, `*\/*`, `application/json`) gets the public score, exactly as `GET /score/{sid}/public` answers it in the requested form, and every such request counts against that route's limit (5 per hour per IP; a conditional read answered 304 only in the revalidation limit). Each representation is cached at the edge for 60 seconds under its own key, and every answer carries `Vary: Accept`.
          *
          *     Public: no credential.
          */
@@ -6379,6 +6381,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
                 /** @description An ETag from an earlier answer: 304 while the body is unchanged */
                 "if-none-match"?: string;
             };
@@ -6390,7 +6394,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The page */
+            /** @description The page (text/html), or the public score (application/json, in the form API-Version names) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6398,13 +6402,25 @@ export interface operations {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     ETag: components["headers"]["ETag"];
                     "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    /** @description The answer depends on Accept */
-                    Vary: "Accept";
+                    /** @description The answer depends on Accept (and the JSON on API-Version) */
+                    Vary: string;
                     [name: string]: unknown;
                 };
                 content: {
                     /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 708 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">708<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
                     "text/html": string;
+                    /**
+                     * @example {
+                     *       "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *       "agent_name": "Invoice Bot",
+                     *       "composite_score": 708,
+                     *       "confidence": "low",
+                     *       "recommendation": "review",
+                     *       "identity_level": 1,
+                     *       "operator_name": "Acme Agents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicScoreA"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag */
@@ -6416,7 +6432,25 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No agent has this SID (a page); or the client did not ask for HTML (JSON, as always) */
+            /** @description A malformed SID (JSON clients; a browser gets the 404 page) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid SID format. Expected: SID-0x[16 hex chars]",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description No agent has this SID: a page, or the JSON error */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6429,14 +6463,14 @@ export interface operations {
                     "text/html": string;
                     /**
                      * @example {
-                     *       "error": "Not found",
+                     *       "error": "Agent not found",
                      *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorA"];
                 };
             };
-            /** @description Rate limited: retry after Retry-After seconds (a page) */
+            /** @description Rate limited: retry after Retry-After seconds (a page, or the JSON error) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6448,6 +6482,13 @@ export interface operations {
                 content: {
                     /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Too many requests. Please try again later.</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><h1>Too many requests. Please try again later.</h1><p>Try again in 42 seconds.</p><p class="muted">Status 429. Request id <code>5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f</code>.</p></main></body></html> */
                     "text/html": string;
+                    /**
+                     * @example {
+                     *       "error": "Too many requests. Please try again later.",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
                 };
             };
         };

@@ -2,19 +2,18 @@ import type { MiddlewareHandler } from "hono";
 import type { ZodType } from "zod";
 import { errors } from "../domain/errors";
 import type { AppEnv, Form } from "./context";
-import { isPageRequest, PAGE_PATH } from "./negotiation";
+import { isPageRequest } from "./negotiation";
 import { validationHook } from "./validation";
 
 /**
- * Answers that are not API payloads ignore the API-Version header: badges (images for web pages) and
- * the agent's public page (HTML for people).
+ * Answers that are not API payloads ignore the API-Version header: badges (images for web pages). The
+ * agent's public page ignores it too, but its path answers JSON clients in their form.
  */
-export const ignoresForm = (path: string) => path.startsWith("/badge/") || PAGE_PATH.test(path);
+export const ignoresForm = (path: string) => path.startsWith("/badge/");
 
 /**
  * Selects the wire form: no header or `A` is Form A, `B` is Form B, anything else is refused. A
- * client of the page's path that does not ask for HTML keeps the JSON answers it always had, which
- * read the header.
+ * client of the page's path that does not ask for HTML gets the public score, in its form.
  */
 export const selectForm: MiddlewareHandler<AppEnv> = async (c, next) => {
   const version = c.req.header("api-version")?.trim();

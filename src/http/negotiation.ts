@@ -1,5 +1,5 @@
 // Which answer a request asks for, where a path answers people and programs differently: the agent's
-// public page is HTML for a browser, and the path keeps its JSON answers for every other client.
+// public page is HTML for a browser, and the public score as JSON for every other client.
 
 /** The path of an agent's public page. */
 export const PAGE_PATH = /^\/agents\/[^/]+$/;

@@ -15,10 +15,16 @@ import { publicFace, publicProfile, type AgentPageView, type AttestationState } 
 
 export const PAGE_MAX_AGE_S = 60;
 
-export const pageKey = (origin: string, sid: string) => `https://page.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
+/** The representations GET /agents/{sid} answers: the page, and the public score in either form. */
+export const REPRESENTATIONS = ["html", "json-a", "json-b"] as const;
+export type Representation = (typeof REPRESENTATIONS)[number];
 
-/** Drops the page cached in this data centre (others expire within a minute). */
-export const purgePage = (origin: string, sid: string) => dropAnswer(pageKey(origin, sid));
+/** Each representation of an agent's path is cached apart: the key names it. */
+export const pageKey = (origin: string, sid: string, representation: Representation) =>
+  `https://page.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}/${representation}`;
+
+/** Drops every representation cached in this data centre (others expire within a minute). */
+export const purgePage = (origin: string, sid: string) => Promise.all(REPRESENTATIONS.map((r) => dropAnswer(pageKey(origin, sid, r))));
 
 /** What the page shows: the public face, an attestation of it, and the profile when the owner opted in. */
 export async function agentPageView(c: Context<AppEnv>, sid: string): Promise<AgentPageView> {

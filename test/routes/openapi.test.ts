@@ -92,10 +92,10 @@ describe("the OpenAPI documents", () => {
     for (const doc of [a, b]) expect(JSON.stringify(doc)).not.toContain('"anyOf":[{"$ref":"#/components/schemas/Error');
   });
 
-  it("ask Form B clients for API-Version: B on every operation but the badges and the agent's public page", async () => {
-    for (const { path, method, operation } of operationsOf(await documentOf("B"))) {
+  it("ask Form B clients for API-Version: B on every operation but the badges (the agent's path answers JSON clients in their form)", async () => {
+    for (const { path, operation } of operationsOf(await documentOf("B"))) {
       const version = (operation.parameters ?? []).find((p: Json) => p.name === "api-version");
-      if (path.startsWith("/badge/") || (path === "/agents/{sid}" && method === "get")) expect(version, path).toBeUndefined();
+      if (path.startsWith("/badge/")) expect(version, path).toBeUndefined();
       else expect(version, path).toMatchObject({ in: "header", required: true, schema: { enum: ["B"] } });
     }
   });

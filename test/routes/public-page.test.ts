@@ -44,9 +44,10 @@ async function reported(sid: string) {
 }
 
 describe("GET /agents/{sid}: content negotiation", () => {
-  it("answers a browser with the page, and every other client with the JSON 404 the path always gave", async () => {
+  it("answers a browser with the page, and every other client with the public score as JSON, never a 404 for an agent that exists", async () => {
     const { key } = await createOperator();
     const { sid } = await registerAgent(key);
+    const publicScore = async (headers: Record<string, string> = {}) => (await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp(), ...headers } })).json();
 
     for (const accept of [BROWSER_ACCEPT, "text/html", "application/xhtml+xml", "application/json;q=0.5, text/html"]) {
       const res = await page(sid, { accept });
@@ -57,19 +58,60 @@ describe("GET /agents/{sid}: content negotiation", () => {
     }
 
     for (const accept of [undefined, "*/*", "application/json", "text/html;q=0.5, application/json", "text/html, application/json", "text/html;q=0", "text/*"]) {
-      const res = await h.request(`/agents/${sid}`, { headers: accept === undefined ? {} : { accept } });
-      expect(res.status, String(accept)).toBe(404);
+      const res = await h.request(`/agents/${sid}`, { headers: { "cf-connecting-ip": freshIp(), ...(accept === undefined ? {} : { accept }) } });
+      expect(res.status, String(accept)).toBe(200);
       expect(res.headers.get("content-type")).toBe("application/json");
-      expect(res.headers.get("cache-control")).toBe("no-store");
-      expect(res.headers.get("vary")).toBe("Accept");
-      expect(await res.json()).toEqual({ error: "Not found", request_id: expect.any(String) });
+      expect(res.headers.get("cache-control")).toBe("public, max-age=60");
+      expect(res.headers.get("vary")).toBe("Accept, API-Version");
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(await res.json()).toEqual(await publicScore());
     }
-    // As before the page: Form B's envelope, and a bad API-Version refused, for JSON clients only.
-    const formB = await h.request(`/agents/${sid}`, { headers: { "api-version": "B" } });
-    expect(await formB.json()).toEqual({ error: { code: "not_found", message: "Not found" }, request_id: expect.any(String) });
+    // In the client's form, as the public score answers it; the page ignores API-Version.
+    const formB = await h.request(`/agents/${sid}`, { headers: { "api-version": "B", "cf-connecting-ip": freshIp() } });
+    expect(await formB.json()).toEqual(await publicScore({ "api-version": "B" }));
     expect((await h.request(`/agents/${sid}`, { headers: { "api-version": "X" } })).status).toBe(400);
     expect((await page(sid, { "api-version": "X" })).status).toBe(200);
     expect((await page(sid, { "api-version": "B" })).headers.get("content-type")).toBe("text/html; charset=utf-8");
+
+    // Errors as the public score gives them, varying on Accept too.
+    const unknown = await h.request(`/agents/${newSid()}`, { headers: { "cf-connecting-ip": freshIp() } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("vary")).toBe("Accept, API-Version");
+    expect(await unknown.json()).toEqual({ error: "Agent not found", request_id: expect.any(String) });
+    const malformed = await h.request("/agents/SID-0xNOTHEX", { headers: { "cf-connecting-ip": freshIp() } });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toEqual({ error: "Invalid SID format. Expected: SID-0x[16 hex chars]", request_id: expect.any(String) });
+  });
+
+  it("counts every JSON answer against the public score's limit, and caches each representation under its own key", async () => {
+    const { key } = await createOperator();
+    const { sid } = await registerAgent(key, { name: "Negotiated Bot" });
+    const ip = freshIp();
+    const json = (headers: Record<string, string> = {}) => h.request(`/agents/${sid}`, { headers: { accept: "application/json", "cf-connecting-ip": ip, ...headers } });
+
+    // The page first: its cached copy is never the JSON answer, nor one form's the other's.
+    expect((await page(sid)).headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const a = await json();
+    expect(a.headers.get("content-type")).toBe("application/json");
+    expect(await a.json()).toMatchObject({ sid, agent_name: "Negotiated Bot" });
+    const b = await json({ "api-version": "B" });
+    expect(await b.json()).toMatchObject({ sid, score: expect.any(Number) });
+    expect((await page(sid)).headers.get("content-type")).toBe("text/html; charset=utf-8");
+
+    // Renamed behind the cache's back: the JSON answer stays a minute, like the page.
+    await (await shardOf(sid)).prepare("UPDATE agents SET name = 'Renamed Bot' WHERE sid = ?").bind(sid).run();
+    expect(await (await json()).json()).toMatchObject({ agent_name: "Negotiated Bot" });
+    expect(await (await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } })).json()).toMatchObject({ agent_name: "Renamed Bot" });
+
+    // 5 per hour per address, shared with GET /score/{sid}/public: three spent here, two left.
+    expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).status).toBe(200);
+    expect((await json()).status).toBe(200);
+    const refused = await json();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("vary")).toBe("Accept, API-Version");
+    expect((await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": ip } })).status).toBe(429);
+    // Pages count in their own bucket.
+    expect((await page(sid, { "cf-connecting-ip": ip })).status).toBe(200);
   });
 
   it("answers HEAD like GET without a body, OPTIONS as a preflight, and other methods with 405", async () => {
