@@ -42,6 +42,7 @@ import { registerEntries } from "./routes/entries";
 import { DOCUMENT_PATHS, registerDocuments } from "./routes/documents";
 import { MCP_PATH, mcpGuard, registerMcp } from "./routes/mcp";
 import { registerA2A } from "./routes/a2a";
+import { registerAiCatalog } from "./routes/ai-catalog";
 
 /**
  * Builds the Worker's app. `deps` replaces the clock and the outbound calls (DNS-over-HTTPS and the
@@ -110,6 +111,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerWaitlist(app);
   registerMcp(app);
   registerA2A(app);
+  registerAiCatalog(app);
   registerLog(app);
 
   registerDocuments(app);

@@ -1456,6 +1456,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{sid}/ai-catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's trust score for an AI Catalog: an Attestation object, and a catalog entry listing its A2A card with it
+         * @description Public. `attestation` is an AI Catalog (v0.9) Attestation object for the `attestations` of the Trust Manifest the agent's owner publishes beside its A2A card: its `uri` is GET /score/{sid}/attestation, and it has no `digest` (the attestation is live: a new JWS, valid 15 minutes, every minute at most). With `card_url`, `catalog` is an AI Catalog holding the entry that lists the card (type application/a2a-agent-card+json) with a Trust Manifest carrying the attestation: serve it as /.well-known/ai-catalog.json, or add the entry to yours, and sign the manifest (its subject the card's digest) for a Trusted Catalog. The card's trust extension (GET /agents/{sid}/a2a-extension) carries the SID the attestation's `sub` must equal. Uncached requests count with badges and attestations (120 per minute per IP). A suspended agent gets none (409).
+         *
+         *     Public: no credential.
+         */
+        get: operations["getAiCatalogAttestation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ai-catalog/attestations/trust-score/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The definition of the AI Catalog attestation type whose URI this is: what its uri serves and how a relying party verifies it
+         * @description Public, the same for every agent; cacheable for a day.
+         *
+         *     Public: no credential.
+         */
+        get: operations["getAiCatalogAttestationType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/log/{log}/checkpoint": {
         parameters: {
             query?: never;
@@ -2397,6 +2441,53 @@ export interface components {
             /** @description How a relying party checks an agent that carries the extension, in order */
             verification: string[];
         };
+        AiCatalogAttestations: {
+            attestation: components["schemas"]["AiCatalogAttestation"];
+            catalog: components["schemas"]["AiCatalogFragment"];
+        };
+        /** @description An AI Catalog Attestation object. No `digest`: the document is live (a new JWS, valid 15 minutes, every minute at most), so no digest could hold. */
+        AiCatalogAttestation: {
+            /**
+             * Format: uri
+             * @description The attestation type: the service's origin followed by /ai-catalog/attestations/trust-score/v1 (its definition is served there)
+             */
+            type: string;
+            /**
+             * Format: uri
+             * @description Where the attestation is served: GET /score/{sid}/attestation, a JSON object whose `attestation` is a compact JWS
+             */
+            uri: string;
+            description: string;
+        };
+        /** @description Null without card_url: the entry lists the agent's card, which only its owner knows */
+        AiCatalogFragment: {
+            /** @enum {string} */
+            specVersion: "0.9";
+            entries: components["schemas"]["AiCatalogEntry"][];
+        } | null;
+        AiCatalogEntry: {
+            /** @description The agent's page at this service (an absolute URI naming the agent; replace it with your own urn:air identifier if you have one) */
+            identifier: string;
+            /** @enum {string} */
+            type: "application/a2a-agent-card+json";
+            /**
+             * Format: uri
+             * @description The agent's A2A card (card_url), whose trust extension carries the SID
+             */
+            url: string;
+            trustManifest: {
+                /** @description The publisher's identity: `identity`, else the card's origin */
+                identity: string;
+                attestations: components["schemas"]["AiCatalogAttestation"][];
+            };
+        };
+        AiCatalogAttestationType: {
+            /** Format: uri */
+            type: string;
+            name: string;
+            description: string;
+            verification: string[];
+        };
         LogKeys: {
             logs: {
                 /** @description The log's number n: its reads are under /log/{n}/ */
@@ -2493,6 +2584,11 @@ export type JsonRpcResponse = components['schemas']['JsonRpcResponse'];
 export type JsonRpcRequest = components['schemas']['JsonRpcRequest'];
 export type A2AAgentExtension = components['schemas']['A2AAgentExtension'];
 export type A2AExtensionDefinition = components['schemas']['A2AExtensionDefinition'];
+export type AiCatalogAttestations = components['schemas']['AiCatalogAttestations'];
+export type AiCatalogAttestation = components['schemas']['AiCatalogAttestation'];
+export type AiCatalogFragment = components['schemas']['AiCatalogFragment'];
+export type AiCatalogEntry = components['schemas']['AiCatalogEntry'];
+export type AiCatalogAttestationType = components['schemas']['AiCatalogAttestationType'];
 export type LogKeys = components['schemas']['LogKeys'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
 export type HeaderCacheControl = components['headers']['Cache-Control'];
@@ -12923,6 +13019,240 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["A2AExtensionDefinition"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid API-Version header. Expected: A or B"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getAiCatalogAttestation: {
+        parameters: {
+            query?: {
+                /** @description The URL of the agent's A2A card: with it, the answer carries a catalog listing that card */
+                card_url?: string;
+                /** @description The Trust Manifest's identity (the publisher: a DID, an https URL, ...); default: the card's origin */
+                identity?: string;
+            };
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attestation and the catalog */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attestation": {
+                     *         "type": "https://trust.example.com/ai-catalog/attestations/trust-score/v1",
+                     *         "uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
+                     *         "description": "Trust score of SID-0x3f9a0c1d2e4b5a69, signed by https://trust.example.com: a JWS valid 15 minutes, verified against https://trust.example.com/.well-known/jwks.json"
+                     *       },
+                     *       "catalog": {
+                     *         "specVersion": "0.9",
+                     *         "entries": [
+                     *           {
+                     *             "identifier": "https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69",
+                     *             "type": "application/a2a-agent-card+json",
+                     *             "url": "https://agents.acme.example/invoice-bot/agent-card.json",
+                     *             "trustManifest": {
+                     *               "identity": "did:web:acme.example",
+                     *               "attestations": [
+                     *                 {
+                     *                   "type": "https://trust.example.com/ai-catalog/attestations/trust-score/v1",
+                     *                   "uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
+                     *                   "description": "Trust score of SID-0x3f9a0c1d2e4b5a69, signed by https://trust.example.com: a JWS valid 15 minutes, verified against https://trust.example.com/.well-known/jwks.json"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AiCatalogAttestations"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Invalid SID format. Expected: SID-0x[16 hex chars]"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Agent not found"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Agent is suspended: no attestation is issued"
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests. Please try again later."
+                     *       },
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorB"];
+                };
+            };
+        };
+    };
+    getAiCatalogAttestationType: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description B: Form B payloads and errors */
+                "api-version": "B";
+                /** @description An ETag from an earlier answer: 304 while the body is unchanged */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    ETag: components["headers"]["ETag"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://trust.example.com/ai-catalog/attestations/trust-score/v1",
+                     *       "name": "Agent trust score",
+                     *       "description": "An AI Catalog attestation: the agent's trust score, signed by this service. Its uri serves {attestation: <compact JWS>} (alg EdDSA, typ trust-attestation+jwt, valid 15 minutes). An owner gets it, and a catalog entry carrying it, from GET https://trust.example.com/agents/{sid}/ai-catalog.",
+                     *       "verification": [
+                     *         "the uri starts with the origin of a trust service you rely on (here https://trust.example.com), and the entry's Trust Manifest is one you trust (signed by the owner, its subject the card's digest)",
+                     *         "fetch the uri; the JWS's protected header has alg EdDSA, typ trust-attestation+jwt and the kid of a key in https://trust.example.com/.well-known/jwks.json, and the signature verifies with it",
+                     *         "its iss is that origin, its sub is the SID the agent's A2A card carries (its trust extension's params.sid), and exp is in the future",
+                     *         "its recommendation and composite_score meet your policy"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AiCatalogAttestationType"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag */

@@ -10,7 +10,7 @@ import type { AppEnv } from "./context";
 // browsers) and are never cached.
 
 const PUBLIC_READ =
-  /^\/(?:score\/[^/]+\/(?:public|attestation)|badge\/[^/]+|status\/[^/]+|agents\/[^/]+|\.well-known\/jwks\.json|openapi(?:-b)?\.json|agents\/[^/]+\/a2a-extension|a2a\/extensions\/[^/]+\/v1|log\/keys|log\/[^/]+\/(?:checkpoint|tile\/.+))$/;
+  /^\/(?:score\/[^/]+\/(?:public|attestation)|badge\/[^/]+|status\/[^/]+|agents\/[^/]+|\.well-known\/jwks\.json|openapi(?:-b)?\.json|agents\/[^/]+\/(?:a2a-extension|ai-catalog)|a2a\/extensions\/[^/]+\/v1|ai-catalog\/attestations\/[^/]+\/v1|log\/keys|log\/[^/]+\/(?:checkpoint|tile\/.+))$/;
 
 export const isPublicRead = (path: string) => PUBLIC_READ.test(path);
 

@@ -33,7 +33,7 @@ const TAGS = [
   { name: "Waitlist", description: "Early access." },
   { name: "Badges", description: "Public trust badges for web pages (they ignore API-Version)." },
   { name: "Pages", description: "The agent's public page, for people: HTML for a browser (it ignores API-Version)." },
-  { name: "Integrations", description: "Where agents are: an MCP server whose tools mirror the routes, and an A2A Agent Card extension." },
+  { name: "Integrations", description: "Where agents are: an MCP server whose tools mirror the routes, an A2A Agent Card extension, and an AI Catalog attestation." },
   { name: "Transparency log", description: "The transparency log of agents' histories: checkpoints and tiles (C2SP tlog-tiles), read by any client." },
   { name: "Admin", description: "The service operators' interface, behind the ADMIN_TOKEN secret." },
 ];
