@@ -7,3 +7,7 @@ declare module "*.mjs?raw" {
   const text: string;
   export default text;
 }
+declare module "*.csv?raw" {
+  const text: string;
+  export default text;
+}

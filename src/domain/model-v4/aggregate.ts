@@ -71,8 +71,6 @@ export interface AgentModel {
   pending: PendingBucket[];
   episode: Episode;
   lastReportAt: number | null;
-  /** No counted pair's last report is older than this (a bound: a pair's next report may have moved it on); null: no pair. */
-  oldestAt: number | null;
   lastConfigChangeAt: number | null;
   /** The credibility snapshot of the last `credibility` entry that named one. */
   snapshot: string | null;
@@ -93,7 +91,6 @@ export function emptyModel(createdAt: number): AgentModel {
     pending: [],
     episode: { open: false, since: null, lastAt: null },
     lastReportAt: null,
-    oldestAt: null,
     lastConfigChangeAt: null,
     snapshot: null,
   };
@@ -253,7 +250,7 @@ const isNegative = (p: PairState) => !p.owner && p.votes.stability !== null && p
 
 /** The pair's contribution taken out of the aggregates, where its placement put it. */
 export function withoutPair(model: AgentModel, p: PairState): AgentModel {
-  if (p.reports === 0 || p.placement.idle) return model;
+  if (p.reports === 0) return model;
   let next = withMassOf(model, p.placement.pending, (m) => addToMass(m, p, -1), true);
   if (p.placement.pending === null && isNegative(p)) next = { ...next, negative: histogramAdd(next.negative, p.level, -1) };
   return windowed(next, p, p.placement, -1);
@@ -267,10 +264,7 @@ export function withoutPair(model: AgentModel, p: PairState): AgentModel {
  * report within 30 days).
  */
 export function withPair(model: AgentModel, p: PairState, t: number): { model: AgentModel; pair: PairState } {
-  const newest = model.lastReportAt ?? p.lastAt;
-  if (p.reports === 0 || newest - p.lastAt >= MODEL_V4.idleMs) {
-    return { model, pair: { ...p, placement: { pending: null, hour: false, day: false, idle: p.reports > 0 } } };
-  }
+  if (p.reports === 0) return { model, pair: { ...p, placement: { pending: null, hour: false, day: false } } };
   // A pair without credibility counts for nothing anywhere: it needs no tenure bucket.
   const waiting = p.level > 0 && awaitsTenure(p, model.episode, t);
   const votes = !waiting && !p.owner && p.level > 0 && !(p.lastAt > t);
@@ -278,7 +272,6 @@ export function withPair(model: AgentModel, p: PairState, t: number): { model: A
     pending: waiting ? dayOf(p.firstAt) + TENURE_DAYS : null,
     hour: votes && hourOf(t) - hourOf(p.lastAt) < RECENT_HOURS,
     day: votes && p.failing && dayOf(t) - dayOf(p.lastAt) < FAILING_DAYS,
-    idle: false,
   };
   const pair = { ...p, placement };
   let next: AgentModel;
@@ -290,35 +283,7 @@ export function withPair(model: AgentModel, p: PairState, t: number): { model: A
     next = withMassOf(model, null, (m) => addToMass(m, pair, 1));
     if (isNegative(pair)) next = { ...next, negative: histogramAdd(next.negative, pair.level, 1) };
   }
-  next = { ...windowed(next, pair, placement, 1), oldestAt: model.oldestAt === null ? pair.lastAt : Math.min(model.oldestAt, pair.lastAt) };
-  return { model: next, pair };
-}
-
-/** A report at `at` may leave pairs idle: the caller must then pass all of the agent's pairs. */
-export function idleScanDue(model: AgentModel, at: number): boolean {
-  const newest = Math.max(model.lastReportAt ?? at, at);
-  return model.oldestAt !== null && newest - model.oldestAt >= MODEL_V4.idleMs;
-}
-
-/**
- * The pairs whose last report is `idleMs` older than the agent's newest report taken out of the sums
- * (they return with their next report), and the bound `oldestAt` made exact again. `pairs`: all of
- * the agent's pairs. Returns the pairs that left.
- */
-export function leaveIdle(model: AgentModel, pairs: Iterable<PairState>): { model: AgentModel; left: PairState[] } {
-  const newest = model.lastReportAt;
-  if (newest === null) return { model, left: [] };
-  let next = model;
-  let oldest: number | null = null;
-  const left: PairState[] = [];
-  for (const p of pairs) {
-    if (p.reports === 0 || p.placement.idle) continue;
-    if (newest - p.lastAt >= MODEL_V4.idleMs) {
-      next = withoutPair(next, p);
-      left.push({ ...p, placement: { pending: null, hour: false, day: false, idle: true } });
-    } else oldest = oldest === null ? p.lastAt : Math.min(oldest, p.lastAt);
-  }
-  return { model: { ...next, oldestAt: oldest }, left };
+  return { model: windowed(next, pair, placement, 1), pair };
 }
 
 /**
@@ -330,10 +295,10 @@ export function aggregatesOf(model: AgentModel, pairs: Iterable<PairState>): Age
   let next: AgentModel = { ...model, main: emptyMass(), negative: [], recent: [], failing: [], pending: [] };
   const all = [...pairs].sort((x, y) => (x.reporter < y.reporter ? -1 : x.reporter > y.reporter ? 1 : 0));
   const days = new Set<number>();
-  for (const p of all) if (p.reports > 0 && !p.placement.idle && p.placement.pending !== null) days.add(p.placement.pending);
+  for (const p of all) if (p.reports > 0 && p.placement.pending !== null) days.add(p.placement.pending);
   next = { ...next, pending: [...days].sort((x, y) => x - y).map((day) => ({ day, mass: emptyMass() })) };
   for (const p of all) {
-    if (p.reports === 0 || p.placement.idle) continue;
+    if (p.reports === 0) continue;
     next = withMassOf(next, p.placement.pending, (m) => addToMass(m, p, 1));
     if (p.placement.pending === null && isNegative(p)) next = { ...next, negative: histogramAdd(next.negative, p.level, 1) };
     next = windowed(next, p, p.placement, 1);

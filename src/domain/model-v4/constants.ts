@@ -65,8 +65,6 @@ export const MODEL_V4 = {
     withoutTop: 0.5,
     share: 2 / 3,
   },
-  /** A pair whose last report is this much older than the agent's newest report leaves the sums. */
-  idleMs: 365 * DAY_MS,
   clear: { atLeast: 700, positiveMass: 3, minDimension: 450, operatorScore: 400 },
   /** For afterMs after the agent was last in caution, a positive newcomer counts after tenureMs (whole days) on it. */
   episode: { tenureMs: 30 * DAY_MS, afterMs: 90 * DAY_MS },
@@ -106,7 +104,7 @@ export const MODEL_V4 = {
     /** No single in-neighbour contributes more than this share of an owner's rank. */
     inNeighbourShare: 0.5,
     /** An owner is trusted when its rank is at least kappa × the anchors' mean rank. */
-    kappa: 0.001,
+    kappa: 0.0003,
     /** Agreements count where the reporter was among the first `firstVoters` credible voters on the agent. */
     firstVoters: 5,
     /** record = clamp((S_own − recordFrom) / recordSpan, 0, 1). */

@@ -30,9 +30,9 @@ export function applyEvent(state: AgentState, event: HistoryEvent, ownerKey: str
   };
   switch (event.kind) {
     case "report": {
-      const r = applyReport(state.model, state.pairs.get(event.reporter) ?? null, event, ownerKey, state.pairs);
+      const r = applyReport(state.model, state.pairs.get(event.reporter) ?? null, event, ownerKey);
       state.model = r.model;
-      put([r.pair, ...r.left]);
+      put([r.pair]);
       break;
     }
     case "config": {

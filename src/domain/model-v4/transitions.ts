@@ -10,7 +10,7 @@
 import type { ChangeType } from "../configuration";
 import { CHANGE_TYPES } from "../configuration";
 import { MODEL_V4 } from "./constants";
-import { idleScanDue, leaveIdle, settle, withPair, withoutPair, type AgentModel, type Episode } from "./aggregate";
+import { settle, withPair, withoutPair, type AgentModel, type Episode } from "./aggregate";
 import { assess } from "./assess";
 import { decayVotes, keptFraction, levelOf, observe, stubPair, type PairState, type ReportInput } from "./votes";
 import { DIMENSIONS, idOrder, requireTime, type Dimension } from "./vocabulary";
@@ -74,34 +74,17 @@ function replacePair(model: AgentModel, before: PairState | null, after: PairSta
 
 /**
  * Applies one report. `pair`: the reporter's pair on the agent (null: its first report). `ownerKey`:
- * the agent's owner now (its vote weighs `ownerCredibility` and enters no mass). `all`: every pair of
- * the agent, needed when `idleScanDue(model, at)` (the report may leave older pairs idle). Returns
- * the reporter's pair and the pairs that left the sums.
+ * the agent's owner now (its vote weighs `ownerCredibility` and enters no mass).
  */
-export function applyReport(
-  model: AgentModel,
-  pair: PairState | null,
-  input: ReportInput,
-  ownerKey: string | null,
-  all?: Pairs,
-): { model: AgentModel; pair: PairState; left: PairState[] } {
+export function applyReport(model: AgentModel, pair: PairState | null, input: ReportInput, ownerKey: string | null): { model: AgentModel; pair: PairState } {
   if (pair && pair.reporter !== input.reporter) throw new RangeError(`the pair of ${pair.reporter} given for a report of ${input.reporter}`);
-  if (idleScanDue(model, input.at) && !all) throw new Error("this report may leave pairs idle: pass all of the agent's pairs");
   const r = step(model, input.at, "report", (m, t) => {
     const observed = observe(pair, input, ownerKey !== null && input.reporter === ownerKey);
     const lastReportAt = m.lastReportAt === null ? input.at : Math.max(m.lastReportAt, input.at);
-    let next: AgentModel = { ...m, reports: m.reports + 1, lastReportAt };
-    let left: PairState[] = [];
-    if (all && idleScanDue(m, input.at)) {
-      const others = [...all.values()].filter((p) => p.reporter !== input.reporter).sort((x, y) => idOrder(x.reporter, y.reporter));
-      ({ model: next, left } = leaveIdle(pair ? withoutPair(next, pair) : next, others));
-      const placed = withPair(next, observed, t);
-      return { model: placed.model, out: { pair: placed.pair, left } };
-    }
-    const placed = replacePair(next, pair, observed, t);
-    return { model: placed.model, out: { pair: placed.pair, left } };
+    const placed = replacePair({ ...m, reports: m.reports + 1, lastReportAt }, pair, observed, t);
+    return { model: placed.model, out: placed.pair };
   });
-  return { model: r.model, pair: r.out.pair, left: r.out.left };
+  return { model: r.model, pair: r.out };
 }
 
 /**

@@ -14,8 +14,6 @@ export interface Placement {
   hour: boolean;
   /** The pair's last report, failing, is in the day bucket of `lastAt` (the recent failures' window). */
   day: boolean;
-  /** The pair has left the sums: its last report is `idleMs` older than the agent's newest (it returns with its next report). */
-  idle: boolean;
 }
 
 export interface PairState {
@@ -66,7 +64,7 @@ export function stubPair(reporter: string, level: number, at: number): PairState
     failing: false,
     receipts: 0,
     firstReceiptAt: null,
-    placement: { pending: null, hour: false, day: false, idle: false },
+    placement: { pending: null, hour: false, day: false },
   };
 }
 

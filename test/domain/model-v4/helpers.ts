@@ -42,9 +42,9 @@ export class Agent {
     return this;
   }
   report(reporter: string, at: number, outcome: Outcome = "success", signals: Partial<Record<SignalDimension, number>> = {}, receipt = false): this {
-    const r = applyReport(this.model, this.pairs.get(reporter) ?? null, { reporter, at, outcome, signals, receipt }, this.owner, this.pairs);
+    const r = applyReport(this.model, this.pairs.get(reporter) ?? null, { reporter, at, outcome, signals, receipt }, this.owner);
     this.model = r.model;
-    for (const p of [r.pair, ...r.left]) this.pairs.set(p.reporter, p);
+    this.pairs.set(reporter, r.pair);
     return this;
   }
   /** Each reporter reports `outcome` once at `at` (a minute apart). */

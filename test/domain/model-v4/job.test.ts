@@ -57,6 +57,13 @@ describe("trusted owners", () => {
     expect(uncapped.rank[5]).toBe(0);
   });
 
+  it("takes an anchor's praise alone: the cap is on the other in-neighbours", () => {
+    // 1 is praised by anchor 0 only; 2 by non-anchor 1 only.
+    const s = run(3, [[1, 0, 1000, DAY], [2, 1, 1000, DAY]], { previous: full(3) });
+    expect(s.trusted[1]).toBe(1);
+    expect(s.trusted[2]).toBe(0);
+  });
+
   it("passes no trust through a reporter with c = 0", () => {
     const pairs: Pair[] = [[1, 0, 1000, DAY], [2, 0, 1000, DAY], [3, 1, 1000, DAY], [3, 2, 1000, DAY]];
     const previous = full(4);
@@ -106,7 +113,7 @@ describe("agreement", () => {
     expect([...facts.agree.slice(2)]).toEqual([1, 1, 1, 1, 1, 0, 0]);
   });
 
-  it("counts every disagreement with the leave-one-out credible consensus, credible or not: (a + 1)/(a + 2d + 1)", () => {
+  it("counts every disagreement with the leave-one-out credible consensus, credible or not: (a + 1)/(a + d + 1)", () => {
     // A slanderer (9) fails three agents that credible 2, 3, 4 praise; it agrees on one where it was first.
     const pairs: Pair[] = [];
     for (const agent of [1, 5, 6]) {
@@ -121,9 +128,9 @@ describe("agreement", () => {
     expect(facts.disagree[9]).toBe(3);
     // On agent 7 it has c = 0: not among the credible first voters, so its agreement there does not count.
     expect(facts.agree[9]).toBe(0);
-    // In a run: pass 1 (from the previous snapshot) gives it 1/7, so c > 0 and, in pass 2, its first
-    // vote on agent 7 counts as an agreement: (1 + 1)/(1 + 6 + 1).
-    expect(run(10, pairs, { previous, anchors: [2, 3, 4] }).factors.agreement[9]).toBe(2 / 8);
+    // In a run: pass 1 (from the previous snapshot) gives it 1/4, so c > 0 and, in pass 2, its first
+    // vote on agent 7 counts as an agreement: (1 + 1)/(1 + 3 + 1).
+    expect(run(10, pairs, { previous, anchors: [2, 3, 4] }).factors.agreement[9]).toBe(2 / 5);
   });
 });
 

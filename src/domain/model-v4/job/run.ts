@@ -67,7 +67,7 @@ export function computeCredibility(input: JobInput): CredibilitySnapshot {
     for (let r = 0; r < n; r++) {
       const a = facts.agree[r];
       const d = facts.disagree[r];
-      agreement[r] = Math.min(1, (a + 1) / (a + 2 * d + 1));
+      agreement[r] = Math.min(1, (a + 1) / (a + d + 1));
       record[r] = facts.mass[r] > 0 ? Math.min(1, Math.max(0, (facts.massS[r] / facts.mass[r] - C.recordFrom) / C.recordSpan)) : 1;
       next[r] = quantise(age[r] * breadth[r] * agreement[r] * record[r]);
     }
