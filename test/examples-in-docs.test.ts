@@ -13,8 +13,9 @@ import webhook from "../examples/webhook-receiver.mjs?raw";
 import credentialAgent from "../examples/credential-agent.mjs?raw";
 import verifyCredential from "../examples/verify-credential.mjs?raw";
 import gatewayAgent from "../examples/gateway-agent.mjs?raw";
+import aiCatalog from "../examples/ai-catalog.mjs?raw";
 
-const examples = [webBotAuth, webCrypto, receipt, attestation, a2aExtension, webhook, credentialAgent, verifyCredential, gatewayAgent].join("\n");
+const examples = [webBotAuth, webCrypto, receipt, attestation, a2aExtension, webhook, credentialAgent, verifyCredential, gatewayAgent, aiCatalog].join("\n");
 
 /** Functions (from their first line to the closing brace at column 0), `export const` lines and imports. */
 function declarations(doc: string): string[] {
@@ -29,7 +30,7 @@ function declarations(doc: string): string[] {
 
 describe.each([
   ["docs/identity.md", identityDoc, 14],
-  ["docs/relying-parties.md", relyingDoc, 10],
+  ["docs/relying-parties.md", relyingDoc, 11],
 ])("%s", (_name, doc, expected) => {
   it("shows only code that is in examples/", () => {
     const shown = declarations(doc);
