@@ -4,6 +4,8 @@ import type { Result } from "../domain/results";
 import { purgeBadge } from "./badge-cache";
 import type { AppEnv } from "./context";
 import { publicOrigin } from "../env";
+import { a2aExtensionCacheKey, attestationCacheKey } from "./attestation";
+import { dropAnswer } from "./edge-cache";
 import { purgePage } from "./public-page";
 
 /**
@@ -18,7 +20,14 @@ export function settle<T>(c: Context<AppEnv>, sid: string, out: Result<T>): T {
   return out.result;
 }
 
-/** Drops the agent's cached badges and public page in this data centre (others expire within minutes). */
+/**
+ * Drops what this data centre keeps of the agent's public face: its badges and page, and, since a
+ * suspension refuses them, its attestation and A2A extension (other data centres' copies expire
+ * within their max-age: a minute, five for badges).
+ */
 export function purgeFace(c: Context<AppEnv>, sid: string): void {
-  c.executionCtx.waitUntil(Promise.all([purgeBadge(sid), purgePage(publicOrigin(c.env), sid)]));
+  const origin = publicOrigin(c.env);
+  c.executionCtx.waitUntil(
+    Promise.all([purgeBadge(sid), purgePage(origin, sid), dropAnswer(attestationCacheKey(origin, sid)), dropAnswer(a2aExtensionCacheKey(origin, sid))]),
+  );
 }

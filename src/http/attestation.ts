@@ -10,6 +10,11 @@ import { statusPlaceOf, statusPointer } from "./status-lists";
 // Signing an agent's public score: the attestation route and the agent's public page sign the same
 // claims with the same keys.
 
+/** Where the attestation route keeps an agent's answer at the edge (src/http/edge-cache.ts). */
+export const attestationCacheKey = (origin: string, sid: string) => `https://attestation.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
+/** Where the A2A extension route keeps an agent's answer at the edge (it carries the attestation). */
+export const a2aExtensionCacheKey = (origin: string, sid: string) => `https://a2a-extension.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
+
 /** The compact JWS of the agent's public score, issued now under the service's public origin. Callers refuse suspended agents. */
 export async function attest(c: Context<AppEnv>, agent: AgentScore, keys: SigningKey[]): Promise<string> {
   const iat = Math.floor(c.get("deps").now() / 1000);

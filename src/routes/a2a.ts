@@ -4,6 +4,7 @@ import type { TypedResponse } from "hono";
 import { decodeJwt } from "jose";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
+import { a2aExtensionCacheKey } from "../http/attestation";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
@@ -17,7 +18,7 @@ import { createRoute, errorResponses, json, publicAccess } from "./openapi";
 // attestations) and the extension's definition at its own URI.
 
 const DEFINITION_MAX_AGE_S = 86_400;
-const cacheKey = (origin: string, sid: string) => `https://a2a-extension.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
+const cacheKey = a2aExtensionCacheKey;
 
 const EXAMPLE_SID = "SID-0x3f9a0c1d2e4b5a69";
 

@@ -6,7 +6,7 @@ import { listWaitlist } from "../db/waitlist";
 import { AGENT_STATUSES } from "../domain/agent";
 import { APPLICATION_STATUSES } from "../domain/applications";
 import { errors } from "../domain/errors";
-import { settle } from "../http/agent-result";
+import { purgeFace, settle } from "../http/agent-result";
 import { forgetOperator, locate, scorerOf } from "../http/agents";
 import { newApiKey } from "../domain/identifiers";
 import { sequencerName } from "../domain/log/messages";
@@ -338,6 +338,8 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
     const { status } = c.req.valid("json");
     const ref = await locate(c, sid);
     settle(c, sid, await scorerOf(c, ref).setStatus(ref, status, c.get("deps").now()));
+    // The badge and the page say whether the agent is suspended: this data centre's copies go now.
+    purgeFace(c, sid);
     return c.json({ sid, status }, 200);
   });
 }

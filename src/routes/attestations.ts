@@ -4,7 +4,7 @@ import type { Context, TypedResponse } from "hono";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
 import { agentScore } from "../http/agents";
-import { attest } from "../http/attestation";
+import { attest, attestationCacheKey } from "../http/attestation";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
@@ -18,7 +18,7 @@ import { createRoute, errorResponses, json, publicAccess } from "./openapi";
 
 export const ATTESTATION_MAX_AGE_S = 60;
 const JWKS_MAX_AGE_S = 300;
-const cacheKey = (origin: string, sid: string) => `https://attestation.cache/${encodeURIComponent(origin)}/${encodeURIComponent(sid)}`;
+const cacheKey = attestationCacheKey;
 
 const attestationSchema = z
   .object({

@@ -57,7 +57,7 @@ async function badge(c: Context<AppEnv>, sid: string, format: BadgeFormat): Prom
   // SIDs are 64 random bits, so a well-formed SID that is unknown now will not appear within the
   // 5 minutes its grey badge is cached: caching it too spares D1 repeated lookups of a bad link.
   const response = found
-    ? render(format, badgeFace({ ...found.score, identityLevel: found.identityLevel }), 200)
+    ? render(format, badgeFace({ ...found.score, identityLevel: found.identityLevel, status: found.status }), 200)
     : render(format, UNKNOWN, 404);
   return storeBadge((p) => c.executionCtx.waitUntil(p), key, response);
 }
@@ -78,8 +78,8 @@ const svgRoute = createRoute({
   tags: ["Badges"],
   summary: "The agent's public trust badge (SVG, shields.io flat style)",
   description:
-    "Label `trust`, message `<composite> · <recommendation>`; green for clear, yellow for review, red for caution. " +
-    "A grey `unknown` badge with status 404 for an unknown or malformed SID. Cached at the edge for 5 minutes; " +
+    "Label `trust`, message `<composite> · <recommendation>`; green for clear, yellow for review, red for caution; a grey " +
+    "`suspended` for an agent an admin suspended. A grey `unknown` badge with status 404 for an unknown or malformed SID. Cached at the edge for 5 minutes; " +
     "uncached requests are limited to 120 per minute per IP.",
   security: publicAccess,
   request: { params: sidPath },

@@ -226,7 +226,7 @@ const keyRow = (id: number, prefix: string, scopes: readonly string[], createdAt
 });
 const API_KEY = "sk_svc_3f9a0c1d8e27b6455d0c9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b";
 const webhookRow = { id: 3, url: "https://ops.acme.example/trust-events", events: EVENT_TYPES.join(" "), createdAt: iso(NOW - 20 * DAY) };
-const face = badgeFace({ composite: agent.score.composite, recommendation: agent.score.recommendation, identityLevel: agent.identityLevel });
+const face = badgeFace({ composite: agent.score.composite, recommendation: agent.score.recommendation, identityLevel: agent.identityLevel, status: agent.status });
 const applicationRow = {
   id: 42,
   name: owner.name,

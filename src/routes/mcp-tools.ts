@@ -62,8 +62,8 @@ const checkAgent: ToolDefinition = {
       "Form B 0.0-1.0), confidence, identity level and operator, with the service's signed attestation (a compact JWS anyone can " +
       "verify offline, e.g. with verify_attestation). Without an API key it reads the public score, like GET /score/{sid}/public " +
       "(5 checks per hour per client address); with a key (scope agents:read) it reads the full score with the five dimensions " +
-      "and reason codes, like GET /score/{sid} (the operator's tier limit). `view` says which. The attestation is null for a " +
-      "suspended agent, and attestation_error says why.",
+      "and reason codes, like GET /score/{sid} (the operator's tier limit). `view` says which. `status` is active or suspended: " +
+      "a suspended agent's figures are its last ones, it accepts no reports, and its attestation is null (attestation_error says why).",
     inputSchema: sidOnly,
     annotations: { title: "Check an agent", ...readOnly },
   }),
@@ -72,6 +72,11 @@ const checkAgent: ToolDefinition = {
     const view = context.keyed ? "full" : "public";
     const score = await context.call({ method: "GET", path: context.keyed ? `/score/${sid}` : `/score/${sid}/public` });
     if (score.status !== 200) return answered(score);
+    // A suspended agent gets no attestation: none is fetched, so no copy cached before the suspension
+    // (in another data centre) can contradict the score.
+    if ((score.body as { status?: string }).status === "suspended") {
+      return mcpWire.checkAgent(sid, view, score.body as Record<string, unknown>, { refused: errors.suspendedAttestation().message });
+    }
     const signed = await context.call({ method: "GET", path: `/score/${sid}/attestation` });
     const attestation = signed.status === 200 ? { jws: (signed.body as { attestation: string }).attestation } : { refused: errorMessage(signed.body) };
     return mcpWire.checkAgent(sid, view, score.body as Record<string, unknown>, attestation);

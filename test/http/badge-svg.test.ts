@@ -3,11 +3,14 @@
 import anafanafo from "anafanafo";
 import { makeBadge } from "badge-maker";
 import { describe, expect, it } from "vitest";
-import { BADGE_COLOURS, badgeFace, badgeSvg, textWidth, UNKNOWN_FACE, VERDANA_11PX, type BadgeColour } from "../../src/http/wire/badge-svg";
+import { BADGE_COLOURS, badgeFace, badgeSvg, SUSPENDED_FACE, textWidth, UNKNOWN_FACE, VERDANA_11PX, type BadgeColour } from "../../src/http/wire/badge-svg";
 
 const FONT = { font: "11px Verdana" };
-/** Every face the badge route can render: each score with each recommendation and identity level, and `unknown`. */
-const faces: [string, BadgeColour][] = [[UNKNOWN_FACE.message, UNKNOWN_FACE.color]];
+/** Every face the badge route can render: each score with each recommendation and identity level, `unknown` and `suspended`. */
+const faces: [string, BadgeColour][] = [
+  [UNKNOWN_FACE.message, UNKNOWN_FACE.color],
+  [SUSPENDED_FACE.message, SUSPENDED_FACE.color],
+];
 for (let composite = 0; composite <= 1000; composite++) {
   for (const recommendation of ["clear", "review", "caution"] as const) {
     for (const identityLevel of [0, 1, 2]) {
@@ -38,6 +41,15 @@ describe("badge text widths", () => {
 
   it("refuse a character outside the table instead of guessing", () => {
     expect(() => textWidth("trust <b>")).toThrow(/no Verdana width/);
+  });
+});
+
+describe("badgeFace", () => {
+  it("is `suspended` in grey for a suspended agent, whatever its last score", () => {
+    for (const recommendation of ["clear", "review", "caution"] as const) {
+      expect(badgeFace({ composite: 812, recommendation, identityLevel: 2, status: "suspended" })).toEqual({ message: "suspended", color: "lightgrey" });
+      expect(badgeFace({ composite: 812, recommendation, identityLevel: 2, status: "active" }).message).toBe(`812 · ${recommendation} · L2`);
+    }
   });
 });
 

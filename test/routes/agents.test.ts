@@ -97,6 +97,7 @@ describe("GET /score/{sid}", () => {
       identity_level: 0,
       identity_label: "Unverified",
       identity_key: null,
+      status: "active",
       last_updated: expect.any(String),
       model: { version: 3, snapshot: null, bootstrap: false },
     });
@@ -129,6 +130,7 @@ describe("GET /score/{sid}/public", () => {
       recommendation: "review",
       identity_level: 0,
       operator_name: "Public Op",
+      status: "active",
     });
   });
 

@@ -53,7 +53,7 @@ describe("one agent, two renderings, same numbers", () => {
       dimensions: Record<string, number>;
       updated_at: string;
     };
-    expect(Object.keys(b).sort()).toEqual(["confidence", "dimensions", "identity_level", "model", "reasons", "recommendation", "score", "sid", "updated_at"]);
+    expect(Object.keys(b).sort()).toEqual(["confidence", "dimensions", "identity_level", "model", "reasons", "recommendation", "score", "sid", "status", "updated_at"]);
     expect((b as unknown as { model: unknown }).model).toEqual((a as unknown as { model: unknown }).model);
     expect(b.score).toBe(a.composite_score);
     expect(b.confidence).toBe(a.confidence);
@@ -71,6 +71,7 @@ describe("one agent, two renderings, same numbers", () => {
       confidence: pubA.confidence,
       recommendation: pubA.recommendation,
       identity_level: pubA.identity_level,
+      status: pubA.status,
       updated_at: a.last_updated,
     });
 

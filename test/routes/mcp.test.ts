@@ -209,7 +209,7 @@ describe("check_agent", () => {
     const result = await tool(h, "check_agent", { sid }, { "cf-connecting-ip": ip });
     expect(result.isError).toBeUndefined();
     const pub = (await (await h.request(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } })).json()) as Json;
-    expect(result.structuredContent).toEqual({ sid, view: "public", score: pub, attestation: expect.any(String), attestation_error: null });
+    expect(result.structuredContent).toEqual({ sid, view: "public", status: "active", score: pub, attestation: expect.any(String), attestation_error: null });
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
     const jwks = (await (await h.request("/.well-known/jwks.json")).json()) as JSONWebKeySet;
     const { payload } = await jwtVerify(result.structuredContent.attestation, createLocalJWKSet(jwks), { issuer: "http://trust.test", subject: sid, currentDate: new Date(T0) });
@@ -250,13 +250,15 @@ describe("check_agent", () => {
     expect(refused.structuredContent).toMatchObject({ status: 429, error: "Too many requests. Please try again later." });
   });
 
-  it("for a suspended agent: the score, no attestation, and the attestation route's text", async () => {
+  it("for a suspended agent: status suspended (keyless and keyed), the score, no attestation, and the attestation route's text", async () => {
     const h = testApp({ now: T0 });
-    const { sid } = await agentOf();
+    const { owner, sid } = await agentOf();
     await call(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } });
     const result = await tool(h, "check_agent", { sid }, { "cf-connecting-ip": freshIp() });
     expect(result.isError).toBeUndefined();
-    expect(result.structuredContent).toMatchObject({ sid, attestation: null, attestation_error: "Agent is suspended: no attestation is issued" });
+    expect(result.structuredContent).toMatchObject({ sid, status: "suspended", score: { status: "suspended" }, attestation: null, attestation_error: "Agent is suspended: no attestation is issued" });
+    const keyed = await tool(h, "check_agent", { sid }, bearer(owner.key));
+    expect(keyed.structuredContent).toMatchObject({ sid, view: "full", status: "suspended", score: { status: "suspended" }, attestation: null });
   });
 
   it("answers an unknown agent and a bad SID as the route does, and never lets an argument pick another route", async () => {

@@ -123,3 +123,41 @@ describe("after an admin erases an agent's history text", () => {
     for (const form of ["A", "B"] as const) expect((await list(form)).map((t) => t.transaction_type), form).toEqual(["erased", "erased"]);
   });
 });
+
+describe("after an admin suspends an agent", () => {
+  it("every public surface says so: badge `suspended` in grey, status in the public score (A, B), the page and check_agent; no attestation, extension or credential", async () => {
+    const { h, owner, sid } = await world();
+    const before = await surfaces(h, sid, owner.key);
+    expect(JSON.parse(before.publicScoreA).status).toBe("active");
+    expect(JSON.parse(before.publicScoreB).status).toBe("active");
+    expect(JSON.parse(before.badgeJson).message).toMatch(/^\d+ · review · L2$/);
+
+    expect((await h.request(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+    await settled();
+    const after = await surfaces(h, sid, owner.key);
+    // The badges were cached by the reads above: the suspension dropped them.
+    expect(JSON.parse(after.badgeJson)).toEqual({ schemaVersion: 1, label: "trust", message: "suspended", color: "lightgrey" });
+    expect(after.badgeSvg).toContain("suspended");
+    expect(after.badgeSvg).toContain('fill="#939393"');
+    expect(after.badgeSvg).not.toMatch(/review|clear|caution/);
+    expect(JSON.parse(after.publicScoreA).status).toBe("suspended");
+    expect(JSON.parse(after.publicScoreB).status).toBe("suspended");
+    expect(after.page).toContain("<strong>Suspended.</strong>");
+    expect(after.page).toContain("<dt>Status</dt><dd>Suspended by the service&#39;s administrators</dd>");
+    expect(after.page).toContain('alt="trust: suspended"');
+    for (const where of ["checkAgent", "checkAgentKeyed"]) {
+      expect(JSON.parse(after[where]).structuredContent, where).toMatchObject({ status: "suspended", score: { status: "suspended" }, attestation: null });
+    }
+    expect(JSON.parse(after.attestation)).toMatchObject({ error: "Agent is suspended: no attestation is issued" });
+    expect(JSON.parse(after.a2aExtension)).toMatchObject({ error: "Agent is suspended: no attestation is issued" });
+    expect(JSON.parse(after.credential)).toMatchObject({ error: "Agent is suspended: no credential is issued" });
+    expect(((await (await h.request(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as Json).status).toBe("suspended");
+
+    // Reinstated: the score is back on the badge.
+    expect((await h.request(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "active" } })).status).toBe(200);
+    await settled();
+    const back = await surfaces(h, sid, owner.key);
+    expect(JSON.parse(back.badgeJson).message).toMatch(/^\d+ · review · L2$/);
+    expect(JSON.parse(back.publicScoreA).status).toBe("active");
+  });
+});

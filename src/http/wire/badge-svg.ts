@@ -1,7 +1,7 @@
 // The trust badge as SVG: the shields.io "flat" style, byte for byte what badge-maker 6 renders for
 // the same label, message and named colour, without its 1 MB of font tables. Text widths come from
 // the Verdana 11px advance widths of the only characters a badge can show (label `trust`, messages
-// `<0-1000> · <clear|review|caution>[ · L<level>]` and `unknown`), copied from anafanafo 2.0.0's
+// `<0-1000> · <clear|review|caution>[ · L<level>]`, `suspended` and `unknown`), copied from anafanafo 2.0.0's
 // data/verdana-11px-normal.json; test/http/badge-svg.test.ts checks them against anafanafo and the
 // whole SVG against badge-maker, so neither can drift.
 
@@ -19,7 +19,7 @@ export const VERDANA_11PX: Readonly<Record<string, number>> = {
   " ": 3.87,
   "·": 4,
   "0": 6.99, "1": 6.99, "2": 6.99, "3": 6.99, "4": 6.99, "5": 6.99, "6": 6.99, "7": 6.99, "8": 6.99, "9": 6.99,
-  a: 6.61, c: 5.73, e: 6.55, i: 3.02, k: 6.51, l: 3.02, n: 6.96, o: 6.68, r: 4.69, s: 5.73, t: 4.33,
+  a: 6.61, c: 5.73, d: 6.85, e: 6.55, i: 3.02, k: 6.51, l: 3.02, n: 6.96, o: 6.68, p: 6.85, r: 4.69, s: 5.73, t: 4.33,
   u: 6.96, v: 6.51, w: 9,
   L: 6.12,
 };
@@ -28,15 +28,19 @@ export const VERDANA_11PX: Readonly<Record<string, number>> = {
 export const BADGE_LABEL = "trust";
 const RECOMMENDATION_COLOURS = { clear: "green", review: "yellow", caution: "red" } as const satisfies Record<string, BadgeColour>;
 export const UNKNOWN_FACE = { message: "unknown", color: "lightgrey" } as const satisfies { message: string; color: BadgeColour };
+/** A suspended agent shows no score: its last one is no recommendation while it is suspended. */
+export const SUSPENDED_FACE = { message: "suspended", color: "lightgrey" } as const satisfies { message: string; color: BadgeColour };
 
 /**
  * `<composite> · <recommendation>`, and the identity level once the agent proved one
- * (`812 · clear · L2`): a page that embeds the badge shows whether the agent is who it says.
+ * (`812 · clear · L2`): a page that embeds the badge shows whether the agent is who it says. A
+ * suspended agent's badge reads `suspended`, in grey.
  */
-export function badgeFace(face: { composite: number; recommendation: keyof typeof RECOMMENDATION_COLOURS; identityLevel: number }): {
+export function badgeFace(face: { composite: number; recommendation: keyof typeof RECOMMENDATION_COLOURS; identityLevel: number; status?: string }): {
   message: string;
   color: BadgeColour;
 } {
+  if (face.status === "suspended") return { ...SUSPENDED_FACE };
   const level = face.identityLevel > 0 ? ` · L${face.identityLevel}` : "";
   return { message: `${face.composite} · ${face.recommendation}${level}`, color: RECOMMENDATION_COLOURS[face.recommendation] };
 }

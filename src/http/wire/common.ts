@@ -1,6 +1,7 @@
 // Schema pieces both wire forms share: the product's vocabularies (taken from the domain, never
 // retyped), identifiers, timestamps, and the two error envelopes.
 import { z } from "@hono/zod-openapi";
+import { AGENT_STATUSES } from "../../domain/agent";
 import { IDENTITY_LABELS } from "../../domain/agent-keys";
 import { ERROR_CODES, KEY_PREFIX } from "../../domain/errors";
 import { SID_PATTERN } from "../../domain/identifiers";
@@ -10,6 +11,8 @@ export const sid = z.string().regex(SID_PATTERN).openapi({ example: "SID-0x3f9a0
 
 /** The name its owner registered; `erased` once an admin erased the agent's history text. */
 export const agentName = z.string().openapi({ description: "The agent's name; `erased` once an admin erased the agent's history text" });
+/** Shown wherever the agent is: a suspended agent's scores are its last ones, and it gets no attestation. */
+export const agentStatus = z.enum(AGENT_STATUSES).openapi({ description: "`suspended`: an admin suspended the agent; it accepts no reports and gets no attestation, and its figures are its last ones" });
 /** The owner's description; null when none was given, or once erased. */
 export const agentDescription = z.string().nullable().openapi({ description: "The agent's description; null when none was given, or once an admin erased it" });
 /** Every timestamp the service writes: ISO 8601 in UTC with milliseconds (`Date.toISOString`). */

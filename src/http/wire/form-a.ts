@@ -9,7 +9,7 @@ import { DISPUTE_STATUSES } from "../../domain/disputes";
 import { RECEIPT_REFUSALS } from "../../domain/receipts";
 import { CHANGE_TYPES, OUTCOMES } from "../../domain/model";
 import { TRANSACTION_STATUSES, type AgentReport, type AgentScore, type AgentSummary, type ConfigUpdated, type OperatorProfile, type Registration, type TransactionEntry, type TransactionRecorded } from "../../domain/views";
-import { agentDescription, agentName, confidence, dimensionsOf, errorA, identityLabel, identityLevel, modelOfScore, scoringModel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { agentDescription, agentName, agentStatus, confidence, dimensionsOf, errorA, identityLabel, identityLevel, modelOfScore, scoringModel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 
 const operator = z
   .object({ name: z.string(), score: scoreValue.openapi({ description: "The operator score" }), verified: z.boolean() })
@@ -50,6 +50,7 @@ export const schemas = {
       identity_level: identityLevel,
       identity_label: identityLabel,
       identity_key: z.string().nullable().openapi({ description: "The proven key's RFC 7638 thumbprint at identity level 2" }),
+      status: agentStatus,
       last_updated: timestamp,
     })
     .openapi("ScoreA"),
@@ -62,6 +63,7 @@ export const schemas = {
       recommendation,
       identity_level: identityLevel,
       operator_name: z.string().nullable(),
+      status: agentStatus,
     })
     .openapi("PublicScoreA"),
   report: z
@@ -249,6 +251,7 @@ export const formA = {
     identity_level: a.identityLevel,
     identity_label: IDENTITY_LABELS[a.identityLevel as 0 | 1 | 2],
     identity_key: a.identityKey,
+    status: a.status,
     last_updated: a.lastUpdated,
   }),
 
@@ -260,6 +263,7 @@ export const formA = {
     recommendation: a.score.recommendation,
     identity_level: a.identityLevel,
     operator_name: a.operator?.name ?? null,
+    status: a.status,
   }),
 
   report: (r: AgentReport): Out<"report"> => ({

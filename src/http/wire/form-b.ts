@@ -5,7 +5,7 @@ import { AGENT_STATUSES } from "../../domain/agent";
 import type { ApiError } from "../../domain/errors";
 import { DIMENSIONS, type Dimension, type ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
-import { agentName, confidence, dimensionsOf, errorB, identityLevel, modelOfScore, scoringModel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { agentName, agentStatus, confidence, dimensionsOf, errorB, identityLevel, modelOfScore, scoringModel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
 import { configSchema, formA, logPromiseSchema, receiptSchema, schemas as a, type BatchOutcome } from "./form-a";
 
 const unit = z.number().min(0).max(1).openapi({ description: "0.0 to 1.0 (Form A's 0-1000 divided by 1000)" });
@@ -35,11 +35,12 @@ export const schemas = {
       reasons,
       model: scoringModel,
       identity_level: identityLevel,
+      status: agentStatus,
       updated_at: timestamp,
     })
     .openapi("ScoreB"),
   publicScore: z
-    .object({ sid, score: scoreValue, confidence, recommendation, identity_level: identityLevel, updated_at: timestamp })
+    .object({ sid, score: scoreValue, confidence, recommendation, identity_level: identityLevel, status: agentStatus, updated_at: timestamp })
     .openapi("PublicScoreB"),
   report: z
     .object({
@@ -146,6 +147,7 @@ export const formB = {
     reasons: a.score.reasons,
     model: modelOfScore(a.score),
     identity_level: a.identityLevel,
+    status: a.status,
     updated_at: a.lastUpdated,
   }),
 
@@ -155,6 +157,7 @@ export const formB = {
     confidence: a.score.confidence,
     recommendation: a.score.recommendation,
     identity_level: a.identityLevel,
+    status: a.status,
     updated_at: a.lastUpdated,
   }),
 

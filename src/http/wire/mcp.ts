@@ -36,11 +36,15 @@ export const mcpWire = {
   error: (form: Form, error: ApiError, requestId: string): CallToolResult =>
     mcpWire.refusal(error.status, form === "B" ? formB.error(error, requestId) : formA.error(error, requestId), error.headers["Retry-After"] ?? null),
 
-  /** check_agent: the score as the route the caller may read renders it, and the agent's attestation or why there is none. */
+  /**
+   * check_agent: the agent's status (suspended or active, as its score says), the score as the route
+   * the caller may read renders it, and the agent's attestation or why there is none.
+   */
   checkAgent: (sid: string, view: "public" | "full", score: Json, attestation: { jws: string } | { refused: string }): CallToolResult =>
     mcpWire.success({
       sid,
       view,
+      status: score.status,
       score,
       attestation: "jws" in attestation ? attestation.jws : null,
       attestation_error: "refused" in attestation ? attestation.refused : null,

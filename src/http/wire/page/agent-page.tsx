@@ -77,6 +77,8 @@ function Score(props: { face: PublicFace }) {
       </div>
       <p>{recommendation.sentence}</p>
       <dl class="facts">
+        <dt>Status</dt>
+        <dd>{face.status === "suspended" ? "Suspended by the service's administrators" : "Active"}</dd>
         <dt>Confidence</dt>
         <dd>{CONFIDENCE_WORDS[face.confidence]}</dd>
         <dt>Identity</dt>
