@@ -6525,7 +6525,8 @@ export interface operations {
                      *       "confidence": "low",
                      *       "recommendation": "review",
                      *       "identity_level": 1,
-                     *       "operator_name": "Acme Agents"
+                     *       "operator_name": "Acme Agents",
+                     *       "status": "active"
                      *     }
                      */
                     "application/json": components["schemas"]["PublicScoreA"];

@@ -6791,6 +6791,7 @@ export interface operations {
                      *       "confidence": "low",
                      *       "recommendation": "review",
                      *       "identity_level": 1,
+                     *       "status": "active",
                      *       "updated_at": "2026-11-20T22:20:30.000Z"
                      *     }
                      */
