@@ -1,5 +1,6 @@
 // Everywhere the public meets an agent (its public score in both forms, its page, its badges, MCP's
-// check_agent, its A2A extension, its attestation and its credential), after an admin acts on it:
+// check_agent, its A2A extension, its AI Catalog fragment, its attestation and its credential),
+// after an admin acts on it:
 // an erasure of its history's text leaves its name and description nowhere, and an erased report's
 // type reads `erased`; a suspension shows wherever the agent is shown.
 import { describe, expect, it } from "vitest";
@@ -67,6 +68,7 @@ async function surfaces(h: App, sid: string, ownerKey: string): Promise<Record<s
   out.attestation = attestation.status === 200 ? JSON.stringify(decodeSegment(JSON.parse(attestation.text).attestation.split(".")[1])) : attestation.text;
   const extension = await read(`/agents/${sid}/a2a-extension`);
   out.a2aExtension = extension.status === 200 ? `${extension.text} ${JSON.stringify(decodeSegment(JSON.parse(extension.text).params.attestation.split(".")[1]))}` : extension.text;
+  out.aiCatalog = (await read(`/agents/${sid}/ai-catalog?card_url=${encodeURIComponent("https://agent.example/.well-known/agent-card.json")}`)).text;
   const credential = await h.request(`/agents/${sid}/credential`, { method: "POST", headers: bearer(ownerKey) });
   const issued = await credential.text();
   if (credential.status === 201) {
@@ -151,6 +153,7 @@ describe("after an admin suspends an agent", () => {
     expect(JSON.parse(after.attestation)).toMatchObject({ error: "Agent is suspended: no attestation is issued" });
     expect(JSON.parse(after.a2aExtension)).toMatchObject({ error: "Agent is suspended: no attestation is issued" });
     expect(JSON.parse(after.credential)).toMatchObject({ error: "Agent is suspended: no credential is issued" });
+    expect(JSON.parse(after.aiCatalog)).toMatchObject({ error: "Agent is suspended: no attestation is issued" });
     expect(((await (await h.request(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as Json).status).toBe("suspended");
 
     // Reinstated: the score is back on the badge.
