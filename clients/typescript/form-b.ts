@@ -3429,7 +3429,7 @@ export interface operations {
                      *         "verified": true,
                      *         "rate_limit_per_minute": null,
                      *         "rate_limit_per_day": null,
-                     *         "created_at": "2026-05-24T10:20:30.000Z"
+                     *         "created_at": "2026-06-22T10:20:30.000Z"
                      *       }
                      *     }
                      */
@@ -4856,7 +4856,7 @@ export interface operations {
                      *           "verified": true,
                      *           "rate_limit_per_minute": null,
                      *           "rate_limit_per_day": null,
-                     *           "created_at": "2026-05-24T10:20:30.000Z"
+                     *           "created_at": "2026-06-22T10:20:30.000Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5371,19 +5371,19 @@ export interface operations {
                      *         "operator_score": 500,
                      *         "verified": true,
                      *         "api_key_prefix": "3f9a0c1d",
-                     *         "created_at": "2026-05-24T10:20:30.000Z"
+                     *         "created_at": "2026-06-22T10:20:30.000Z"
                      *       },
                      *       "agents": [
                      *         {
                      *           "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *           "name": "Invoice Bot",
                      *           "description": "Reconciles supplier invoices",
-                     *           "composite_score": 708,
+                     *           "composite_score": 711,
                      *           "confidence": "low",
                      *           "recommendation": "review",
                      *           "status": "active",
                      *           "identity_level": 1,
-                     *           "created_at": "2026-10-01T10:20:30.000Z"
+                     *           "created_at": "2026-10-30T10:20:30.000Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5928,13 +5928,13 @@ export interface operations {
                      *       "change_detected": true,
                      *       "change_type": "model_swap",
                      *       "updated_scores": {
-                     *         "composite_score": 647,
+                     *         "composite_score": 650,
                      *         "dimensions": {
-                     *           "reliability": 0.643,
+                     *           "reliability": 0.646,
                      *           "quality": 0.653,
                      *           "financial": 0.5,
                      *           "security": 0.5,
-                     *           "stability": 0.646
+                     *           "stability": 0.652
                      *         },
                      *         "confidence": "low",
                      *         "recommendation": "review"
@@ -6131,15 +6131,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *       "score": 708,
+                     *       "score": 711,
                      *       "confidence": "low",
                      *       "recommendation": "review",
                      *       "dimensions": {
-                     *         "reliability": 0.702,
+                     *         "reliability": 0.705,
                      *         "quality": 0.717,
                      *         "financial": 0.5,
                      *         "security": 0.5,
-                     *         "stability": 0.704
+                     *         "stability": 0.712
                      *       },
                      *       "reasons": [
                      *         "RECENT_CONFIG_CHANGE",
@@ -6303,7 +6303,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *       "score": 708,
+                     *       "score": 711,
                      *       "confidence": "low",
                      *       "recommendation": "review",
                      *       "identity_level": 1,
@@ -6420,15 +6420,15 @@ export interface operations {
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *       "name": "Invoice Bot",
-                     *       "score": 708,
+                     *       "score": 711,
                      *       "confidence": "low",
                      *       "recommendation": "review",
                      *       "dimensions": {
-                     *         "reliability": 0.702,
+                     *         "reliability": 0.705,
                      *         "quality": 0.717,
                      *         "financial": 0.5,
                      *         "security": 0.5,
-                     *         "stability": 0.704
+                     *         "stability": 0.712
                      *       },
                      *       "reasons": [
                      *         "RECENT_CONFIG_CHANGE",
@@ -6442,7 +6442,7 @@ export interface operations {
                      *       "identity_level": 1,
                      *       "operator": {
                      *         "score": 500,
-                     *         "history": "6 months",
+                     *         "history": "5 months",
                      *         "agents_operated": 3
                      *       },
                      *       "config": {
@@ -6452,22 +6452,22 @@ export interface operations {
                      *       },
                      *       "score_history": [
                      *         {
-                     *           "score": 708,
+                     *           "score": 711,
                      *           "timestamp": "2026-11-20T22:20:30.000Z",
                      *           "reason": "transaction_update"
                      *         },
                      *         {
-                     *           "score": 713,
+                     *           "score": 710,
                      *           "timestamp": "2026-11-20T21:20:30.000Z",
                      *           "reason": "transaction_update"
                      *         },
                      *         {
-                     *           "score": 712,
+                     *           "score": 711,
                      *           "timestamp": "2026-11-20T20:20:30.000Z",
                      *           "reason": "transaction_update"
                      *         }
                      *       ],
-                     *       "created_at": "2026-10-01T10:20:30.000Z",
+                     *       "created_at": "2026-10-30T10:20:30.000Z",
                      *       "updated_at": "2026-11-20T22:20:30.000Z"
                      *     }
                      */
@@ -6612,7 +6612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <svg xmlns="http://www.w3.org/2000/svg" width="140" height="20" role="img" aria-label="trust: 708 · review · L1"><title>trust: 708 · review · L1</title><filter id="blur"><feGaussianBlur stdDeviation="16"/></filter><linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient><clipPath id="r"><rect width="140" height="20" rx="3"/></clipPath><g clip-path="url(#r)"><rect width="37" height="20" fill="#555"/><rect x="37" width="103" height="20" fill="#d8b800"/><rect width="140" height="20" fill="url(#s)"/></g><g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision" font-size="110"><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="195" y="150" fill-opacity=".8" filter="url(#blur)" textLength="270">trust</text><text x="195" y="150" fill-opacity=".3" textLength="270">trust</text></g><text x="195" y="140" textLength="270">trust</text></g><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="875" y="150" fill-opacity=".8" filter="url(#blur)" textLength="930">708 · review · L1</text><text x="875" y="150" fill-opacity=".3" textLength="930">708 · review · L1</text></g><text x="875" y="140" textLength="930">708 · review · L1</text></g></g></svg> */
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" width="140" height="20" role="img" aria-label="trust: 711 · review · L1"><title>trust: 711 · review · L1</title><filter id="blur"><feGaussianBlur stdDeviation="16"/></filter><linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient><clipPath id="r"><rect width="140" height="20" rx="3"/></clipPath><g clip-path="url(#r)"><rect width="37" height="20" fill="#555"/><rect x="37" width="103" height="20" fill="#d8b800"/><rect width="140" height="20" fill="url(#s)"/></g><g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision" font-size="110"><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="195" y="150" fill-opacity=".8" filter="url(#blur)" textLength="270">trust</text><text x="195" y="150" fill-opacity=".3" textLength="270">trust</text></g><text x="195" y="140" textLength="270">trust</text></g><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="875" y="150" fill-opacity=".8" filter="url(#blur)" textLength="930">711 · review · L1</text><text x="875" y="150" fill-opacity=".3" textLength="930">711 · review · L1</text></g><text x="875" y="140" textLength="930">711 · review · L1</text></g></g></svg> */
                     "image/svg+xml": string;
                 };
             };
@@ -6692,7 +6692,7 @@ export interface operations {
                      * @example {
                      *       "schemaVersion": 1,
                      *       "label": "trust",
-                     *       "message": "708 · review · L1",
+                     *       "message": "711 · review · L1",
                      *       "color": "yellow"
                      *     }
                      */
@@ -6782,12 +6782,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 708 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">708<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Status</dt><dd>Active</dd><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 711 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">711<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Status</dt><dd>Active</dd><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJWVG9HNEhsU2cwaGVXRXRnZ1E4QmJ6S0JHMVpUSGkrOGxrYjJhY25XM25jPSIsImluY2x1c2lvbiI6WyJKK3dDL2hnOHMrcFcyUFh6SkR1SUlSMnlWOGEvaG1YdjFDS2dXWnFqWEJBPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcblZUb0c0SGxTZzBoZVdFdGdnUThCYnpLQkcxWlRIaSs4bGtiMmFjblczbmM9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
                     "text/html": string;
                     /**
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *       "score": 708,
+                     *       "score": 711,
                      *       "confidence": "low",
                      *       "recommendation": "review",
                      *       "identity_level": 1,
@@ -7084,15 +7084,15 @@ export interface operations {
                      *         {
                      *           "status": 201,
                      *           "success": true,
-                     *           "transaction_id": 4294967493,
+                     *           "transaction_id": 4294967377,
                      *           "updated_scores": {
-                     *             "composite_score": 708,
+                     *             "composite_score": 711,
                      *             "dimensions": {
-                     *               "reliability": 0.702,
+                     *               "reliability": 0.705,
                      *               "quality": 0.717,
                      *               "financial": 0.5,
                      *               "security": 0.5,
-                     *               "stability": 0.704
+                     *               "stability": 0.712
                      *             },
                      *             "confidence": "low",
                      *             "recommendation": "review"
@@ -7260,17 +7260,17 @@ export interface operations {
                      * @example {
                      *       "transactions": [
                      *         {
-                     *           "transaction_id": 4294967493,
+                     *           "transaction_id": 4294967377,
                      *           "transaction_type": "invoice_reconciliation",
-                     *           "outcome": "timeout",
+                     *           "outcome": "success",
                      *           "evidence": "receipt",
                      *           "status": "active",
                      *           "timestamp": "2026-11-20T22:20:30.000Z"
                      *         },
                      *         {
-                     *           "transaction_id": 4294967492,
+                     *           "transaction_id": 4294967376,
                      *           "transaction_type": "erased",
-                     *           "outcome": "success",
+                     *           "outcome": "timeout",
                      *           "evidence": "receipt",
                      *           "status": "active",
                      *           "timestamp": "2026-11-20T21:20:30.000Z"
@@ -7427,15 +7427,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": true,
-                     *       "transaction_id": 4294967493,
+                     *       "transaction_id": 4294967377,
                      *       "updated_scores": {
-                     *         "composite_score": 708,
+                     *         "composite_score": 711,
                      *         "dimensions": {
-                     *           "reliability": 0.702,
+                     *           "reliability": 0.705,
                      *           "quality": 0.717,
                      *           "financial": 0.5,
                      *           "security": 0.5,
-                     *           "stability": 0.704
+                     *           "stability": 0.712
                      *         },
                      *         "confidence": "low",
                      *         "recommendation": "review"
@@ -7671,8 +7671,8 @@ export interface operations {
                      *         {
                      *           "n": 1,
                      *           "kind": "registration",
-                     *           "entry": "{\"at\":\"2026-10-01T10:20:30.000Z\",\"description\":null,\"fingerprint\":\"44863b03e9909b7100e05b02526909a346fd7455183f6619e0fe6198c89981e0\",\"kind\":\"registration\",\"n\":1,\"name\":\"df384b87b57fbf2f6a6617f9ecde37e947961060815fd708c56ef93117f70d81\",\"nonce\":\"5a4b3c2d1e0f11223344556677889900\",\"owner\":\"5ce5af5cbb8ca977a07c8aa797fced4f08a60ba89b4ebea0e40cfacd36cf938b\",\"prev\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"score\":{\"composite\":500,\"financial\":500,\"quality\":500,\"reliability\":500,\"security\":500,\"stability\":500},\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"v\":1}",
-                     *           "hash": "5ffb7f7d346e14dd03bab8445956f2cc583dd57dd31ae6bddf118a2f0d3433f8",
+                     *           "entry": "{\"at\":\"2026-10-30T10:20:30.000Z\",\"description\":null,\"fingerprint\":\"44863b03e9909b7100e05b02526909a346fd7455183f6619e0fe6198c89981e0\",\"kind\":\"registration\",\"n\":1,\"name\":\"df384b87b57fbf2f6a6617f9ecde37e947961060815fd708c56ef93117f70d81\",\"nonce\":\"5a4b3c2d1e0f11223344556677889900\",\"owner\":\"5ce5af5cbb8ca977a07c8aa797fced4f08a60ba89b4ebea0e40cfacd36cf938b\",\"prev\":\"0000000000000000000000000000000000000000000000000000000000000000\",\"score\":{\"composite\":500,\"financial\":500,\"quality\":500,\"reliability\":500,\"security\":500,\"stability\":500},\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"v\":1}",
+                     *           "hash": "6090aaffbe4fadc9b6384a2f6f21bd2c3324cb4cc1cca9e9ad18207391600ee9",
                      *           "score": 500,
                      *           "opening": {
                      *             "salt": "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
@@ -7683,8 +7683,8 @@ export interface operations {
                      *         {
                      *           "n": 2,
                      *           "kind": "report",
-                     *           "entry": "{\"at\":\"2026-11-20T10:20:30.000Z\",\"base\":1,\"damping\":1,\"evidence\":1,\"kind\":\"report\",\"metadata\":null,\"n\":2,\"nonce\":\"99887766554433221100ffeeddccbbaa\",\"outcome\":\"success\",\"penalty\":1,\"prev\":\"5ffb7f7d346e14dd03bab8445956f2cc583dd57dd31ae6bddf118a2f0d3433f8\",\"receipt\":false,\"reporter\":\"5df67576f1d513aa017ee0985ec2eb847951f9d07ef8c67c3f164e3ae5e77c6a\",\"score\":{\"composite\":538,\"financial\":500,\"quality\":500,\"reliability\":571,\"security\":500,\"stability\":500},\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"signals\":{\"reliability\":900},\"type\":\"cef882f4f9b94f88cd4753031bfb215c819da8625b3c41aebd7d3b0caaa4a693\",\"v\":1,\"weight\":1}",
-                     *           "hash": "faeece3a3991e13fec43df158df9f5bd8938fb0e09a850a723734af68e1b99a5",
+                     *           "entry": "{\"at\":\"2026-11-20T10:20:30.000Z\",\"base\":1,\"damping\":1,\"evidence\":1,\"kind\":\"report\",\"metadata\":null,\"n\":2,\"nonce\":\"99887766554433221100ffeeddccbbaa\",\"outcome\":\"success\",\"penalty\":1,\"prev\":\"6090aaffbe4fadc9b6384a2f6f21bd2c3324cb4cc1cca9e9ad18207391600ee9\",\"receipt\":false,\"reporter\":\"5df67576f1d513aa017ee0985ec2eb847951f9d07ef8c67c3f164e3ae5e77c6a\",\"score\":{\"composite\":538,\"financial\":500,\"quality\":500,\"reliability\":571,\"security\":500,\"stability\":500},\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"signals\":{\"reliability\":900},\"type\":\"cef882f4f9b94f88cd4753031bfb215c819da8625b3c41aebd7d3b0caaa4a693\",\"v\":1,\"weight\":1}",
+                     *           "hash": "ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813",
                      *           "score": 538,
                      *           "opening": {
                      *             "salt": "a1b2c3d4e5f60718293a4b5c6d7e8f90",
@@ -9041,7 +9041,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJWVG9HNEhsU2cwaGVXRXRnZ1E4QmJ6S0JHMVpUSGkrOGxrYjJhY25XM25jPSIsImluY2x1c2lvbiI6WyJKK3dDL2hnOHMrcFcyUFh6SkR1SUlSMnlWOGEvaG1YdjFDS2dXWnFqWEJBPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcblZUb0c0SGxTZzBoZVdFdGdnUThCYnpLQkcxWlRIaSs4bGtiMmFjblczbmM9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                      *     }
                      */
                     "application/json": components["schemas"]["Attestation"];
@@ -11150,8 +11150,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "dispute": {
-                     *         "id": 4294967491,
-                     *         "transaction_id": 4294967491,
+                     *         "id": 4294967375,
+                     *         "transaction_id": 4294967375,
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *         "status": "open",
                      *         "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -11344,8 +11344,8 @@ export interface operations {
                      * @example {
                      *       "disputes": [
                      *         {
-                     *           "id": 4294967491,
-                     *           "transaction_id": 4294967491,
+                     *           "id": 4294967375,
+                     *           "transaction_id": 4294967375,
                      *           "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *           "status": "open",
                      *           "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -11470,8 +11470,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "dispute": {
-                     *         "id": 4294967491,
-                     *         "transaction_id": 4294967491,
+                     *         "id": 4294967375,
+                     *         "transaction_id": 4294967375,
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *         "status": "resolved",
                      *         "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -11659,8 +11659,8 @@ export interface operations {
                      * @example {
                      *       "disputes": [
                      *         {
-                     *           "id": 4294967491,
-                     *           "transaction_id": 4294967491,
+                     *           "id": 4294967375,
+                     *           "transaction_id": 4294967375,
                      *           "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *           "status": "escalated",
                      *           "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -11782,8 +11782,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "dispute": {
-                     *         "id": 4294967491,
-                     *         "transaction_id": 4294967491,
+                     *         "id": 4294967375,
+                     *         "transaction_id": 4294967375,
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *         "status": "resolved",
                      *         "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -12627,7 +12627,7 @@ export interface operations {
                  *       "params": {
                  *         "name": "verify_attestation",
                  *         "arguments": {
-                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJWVG9HNEhsU2cwaGVXRXRnZ1E4QmJ6S0JHMVpUSGkrOGxrYjJhY25XM25jPSIsImluY2x1c2lvbiI6WyJKK3dDL2hnOHMrcFcyUFh6SkR1SUlSMnlWOGEvaG1YdjFDS2dXWnFqWEJBPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcblZUb0c0SGxTZzBoZVdFdGdnUThCYnpLQkcxWlRIaSs4bGtiMmFjblczbmM9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                  *         }
                  *       }
                  *     }
@@ -12653,7 +12653,7 @@ export interface operations {
                      *         "content": [
                      *           {
                      *             "type": "text",
-                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":708,\"confidence\":\"low\",\"recommendation\":\"review\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\",\"inclusion\":[\"V1pdDWUE5QsnbTS7mH4EiMddrExbu3szZbG8P4JlJCg=\"],\"leaf\":{\"agent\":\"1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7\",\"seq\":2,\"entry_hash\":\"faeece3a3991e13fec43df158df9f5bd8938fb0e09a850a723734af68e1b99a5\",\"score_commit\":\"70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c\"},\"opening\":{\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\n/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
+                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":711,\"confidence\":\"low\",\"recommendation\":\"review\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"VToG4HlSg0heWEtggQ8BbzKBG1ZTHi+8lkb2acnW3nc=\",\"inclusion\":[\"J+wC/hg8s+pW2PXzJDuIIR2yV8a/hmXv1CKgWZqjXBA=\"],\"leaf\":{\"agent\":\"1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7\",\"seq\":2,\"entry_hash\":\"ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813\",\"score_commit\":\"70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c\"},\"opening\":{\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\nVToG4HlSg0heWEtggQ8BbzKBG1ZTHi+8lkb2acnW3nc=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
                      *           }
                      *         ],
                      *         "structuredContent": {
@@ -12666,7 +12666,7 @@ export interface operations {
                      *             "iat": 1795256430,
                      *             "exp": 1795257330,
                      *             "status": "active",
-                     *             "composite_score": 708,
+                     *             "composite_score": 711,
                      *             "confidence": "low",
                      *             "recommendation": "review",
                      *             "identity_level": 1,
@@ -12679,21 +12679,21 @@ export interface operations {
                      *               "origin": "trust.example.com/log/0",
                      *               "index": 1,
                      *               "tree_size": 2,
-                     *               "root": "/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=",
+                     *               "root": "VToG4HlSg0heWEtggQ8BbzKBG1ZTHi+8lkb2acnW3nc=",
                      *               "inclusion": [
-                     *                 "V1pdDWUE5QsnbTS7mH4EiMddrExbu3szZbG8P4JlJCg="
+                     *                 "J+wC/hg8s+pW2PXzJDuIIR2yV8a/hmXv1CKgWZqjXBA="
                      *               ],
                      *               "leaf": {
                      *                 "agent": "1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7",
                      *                 "seq": 2,
-                     *                 "entry_hash": "faeece3a3991e13fec43df158df9f5bd8938fb0e09a850a723734af68e1b99a5",
+                     *                 "entry_hash": "ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813",
                      *                 "score_commit": "70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c"
                      *               },
                      *               "opening": {
                      *                 "score": 538,
                      *                 "nonce": "99887766554433221100ffeeddccbbaa"
                      *               },
-                     *               "checkpoint": "trust.example.com/log/0\n2\n/BsxQmFfOCGh9rue7/f72OMsDK+0uwoILHNpm+os/3k=\n\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+                     *               "checkpoint": "trust.example.com/log/0\n2\nVToG4HlSg0heWEtggQ8BbzKBG1ZTHi+8lkb2acnW3nc=\n\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
                      *             }
                      *           }
                      *         }
@@ -12854,7 +12854,7 @@ export interface operations {
                      *       "required": false,
                      *       "params": {
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOCwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiIvQnN4UW1GZk9DR2g5cnVlNy9mNzJPTXNESyswdXdvSUxITnBtK29zLzNrPSIsImluY2x1c2lvbiI6WyJWMXBkRFdVRTVRc25iVFM3bUg0RWlNZGRyRXhidTNzelpiRzhQNEpsSkNnPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImZhZWVjZTNhMzk5MWUxM2ZlYzQzZGYxNThkZjlmNWJkODkzOGZiMGUwOWE4NTBhNzIzNzM0YWY2OGUxYjk5YTUiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbi9Cc3hRbUZmT0NHaDlydWU3L2Y3Mk9Nc0RLKzB1d29JTEhOcG0rb3MvM2s9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJWVG9HNEhsU2cwaGVXRXRnZ1E4QmJ6S0JHMVpUSGkrOGxrYjJhY25XM25jPSIsImluY2x1c2lvbiI6WyJKK3dDL2hnOHMrcFcyUFh6SkR1SUlSMnlWOGEvaG1YdjFDS2dXWnFqWEJBPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcblZUb0c0SGxTZzBoZVdFdGdnUThCYnpLQkcxWlRIaSs4bGtiMmFjblczbmM9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
                      *         "jwks_uri": "https://trust.example.com/.well-known/jwks.json",
                      *         "attestation_uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
                      *         "status_list": {

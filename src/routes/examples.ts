@@ -33,9 +33,13 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const iso = (t: number) => new Date(t).toISOString();
 
-/** The instant the examples are read at; the sample agent registered seven weeks before. */
+/**
+ * The instant the examples are read at; the sample agent registered three weeks before. Its history
+ * is replayed through the model when the Worker starts (every route's examples come from it), so it
+ * is kept short: 80 reports cost the cold start a few milliseconds (docs/performance.md).
+ */
 const NOW = Date.parse("2026-11-21T10:20:30.000Z");
-const REGISTERED = NOW - 51 * DAY;
+const REGISTERED = NOW - 22 * DAY;
 export const EXAMPLE_REQUEST_ID = "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f";
 export const EXAMPLE_ORIGIN = "https://trust.example.com";
 
@@ -87,14 +91,14 @@ function sampleHistory() {
     events.push({ eventType: scoreEvent.transaction(outcome), composite, dimensions, timestamp: iso(at), transactionId: applied.recorded.id, evidence: "receipt", status: "active" });
     last = { transactionId: applied.recorded.id, score: applied.score, receipt: { accepted: true } };
   };
-  for (let day = 1; day <= 43; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
-  const swapAt = REGISTERED + 44 * DAY + 15 * HOUR;
+  for (let day = 1; day <= 14; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
+  const swapAt = REGISTERED + 15 * DAY + 15 * HOUR;
   const swapped = { ...config, modelName: "claude-opus" };
   const changed = applyConfigTo(record, swapped, FINGERPRINTS[1], swapAt)!;
   record = changed.record;
   events.push({ eventType: scoreEvent.configChange(changed.changeType), composite: changed.score.composite, dimensions: changed.score.dimensions, timestamp: iso(swapAt), transactionId: null, evidence: null, status: null });
   configs.unshift({ fingerprint: FINGERPRINTS[1], modelProvider: swapped.modelProvider, modelName: swapped.modelName, changeType: changed.changeType, timestamp: iso(swapAt) });
-  for (let day = 45; day <= 50; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
+  for (let day = 16; day <= 21; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
   return { record, events: events.reverse(), configs, last: last!, changed };
 }
 
