@@ -63,23 +63,34 @@ function count(name: string, batches: number, results: unknown[]) {
 const WRITE = /\b(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`[]?(\w+)/i;
 export const writtenTable = (sql: string): string | null => WRITE.exec(sql)?.[1]?.toLowerCase() ?? null;
 
-/** Adds a call's written tables: `statements` pairs each statement's SQL with its result. */
+/**
+ * Adds a call's written tables: `statements` pairs each statement's SQL with its result. A table's
+ * batch counts only when the call wrote rows of it (an insert that found its row already there, or
+ * an update that matched none, did not commit anything to it).
+ */
 function countTables(name: string, statements: { sql: string | undefined; result: unknown }[]) {
-  const byTable = tables.get(name) ?? new Map<string, TableCounts>();
-  const touched = new Set<string>();
+  const call = new Map<string, TableCounts>();
   for (const { sql, result } of statements) {
     const table = sql === undefined ? null : writtenTable(sql);
     if (table === null) continue;
     const meta = (result as { meta?: Meta } | null)?.meta;
-    const t = byTable.get(table) ?? { batches: 0, statements: 0, rowsWritten: 0, changes: 0 };
+    const t = call.get(table) ?? { batches: 0, statements: 0, rowsWritten: 0, changes: 0 };
     t.statements += 1;
     t.rowsWritten += meta?.rows_written ?? 0;
     t.changes += meta?.changes ?? 0;
-    if (!touched.has(table)) t.batches += 1;
-    touched.add(table);
+    call.set(table, t);
+  }
+  if (call.size === 0) return;
+  const byTable = tables.get(name) ?? new Map<string, TableCounts>();
+  for (const [table, c] of call) {
+    const t = byTable.get(table) ?? { batches: 0, statements: 0, rowsWritten: 0, changes: 0 };
+    t.batches += c.rowsWritten > 0 || c.changes > 0 ? 1 : 0;
+    t.statements += c.statements;
+    t.rowsWritten += c.rowsWritten;
+    t.changes += c.changes;
     byTable.set(table, t);
   }
-  if (touched.size > 0) tables.set(name, byTable);
+  tables.set(name, byTable);
 }
 
 type Prepared = Pick<D1Database, "prepare" | "batch">;
@@ -206,7 +217,7 @@ export function metering<E extends object>(env: E, scope = ""): E {
   for (const [name, value] of Object.entries(env)) {
     if (name === "DB" || /^SHARD_\d+$/.test(name)) wrapped[name] = metered(scope + name, value as D1Database);
     else if (name === "EVENTS" || name === "LOG_QUEUE" || name === "DELIVERIES") wrapped[name] = meteredQueue(`${scope}queue:${name}`, value as Queue);
-    else if (name === "AGENT" || name === "RATE_LIMITER" || name === "LOG_SEQUENCER") wrapped[name] = meteredNamespace(`${scope}do:${name}`, value as DurableObjectNamespace);
+    else if (name === "AGENT" || name === "RATE_LIMITER" || name === "LOG_SEQUENCER" || name === "STATUS_LIST") wrapped[name] = meteredNamespace(`${scope}do:${name}`, value as DurableObjectNamespace);
   }
   return wrapped as E;
 }

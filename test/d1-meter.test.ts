@@ -37,14 +37,16 @@ describe("the D1 meter's writes per table", () => {
     ]);
     await db.prepare("UPDATE meter_items SET n = n + 1 WHERE id IN ('a', 'b')").run();
     await db.prepare("SELECT * FROM meter_items").all();
+    // A batch that wrote nothing (an update that matched no row) commits nothing to the table.
+    await db.batch([db.prepare("UPDATE meter_items SET n = 0 WHERE id = ?").bind("none")]);
 
     const t = tableReading().DB;
     // Two inserts, each its row and its index row; changes count the rows alone.
     expect(t.meter_events).toEqual({ batches: 1, statements: 2, rowsWritten: 4, changes: 2 });
     // One batch and one lone statement: 1 + 2 rows of a table without an index.
-    expect(t.meter_items).toEqual({ batches: 2, statements: 2, rowsWritten: 3, changes: 3 });
+    expect(t.meter_items).toEqual({ batches: 2, statements: 3, rowsWritten: 3, changes: 3 });
     expect(Object.keys(t)).toEqual(["meter_events", "meter_items"]);
-    expect(meterReading().DB).toMatchObject({ batches: 1, statements: 5 });
+    expect(meterReading().DB).toMatchObject({ batches: 2, statements: 6 });
     resetMeter();
     expect(tableReading()).toEqual({});
   });
