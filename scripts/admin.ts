@@ -20,11 +20,16 @@
 //   credibility-run [--force] [--limit PAGES]        run the job now until it publishes (or finds
 //                                                    today's snapshot out); --force starts another run
 //   anchors [--set ID,ID,...]                        the anchors (operators the admins vouch for)
-//   archive [--limit AGENTS]                         one pass of the history archive (what the daily
-//                                                    cron runs): history past the window to R2
+//   archive [--limit AGENTS] [--once]                the history archive (what the daily cron runs):
+//                                                    history past the window to R2, pass after pass
+//                                                    until the directory's end (--once: one pass)
+//   backfill-status-lists [--limit N]                list the agents registered before the status lists
+//                                                    (each page as its object has it)
 //   erase <sid> [--transaction ID]                   erase the free text of one report, or of every
 //                                                    entry of the agent, on its shard and in the archive
 //
+// The long ones (credibility-run, archive, backfill-status-lists, reseal-webhooks) print their
+// progress to standard error: how far, of what total, and the time left (scripts/progress.ts).
 // Target: --url, else TRUST_API_URL, else http://127.0.0.1:8787 (npm start).
 // Token: ADMIN_TOKEN from the environment, else from .dev.vars (local development).
 // Exit status: 0 done; 1 the service refused, or could not be reached; 2 a bad command line.
@@ -37,6 +42,7 @@ import { APPLICATION_STATUSES } from "../src/domain/applications";
 import { DISPUTE_DECISIONS, DISPUTE_STATUSES } from "../src/domain/disputes";
 import { SID_PATTERN } from "../src/domain/identifiers";
 import { TIER_NAMES } from "../src/domain/limits";
+import { progress } from "./progress";
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 const MAX_PAGE = 200;
@@ -59,6 +65,7 @@ const OPTIONS = {
   limit: { type: "string" },
   cursor: { type: "string" },
   force: { type: "boolean" },
+  once: { type: "boolean" },
   set: { type: "string" },
   transaction: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -83,7 +90,8 @@ const COMMANDS: Record<string, { args: string[]; flags: Flag[] }> = {
   credibility: { args: [], flags: [] },
   "credibility-run": { args: [], flags: ["force", "limit"] },
   anchors: { args: [], flags: ["set"] },
-  archive: { args: [], flags: ["limit"] },
+  archive: { args: [], flags: ["limit", "once"] },
+  "backfill-status-lists": { args: [], flags: ["limit"] },
   erase: { args: ["sid"], flags: ["transaction"] },
 };
 
@@ -198,8 +206,15 @@ function table(rows: Row[], empty: string, nextCursor: string | null, print: (li
  * Runs one command against the service, printing with `print`. Every value is checked before
  * `connect` is called, so a bad one is refused (UsageError) without a token or a request.
  */
-export async function run(inv: Invocation, connect: () => TrustClient, print: (line: string) => void = console.log): Promise<void> {
+export async function run(
+  inv: Invocation,
+  connect: () => TrustClient,
+  print: (line: string) => void = console.log,
+  // Progress goes to standard error, so standard output stays the command's answer.
+  { now = Date.now, report = console.error }: { now?: () => number; report?: (line: string) => void } = {},
+): Promise<void> {
   const { command, args, values } = inv;
+  const bar = (label: string, unit: string, total: number | null) => progress(label, { unit, total, print: report, now });
   const str = (flag: Flag) => values[flag] as string | undefined;
   switch (command) {
     case "applications": {
@@ -304,15 +319,23 @@ export async function run(inv: Invocation, connect: () => TrustClient, print: (l
       if (pages !== undefined && !(Number.isInteger(pages) && pages >= 1 && pages <= 1000)) throw new UsageError("--limit must be a whole number of pages from 1 to 1000");
       const client = connect();
       let force = values.force === true;
+      // The total is an estimate: the rows of the last snapshot (the window moves a day at a time).
+      const read = bar("credibility run", "rollup rows", null);
+      let reading = false;
       for (;;) {
         const job = ok("credibility-run", await client.POST("/admin/model/credibility/run", { body: { force, ...(pages === undefined ? {} : { max_pages: pages }) } }));
         force = false;
         if (job.status === "in_progress") {
-          print(`Read ${job.read.rows} rollup row(s) in ${job.read.pages} page(s); shard ${job.run!.shard + 1} of ${job.run!.shards} next.`);
+          read.update(job.run!.rollup_rows, reading ? undefined : (job.snapshot?.rollup_rows ?? null));
+          reading = true;
           continue;
         }
         if (job.status === "busy") throw new ServiceError("another run of the job moved first: try again shortly");
         if (job.status === "too_large") throw new ServiceError(`the window holds ${job.run!.rollup_rows} rollup rows, more than one pass computes: the snapshot in force stays (docs/operations.md)`);
+        if (reading && job.status === "published") {
+          read.update(job.snapshot!.rollup_rows);
+          read.done(`snapshot ${job.snapshot!.id} published`);
+        }
         return print(JSON.stringify(job, null, 2));
       }
     }
@@ -327,7 +350,18 @@ export async function run(inv: Invocation, connect: () => TrustClient, print: (l
     case "archive": {
       const limit = values.limit === undefined ? undefined : Number(values.limit as string);
       if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 500)) throw new UsageError("--limit must be a whole number of agents from 1 to 500");
-      return print(JSON.stringify(ok("archive", await connect().POST("/admin/history/archive", { body: limit === undefined ? {} : { limit } })), null, 2));
+      // Pass after pass (each bounded, each going on where the last stopped) until the directory's end.
+      const client = connect();
+      const moved = { agents: 0, entries: 0, pages: 0, bytes: 0, failed: 0 };
+      const visited = bar("archive", "agents", null);
+      let pass;
+      do {
+        pass = ok("archive", await client.POST("/admin/history/archive", { body: limit === undefined ? {} : { limit } }));
+        for (const key of Object.keys(moved) as (keyof typeof moved)[]) moved[key] += pass[key];
+        visited.update(pass.progress.done, pass.progress.total);
+      } while (!pass.complete && values.once !== true);
+      visited.done(`${moved.entries} entries moved in ${moved.pages} archive pages, ${moved.failed} agents failed`);
+      return print(JSON.stringify({ cutoff: pass.cutoff, ...moved, complete: pass.complete }, null, 2));
     }
     case "erase": {
       if (!SID_PATTERN.test(args[0])) throw new UsageError(`The sid must look like SID-0x followed by 16 hex characters, not "${args[0]}"`);
@@ -335,17 +369,38 @@ export async function run(inv: Invocation, connect: () => TrustClient, print: (l
       const body = { sid: args[0], ...(transaction === undefined ? {} : { transaction_id: transaction }) };
       return print(JSON.stringify(ok("erase", await connect().POST("/admin/history/erase", { body })), null, 2));
     }
+    case "backfill-status-lists": {
+      const { limit } = page(values);
+      const client = connect();
+      const seen = { listed: 0, skipped: 0 };
+      // The total: the unlisted agents the first page counted (itself and those after it).
+      const listing = bar("status-list backfill", "agents", null);
+      let cursor: string | undefined;
+      do {
+        const done = ok("backfill-status-lists", await client.POST("/admin/status-lists/backfill", { body: { limit, cursor } }));
+        const first = cursor === undefined;
+        seen.listed += done.listed;
+        seen.skipped += done.skipped;
+        listing.update(seen.listed + seen.skipped, first ? done.listed + done.skipped + done.remaining : undefined);
+        cursor = done.next_cursor ?? undefined;
+      } while (cursor);
+      listing.done(`${seen.listed} listed, ${seen.skipped} skipped`);
+      if (seen.skipped > 0) print("Skipped agents (their object or the lists could not be reached) are listed by the next run, or on their first attestation.");
+      return;
+    }
     case "reseal-webhooks": {
       // Every page, from the first: a page only ever seals again what the previous key opens.
       const { limit } = page(values);
       const client = connect();
       const total = { checked: 0, resealed: 0, unreadable: 0 };
+      const sealing = bar("reseal-webhooks", "webhook secrets", null);
       let cursor: string | undefined;
       do {
         const done = ok("reseal-webhooks", await client.POST("/admin/webhooks/reseal", { params: { query: { limit, cursor } } }));
         total.checked += done.checked;
         total.resealed += done.resealed;
         total.unreadable += done.unreadable;
+        sealing.update(total.checked);
         cursor = done.next_cursor ?? undefined;
       } while (cursor);
       print(`Checked ${total.checked} webhook secret(s): ${total.resealed} sealed again under WEBHOOK_SECRET_KEY, ${total.unreadable} unreadable.`);

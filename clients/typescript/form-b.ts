@@ -2244,6 +2244,8 @@ export interface components {
         StatusBackfill: {
             listed: number;
             skipped: number;
+            /** @description Unlisted agents after this page: what the calls still to come will visit (for progress) */
+            remaining: number;
             next_cursor: string | null;
         };
         StatusBackfillRequest: {
@@ -5119,7 +5121,11 @@ export interface operations {
                      *       "pages": 3,
                      *       "bytes": 164352,
                      *       "failed": 0,
-                     *       "complete": true
+                     *       "complete": true,
+                     *       "progress": {
+                     *         "done": 2,
+                     *         "total": 2
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -5140,6 +5146,13 @@ export interface operations {
                         failed: number;
                         /** @description The pass reached the last agent; the next starts over */
                         complete: boolean;
+                        /** @description How far the pass is, for progress and the time left */
+                        progress: {
+                            /** @description Agents the pass under way has visited (all of them once it completed) */
+                            done: number;
+                            /** @description Agents old enough to have history past the window */
+                            total: number;
+                        };
                     };
                 };
             };
@@ -9415,6 +9428,7 @@ export interface operations {
                      * @example {
                      *       "listed": 100,
                      *       "skipped": 0,
+                     *       "remaining": 1250,
                      *       "next_cursor": "eyJudW0iOjExMjN9"
                      *     }
                      */

@@ -76,6 +76,10 @@ export async function statusEntriesOf(d1: Database, sids: string[]): Promise<Map
 }
 
 /** One page of agents not listed yet, in directory order after `afterNum` (the backfill). */
+/** How many agents have no place in the status lists yet, after directory number `afterNum`. */
+export const countUnlisted = async (d1: Database, afterNum: number) =>
+  (await db(d1).select({ n: count() }).from(agentDirectory).where(and(isNull(agentDirectory.statusList), gt(agentDirectory.num, afterNum))).get())?.n ?? 0;
+
 export const unlistedAgents = (d1: Database, afterNum: number, limit: number) =>
   db(d1)
     .select()

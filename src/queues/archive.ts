@@ -88,3 +88,21 @@ export async function archivePass(env: Env, now: number, limit = AGENTS_PER_PASS
   console.log(JSON.stringify({ level: "info", message: "history archive pass", ...pass }));
   return pass;
 }
+
+/**
+ * How far the pass under way is, for a caller showing progress: the agents old enough to have
+ * history to move (`total`) and those of them the pass has visited (`done`; all of them once a pass
+ * completed, as the cursor is then 0).
+ */
+export async function archiveProgress(env: Env, now: number): Promise<{ done: number; total: number }> {
+  const dueBefore = new Date(now - historyWindowDays(env) * DAY_MS - ARCHIVE_PERIOD_DAYS * DAY_MS).toISOString();
+  const db = env.DB.withSession("first-primary");
+  const after = await passCursor(db);
+  const row = await db
+    .prepare("SELECT count(*) AS total, count(CASE WHEN num <= ? THEN 1 END) AS done FROM agent_directory WHERE created_at < ?")
+    .bind(after, dueBefore)
+    .first<{ total: number; done: number }>();
+  const total = row?.total ?? 0;
+  return { done: after === 0 ? total : (row?.done ?? 0), total };
+}
+

@@ -7,7 +7,7 @@ import { locate, scorerOf } from "../http/agents";
 import { requireAdmin } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { sid, timestamp } from "../http/wire/common";
-import { AGENTS_PER_PASS, archivePass } from "../queues/archive";
+import { AGENTS_PER_PASS, archivePass, archiveProgress } from "../queues/archive";
 import { adminSecurity, createRoute, errorResponses, json, jsonBody } from "./openapi";
 
 // The retention window's admin face: one bounded pass of the daily archive (operators run it by
@@ -52,9 +52,15 @@ const archive = createRoute({
         bytes: z.number().int().openapi({ description: "Compressed bytes written" }),
         failed: z.number().int().openapi({ description: "Agents whose move failed (the next pass goes on with them)" }),
         complete: z.boolean().openapi({ description: "The pass reached the last agent; the next starts over" }),
+        progress: z
+          .object({
+            done: z.number().int().openapi({ description: "Agents the pass under way has visited (all of them once it completed)" }),
+            total: z.number().int().openapi({ description: "Agents old enough to have history past the window" }),
+          })
+          .openapi({ description: "How far the pass is, for progress and the time left" }),
       }),
       "The pass",
-      { cutoff: "2025-10-17T10:20:30.000Z", agents: 2, entries: 1204, pages: 3, bytes: 164_352, failed: 0, complete: true },
+      { cutoff: "2025-10-17T10:20:30.000Z", agents: 2, entries: 1204, pages: 3, bytes: 164_352, failed: 0, complete: true, progress: { done: 2, total: 2 } },
     ),
     ...errorResponses(400, 401, 503),
   },
@@ -99,7 +105,8 @@ const erase = createRoute({
 export function registerAdminHistory(app: OpenAPIHono<AppEnv>) {
   app.openapi(archive, async (c) => {
     const body = c.req.valid("json") as { limit?: number } | undefined;
-    return c.json(await archivePass(c.env, c.get("deps").now(), body?.limit), 200);
+    const pass = await archivePass(c.env, c.get("deps").now(), body?.limit);
+    return c.json({ ...pass, progress: await archiveProgress(c.env, c.get("deps").now()) }, 200);
   });
 
   app.openapi(erase, async (c) => {

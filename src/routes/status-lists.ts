@@ -1,6 +1,6 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { setStatusEntry, unlistedAgents } from "../db/directory";
+import { countUnlisted, setStatusEntry, unlistedAgents } from "../db/directory";
 import { signJws } from "../domain/attestations";
 import { errors } from "../domain/errors";
 import { LIMITS } from "../domain/limits";
@@ -74,9 +74,16 @@ const backfill = createRoute({
   request: { body: jsonBody(backfillBody) },
   responses: {
     200: json(
-      z.object({ listed: z.number().int(), skipped: z.number().int(), next_cursor: z.string().nullable() }).openapi("StatusBackfill"),
+      z
+        .object({
+          listed: z.number().int(),
+          skipped: z.number().int(),
+          remaining: z.number().int().openapi({ description: "Unlisted agents after this page: what the calls still to come will visit (for progress)" }),
+          next_cursor: z.string().nullable(),
+        })
+        .openapi("StatusBackfill"),
       "One page listed",
-      { listed: 100, skipped: 0, next_cursor: "eyJudW0iOjExMjN9" },
+      { listed: 100, skipped: 0, remaining: 1_250, next_cursor: "eyJudW0iOjExMjN9" },
     ),
     ...errorResponses(400, 401, 503),
   },
@@ -117,6 +124,7 @@ export function registerStatusLists(app: OpenAPIHono<AppEnv>) {
     let listed = 0;
     for (const entry of page) if (await listNow(c, { sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log })) listed++;
     const next = page.length === limit ? writeCursor({ num: page[page.length - 1].num }) : null;
-    return c.json({ listed, skipped: page.length - listed, next_cursor: next }, 200);
+    const remaining = next === null ? 0 : await countUnlisted(c.env.DB.withSession("first-primary"), page[page.length - 1].num);
+    return c.json({ listed, skipped: page.length - listed, remaining, next_cursor: next }, 200);
   });
 }

@@ -66,7 +66,16 @@ async function wildAgent(ip: string) {
 const archivePass = async (app: ReturnType<typeof testApp>) => {
   const res = await app.request("/admin/history/archive", { headers: ADMIN, body: { limit: 500 } });
   expect(res.status).toBe(200);
-  return (await res.json()) as { agents: number; entries: number; pages: number; bytes: number; failed: number; complete: boolean; cutoff: string };
+  return (await res.json()) as {
+    agents: number;
+    entries: number;
+    pages: number;
+    bytes: number;
+    failed: number;
+    complete: boolean;
+    cutoff: string;
+    progress: { done: number; total: number };
+  };
 };
 
 const scoreOf = async (app: ReturnType<typeof testApp>, sid: string, key: string) => {
@@ -117,6 +126,10 @@ describe("the retention window", () => {
     const pass = await archivePass(app);
     expect(pass.cutoff).toBe(new Date(T_CALL - 400 * DAY).toISOString());
     expect(pass.failed).toBe(0);
+    // A complete pass has visited every agent old enough to have history past the window, this one among them.
+    expect(pass.complete).toBe(true);
+    expect(pass.progress.total).toBeGreaterThanOrEqual(1);
+    expect(pass.progress.done).toBe(pass.progress.total);
     const { archived, onShard, all } = await wholeChain(sid);
     // The old entries left; the 4 recent reports and the snapshot stay.
     expect(archived.map((e) => e.n)).toEqual(chain.moving);

@@ -213,13 +213,19 @@ describe("POST /admin/status-lists/backfill", () => {
     await h.request(`/admin/agents/${old[2].sid}`, { headers: ADMIN, body: { status: "suspended" } });
     let cursor: string | null | undefined;
     let total = 0;
+    // Each page says how many unlisted agents come after it: what is left shrinks by the page, to 0.
+    const left: number[] = [];
     do {
       const res = await h.request("/admin/status-lists/backfill", { headers: ADMIN, body: cursor ? { limit: 1, cursor } : { limit: 1 } });
       expect(res.status).toBe(200);
-      const page = (await res.json()) as { listed: number; next_cursor: string | null };
+      const page = (await res.json()) as { listed: number; skipped: number; remaining: number; next_cursor: string | null };
       total += page.listed;
+      left.push(page.listed + page.skipped + page.remaining);
       cursor = page.next_cursor;
+      if (!cursor) expect(page.remaining).toBe(0);
     } while (cursor);
+    expect(left[0]).toBeGreaterThanOrEqual(2);
+    expect(left).toEqual(left.map((_, i) => left[0] - i));
     expect(total).toBeGreaterThanOrEqual(2);
     expect(await placeOf(old[0].sid)).toEqual(listed);
     const p1 = await placeOf(old[1].sid);
