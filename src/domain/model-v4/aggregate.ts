@@ -21,6 +21,8 @@ export interface Mass {
   positive: number;
   /** Σ level of non-owner pairs with a stability vote. */
   credible: number;
+  /** Those pairs by level (the most credible one is left out where no one reporter may decide). */
+  levels: Histogram;
 }
 
 /** Counts by credibility level (index 0..20); empty when nothing is counted. */
@@ -76,7 +78,7 @@ export interface AgentModel {
   snapshot: string | null;
 }
 
-export const emptyMass = (): Mass => ({ dims: mapDims(() => ({ w: 0, n: 0 })), positive: 0, credible: 0 });
+export const emptyMass = (): Mass => ({ dims: mapDims(() => ({ w: 0, n: 0 })), positive: 0, credible: 0, levels: [] });
 
 export function emptyModel(createdAt: number): AgentModel {
   if (!Number.isFinite(createdAt)) throw new RangeError(`invalid time: ${createdAt}`);
@@ -105,7 +107,7 @@ const TENURE_DAYS = MODEL_V4.episode.tenureMs / 86_400_000 + 1;
 export const weightOf = (p: PairState) => (p.owner ? OWNER_LEVEL : p.level);
 
 export function copyMass(m: Mass): Mass {
-  return { dims: mapDims((d) => ({ w: m.dims[d].w, n: m.dims[d].n })), positive: m.positive, credible: m.credible };
+  return { dims: mapDims((d) => ({ w: m.dims[d].w, n: m.dims[d].n })), positive: m.positive, credible: m.credible, levels: m.levels };
 }
 
 /** Adds (sign 1) or takes out (sign −1) one pair's contribution to a mass, in place. */
@@ -120,6 +122,7 @@ export function addToMass(m: Mass, p: PairState, sign: 1 | -1): void {
   const s = p.votes.stability;
   if (p.owner || s === null) return;
   m.credible += sign * p.level;
+  if (p.level > 0) m.levels = histogramAdd(m.levels, p.level, sign);
   if (s > 500) m.positive += sign * p.level;
 }
 
@@ -130,11 +133,12 @@ export function sumMass(into: Mass, m: Mass): void {
   }
   into.positive += m.positive;
   into.credible += m.credible;
+  for (let level = 0; level < m.levels.length; level++) if (m.levels[level] > 0) into.levels = histogramAdd(into.levels, level, 1, m.levels[level]);
 }
 
-function histogramAdd(h: Histogram, level: number, sign: 1 | -1): Histogram {
+function histogramAdd(h: Histogram, level: number, sign: 1 | -1, count = 1): Histogram {
   const next = h.length === 0 ? new Array<number>(LEVELS + 1).fill(0) : [...h];
-  next[level] += sign;
+  next[level] += sign * count;
   if (next[level] < 0) throw new Error(`histogram count below zero at level ${level}`);
   return next.every((c) => c === 0) ? [] : next;
 }

@@ -92,7 +92,7 @@ export const MODEL_V4 = {
   recentConfigChangeMs: 30 * DAY_MS,
   /** A caution (or suspended) agent passes its negative pairs on when it had a report within this. */
   whitewash: { reportWithinMs: 90 * DAY_MS },
-  /** The operator score counts the agents with at least this credible mass (and the job's record too). */
+  /** The operator score counts the agents with at least this credible mass without their most credible reporter (and the job's record too). */
   operatorMinMass: 1,
   /** The cross-agent job (docs/scoring.md, "The cross-agent job"). */
   credibility: {

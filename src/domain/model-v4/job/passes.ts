@@ -73,7 +73,7 @@ const MIN_MASS = MODEL_V4.operatorMinMass * LEVELS;
  * weighted by c; a reporter agrees where its vote's side is the consensus's and it was among the
  * first 5 voters with c > 0 (by first report), and disagrees wherever it is not (any position,
  * c or not). The agent's S (the model's formula, the owner at its fixed weight) and credible mass
- * feed its owner's record.
+ * feed its owner's record when that mass is at least 1 without the agent's most credible reporter.
  */
 export function shardPass(shard: PairColumns, owners: Int32Array, c: Uint8Array, into: PassFacts): void {
   const firstIdx = new Int32Array(FIRST);
@@ -88,6 +88,7 @@ export function shardPass(shard: PairColumns, owners: Int32Array, c: Uint8Array,
     let ownerN = 0;
     let ownerW = 0;
     let firstCount = 0;
+    let top = 0;
     for (let i = start; i < end; i++) {
       const v = shard.vote[i];
       if (v < 0) continue;
@@ -100,6 +101,7 @@ export function shardPass(shard: PairColumns, owners: Int32Array, c: Uint8Array,
       const level = c[r];
       total += level * (2 * v - 1000);
       weight += level;
+      if (level > top) top = level;
       if (level === 0 || v === 500) continue;
       // The first voters with credibility, by first report (then reporter index): a small insertion.
       let k = firstCount < FIRST ? firstCount++ : FIRST;
@@ -128,7 +130,8 @@ export function shardPass(shard: PairColumns, owners: Int32Array, c: Uint8Array,
         if (first) into.agree[r]++;
       } else into.disagree[r]++;
     }
-    if (owner >= 0 && weight >= MIN_MASS) {
+    // No one reporter makes an agent count for its owner's record.
+    if (owner >= 0 && weight - top >= MIN_MASS) {
       const s = 500 + (total + ownerN) / (2 * (weight + ownerW + PRIOR_LEVELS));
       const m = weight / LEVELS;
       into.massS[owner] += m * s;
