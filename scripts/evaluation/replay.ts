@@ -3,7 +3,8 @@
 // is a receipted report by an unverified, non-anchor operator (rating ≥ 1 success, 0 partial,
 // ≤ −1 failure; signals (rating + 10) × 50 on the four signal dimensions); the job runs at each
 // UTC midnight over the ratings before it and once at the end; an agent takes up the snapshot in
-// force (a `credibility` entry) at its next change, and at the end.
+// force (a `credibility` entry) at its next change, at its alarm (the next moment its score can
+// change by time alone) and at the end.
 
 import {
   applyCredibility,
@@ -11,6 +12,7 @@ import {
   credibilityUpdate,
   emptyModel,
   job,
+  nextChangeAt,
   operatorContribution,
   operatorScore,
   scoreOf,
@@ -23,6 +25,52 @@ import {
   type Recommendation,
 } from "../../src/domain/model-v4/index";
 import type { Rating } from "./parse";
+
+/** Each agent's next alarm, earliest first (a binary heap; a later setting replaces an earlier one). */
+class Alarms {
+  private heap: { at: number; agent: number }[] = [];
+  private due = new Map<number, number>();
+  set(agent: number, at: number): void {
+    if (this.due.get(agent) === at) return;
+    this.due.set(agent, at);
+    this.heap.push({ at, agent });
+    for (let i = this.heap.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (this.less(this.heap[parent], this.heap[i])) break;
+      [this.heap[parent], this.heap[i]] = [this.heap[i], this.heap[parent]];
+      i = parent;
+    }
+  }
+  peek(): { at: number; agent: number } | undefined {
+    while (this.heap.length > 0 && this.due.get(this.heap[0].agent) !== this.heap[0].at) this.remove();
+    return this.heap[0];
+  }
+  pop(): void {
+    const top = this.peek();
+    if (top) {
+      this.due.delete(top.agent);
+      this.remove();
+    }
+  }
+  private less(x: { at: number; agent: number }, y: { at: number; agent: number }) {
+    return x.at < y.at || (x.at === y.at && x.agent < y.agent);
+  }
+  private remove(): void {
+    const last = this.heap.pop()!;
+    if (this.heap.length === 0) return;
+    this.heap[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < this.heap.length && this.less(this.heap[l], this.heap[m])) m = l;
+      if (r < this.heap.length && this.less(this.heap[r], this.heap[m])) m = r;
+      if (m === i) return;
+      [this.heap[m], this.heap[i]] = [this.heap[i], this.heap[m]];
+      i = m;
+    }
+  }
+}
 
 export interface Face {
   composite: number;
@@ -152,17 +200,38 @@ export function replayNetwork(
     return { composite: v.composite, s: v.s, recommendation: v.recommendation };
   };
 
-  const before = new Map<number, Face>();
+  // Each agent's alarm, at the next moment its score can change by time alone (a window expiring, a
+  // tenure ending): the object takes the snapshot in force up then, as the service's does.
+  const alarms = new Alarms();
+  const schedule = (a: number, at: number) => {
+    const next = nextChangeAt(agents[a]!.model, at);
+    if (next !== null) alarms.set(a, next);
+  };
+  /** The jobs at each UTC midnight and the alarms, in time order, up to `until` (exclusive). */
   let jobDay: number | null = null;
+  const advance = (until: number) => {
+    for (;;) {
+      const midnight = jobDay === null ? Infinity : (jobDay + 1) * DAY_MS;
+      const alarm = alarms.peek();
+      const next = Math.min(midnight, alarm?.at ?? Infinity);
+      if (!(next < until) && !(midnight <= until && midnight === next)) return;
+      if (alarm && alarm.at < midnight) {
+        alarms.pop();
+        takeUp(alarm.agent, alarm.at);
+        schedule(alarm.agent, alarm.at);
+      } else {
+        jobDay!++;
+        runJob(jobDay!);
+      }
+    }
+  };
+
+  const before = new Map<number, Face>();
   for (const r of ordered) {
     const at = r.time * 1000;
-    const day = dayOf(at);
     // The job at each UTC midnight after the first rating, up to this rating's day.
-    if (jobDay === null) jobDay = day;
-    while (jobDay < day) {
-      jobDay++;
-      runJob(jobDay);
-    }
+    if (jobDay === null) jobDay = dayOf(at);
+    advance(at);
     const a = index.get(r.target)!;
     const reporter = String(index.get(r.source)!);
     const agent = takeUp(a, at, reporter);
@@ -177,9 +246,13 @@ export function replayNetwork(
     agent.model = applied.model;
     agent.pairs.set(reporter, applied.pair);
     notePair(a, applied.pair);
+    schedule(a, at);
   }
   const end = ordered.length > 0 ? ordered[ordered.length - 1].time * 1000 : 0;
-  if (ordered.length > 0) runJob(dayOf(end));
+  if (ordered.length > 0) {
+    advance(end);
+    runJob(dayOf(end));
+  }
   const users = sortedIds.map((id, a) => {
     if (!agents[a]) {
       options.inspect?.(id, null, end);

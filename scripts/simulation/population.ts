@@ -1,8 +1,8 @@
-// The simulated population (DESIGN section 4, docs/scoring.md "Population"): agents by profile, their
-// honest reporters drawn from a pool of operators of which a share holds standing, and the report
-// streams of honest reporters and of attackers.
+// The simulated population (docs/scoring.md, "Version 4: simulation"): agents by profile, their
+// honest reporters drawn from a pool of operators of which a share holds credibility (receipted
+// dealings in the world), and the report streams of honest reporters and of attackers.
 
-import { MODEL, type Outcome, type SignalDimension } from "../../src/domain/model/index";
+import { MODEL_V4, type Outcome, type SignalDimension } from "../../src/domain/model-v4/index";
 import { normal, randomFor, uniformInt, type Random } from "./random";
 
 export const HOUR = 3_600_000;
@@ -17,11 +17,11 @@ export const POPULATION = {
   noiseSd: { min: 100, max: 150 },
   mistakenFailureShare: 0.01,
   signalShare: { reliability: 1, quality: 1, security: 0.3, financial: 0.2 } satisfies Record<SignalDimension, number>,
-  /** Success share per profile; `scam` is an exit scam's agent after it turns. */
+  /** Success share per profile; `scam` is an exit scam's agent after it turns. Every other report fails outright (as the design's prototype had it). */
   profiles: { good: 0.95, fair: 0.8, bad: 0.4, awful: 0.2, scam: 0 },
-  failureSplit: { failure: 30, error: 15, timeout: 10, partial: 5 },
-  /** Share of an agent's honest reporters drawn from the operators holding standing. */
-  standingShare: 0.7,
+  failureSplit: { failure: 60, error: 0, timeout: 0, partial: 0 },
+  /** Share of an agent's honest reporters drawn from the operators holding credibility. */
+  credibleShare: 0.7,
   identityLevel: 0,
 } as const;
 
@@ -38,14 +38,14 @@ export const SIGNAL_MODELS: Record<"profile" | "outcome", SignalMean> = {
   outcome: { kind: "outcome", failure: 0, success: 1000 },
 };
 
-/** An operator of the honest pool: its id, whether it is verified and whether it deals with the world (standing). */
+/** An operator of the honest pool: its id, and whether it is verified. */
 export interface PoolReporter {
   id: number;
   verified: boolean;
 }
 
 export interface Pool {
-  standing: PoolReporter[];
+  credible: PoolReporter[];
   fresh: PoolReporter[];
 }
 
@@ -69,23 +69,23 @@ export interface SimAgent {
 const profileAt = (agent: SimAgent, at: number): Profile => (agent.turnsAt !== undefined && at >= agent.turnsAt ? "scam" : agent.profile);
 
 /** The owner of every population agent: an operator of no world dealings. */
-export const OWNER_ID = 11;
+export const OWNER_ID = 90;
 
 export interface AgentOptions {
   reporters?: number;
   signalMean: SignalMean;
-  standingShare?: number;
+  credibleShare?: number;
 }
 
 export function makeAgent(seed: string, pool: Pool, profile: Profile, index: number, options: AgentOptions): SimAgent {
   const p = POPULATION;
-  const share = options.standingShare ?? p.standingShare;
+  const share = options.credibleShare ?? p.credibleShare;
   const random = randomFor(seed, profile, index, options.reporters ?? "any", share);
   const n = options.reporters ?? uniformInt(random, p.reporters.min, p.reporters.max);
   const reporters: SimReporter[] = [];
   const taken = new Set<number>();
   while (reporters.length < n) {
-    const from = random() < share ? pool.standing : pool.fresh;
+    const from = random() < share ? pool.credible : pool.fresh;
     const r = from[Math.floor(random() * from.length)];
     if (taken.has(r.id)) continue;
     taken.add(r.id);
@@ -112,7 +112,7 @@ function drawOutcome(random: Random, profile: Profile): Outcome {
 
 function drawSignal(agent: SimAgent, r: SimReporter, outcome: Outcome, at: number): number {
   const m = agent.signalMean;
-  const mean = m.kind === "outcome" ? m.failure + (m.success - m.failure) * MODEL.outcomeValue[outcome] : 1000 * POPULATION.profiles[profileAt(agent, at)];
+  const mean = m.kind === "outcome" ? m.failure + ((m.success - m.failure) * MODEL_V4.outcomeValue[outcome]) / 1000 : 1000 * POPULATION.profiles[profileAt(agent, at)];
   return Math.min(1000, Math.max(0, Math.round(mean + r.bias + normal(agent.random, r.noiseSd))));
 }
 

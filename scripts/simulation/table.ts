@@ -1,5 +1,6 @@
-// The simulation's rows and how they print: each row measured under each model (version 2 beside
-// version 3 where that makes sense) and each signal model, with the attacker's cost.
+// The simulation's rows and how they print: each row measured under each signal model, with the
+// attacker's price; the rows injected into Bitcoin OTC in a table of their own. A row with a target
+// says "pass" only when every measurement meets it.
 
 export type SignalName = "profile" | "outcome";
 
@@ -15,10 +16,9 @@ export interface Row {
   key: string;
   attack: string;
   target: string;
-  /** The attacker's cost in accounts and days (empty for properties of honest agents). */
-  cost: string;
-  v2: Cell | null;
-  v3: Cell;
+  /** The attack's price: accounts, receipted dealings with trusted owners, days (empty for properties of honest agents). */
+  price: string;
+  cell: Cell;
 }
 
 export interface SignalResult {
@@ -30,6 +30,8 @@ export interface SignalResult {
 export interface SimulationResult {
   seed: string;
   results: SignalResult[];
+  /** The rows injected into Bitcoin OTC (one network, signals from its ratings). */
+  otc: Row[];
   notes: string[];
   seconds: number;
 }
@@ -43,33 +45,30 @@ export function cell(text: string, pass: boolean | null, figures: Record<string,
   return { text, pass, figures };
 }
 
-/** Whether a row meets its target under every signal model (null: no target). */
-export function rowPass(rows: Row[]): boolean | null {
-  const passes = rows.map((r) => r.v3.pass);
-  if (passes.every((p) => p === null)) return null;
-  return passes.every((p) => p !== false);
+/** pass when every cell meets its target, miss when one does not, "" when the row has none. */
+export function verdict(cells: Cell[]): "pass" | "**miss**" | "" {
+  if (cells.every((c) => c.pass === null)) return "";
+  return cells.every((c) => c.pass !== false) ? "pass" : "**miss**";
 }
 
-/** The table: one line per row key, v2 and v3 under each signal model. */
 export function formatTable(result: SimulationResult): string {
   const signals = result.results.map((r) => r.signal);
-  const head = ["Attack or property", "Target", "Attacker's cost", ...signals.map((s) => `v2, ${s}`), ...signals.map((s) => `v3, ${s}`), ""];
+  const head = ["Attack or property", "Target", "Price", ...signals, ""];
   const lines = [`| ${head.join(" | ")} |`, `| ${head.map(() => "---").join(" | ")} |`];
-  const keys = result.results[0].rows.map((r) => r.key);
-  for (const key of keys) {
+  for (const key of result.results[0].rows.map((r) => r.key)) {
     const rows = result.results.map((r) => r.rows.find((x) => x.key === key)!);
-    const first = rows[0];
-    const pass = rowPass(rows);
-    const verdict = pass === null ? "" : pass ? "pass" : "**miss**";
-    const v2 = rows.map((r) => r.v2?.text ?? "–");
-    const v3 = rows.map((r) => r.v3.text);
-    lines.push(`| ${[first.attack, first.target, first.cost || "–", ...v2, ...v3, verdict].join(" | ")} |`);
+    lines.push(`| ${[rows[0].attack, rows[0].target, rows[0].price || "–", ...rows.map((r) => r.cell.text), verdict(rows.map((r) => r.cell))].join(" | ")} |`);
+  }
+  if (result.otc.length > 0) {
+    lines.push("", "| Injected into Bitcoin OTC | Target | Price | OTC (kept) | |", "| --- | --- | --- | --- | --- |");
+    for (const r of result.otc) lines.push(`| ${[r.attack, r.target, r.price || "–", r.cell.text, verdict([r.cell])].join(" | ")} |`);
   }
   return lines.join("\n");
 }
 
-/** Every row that has a target and misses it under some signal model. */
+/** Every row with a target that some measurement misses. */
 export function misses(result: SimulationResult): string[] {
   const keys = result.results[0].rows.map((r) => r.key);
-  return keys.filter((key) => rowPass(result.results.map((r) => r.rows.find((x) => x.key === key)!)) === false);
+  const synthetic = keys.filter((key) => verdict(result.results.map((r) => r.rows.find((x) => x.key === key)!.cell)) === "**miss**");
+  return [...synthetic, ...result.otc.filter((r) => verdict([r.cell]) === "**miss**").map((r) => `otc:${r.key}`)];
 }

@@ -1,10 +1,9 @@
 // Victims of an attack: agents of the population with their honest reports written out, so that the
 // same agent can be run with and without attackers from the same moment.
 
-import type { Run } from "./context";
-import { DAY, T0, attackStream, honestStream, makeAgent, merge, type Profile, type SimReport } from "./population";
-import { scorerFor } from "./context";
-import type { ModelVersion, Scorer } from "./scorers";
+import { scorerFor, type Run } from "./context";
+import { DAY, OWNER_ID, T0, attackStream, honestStream, makeAgent, merge, type Profile, type SimReport } from "./population";
+import type { Scorer } from "./scorers";
 
 export interface Victim {
   index: number;
@@ -22,9 +21,8 @@ export function victim(run: Run, tag: string, profile: Profile, index: number, d
   return { index, reports };
 }
 
-/** When attackers join: at the agent's first report, its first caution, or its n-th report while in caution. */
+/** When attackers join: at the agent's first report, its first caution, or its n-th report (in caution, where the attack needs it). */
 export type Join = "first report" | "first caution" | 10 | 40 | 100;
-export const JOINS: Join[] = ["first report", "first caution", 10, 40, 100];
 export const joinName = (j: Join) => (typeof j === "number" ? `at ${j} reports` : `at its ${j}`);
 
 /**
@@ -32,8 +30,8 @@ export const joinName = (j: Join) => (typeof j === "number" ? `at ${j} reports` 
  * the index of the next report, or null when the join never comes (no caution, or not in caution at
  * the n-th report while `needCaution`).
  */
-export function upToJoin(run: Run, model: ModelVersion, v: Victim, join: Join, needCaution: boolean, identityLevel?: number): { agent: Scorer; next: number; at: number } | null {
-  const agent = scorerFor(run, model, 11, T0, identityLevel);
+export function upToJoin(run: Run, v: Victim, join: Join, needCaution: boolean, identityLevel?: number): { agent: Scorer; next: number; at: number } | null {
+  const agent = scorerFor(run, OWNER_ID, T0, identityLevel);
   if (join === "first report") return { agent, next: 0, at: v.reports[0]?.at ?? T0 };
   for (let i = 0; i < v.reports.length; i++) {
     agent.report(v.reports[i]);

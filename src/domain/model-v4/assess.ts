@@ -68,16 +68,15 @@ export function assess(model: AgentModel, t: number): Assessment {
 
   const C = MODEL_V4.caution;
   const slowCaution = s <= C.atOrBelow && negative.mass >= levelsOf(C.negativeMass) && negative.mass - negative.top >= levelsOf(C.withoutTop);
+  // Both recent tests hold without the single most credible failing voter, on every side of every
+  // threshold (as version 3's fast path did): one voter, however credible, never tips them.
   const F = MODEL_V4.fastCaution;
-  const fastCaution =
-    recent.failing.count >= F.failing && recent.failing.mass - recent.failing.top >= levelsOf(F.withoutTop) && recent.failing.mass >= F.share * recent.voting;
+  const failingWithout = recent.failing.mass - recent.failing.top;
+  const fastCaution = recent.failing.count >= F.failing && failingWithout >= levelsOf(F.withoutTop) && failingWithout >= F.share * (recent.voting - recent.failing.top);
   // RECENT_FAILURES: failing votes of the last 30 days at double weight against the other votes of the last 48 hours.
   const R = MODEL_V4.recentFailures;
-  const failingWeighted = R.failingWeight * failing30.mass;
+  const failingWeighted = R.failingWeight * (failing30.mass - failing30.top);
   const others = recent.voting - recent.failing.mass;
-  const recentFailures =
-    failing30.count >= R.failing &&
-    R.failingWeight * (failing30.mass - failing30.top) >= levelsOf(R.withoutTop) &&
-    failingWeighted >= R.share * (failingWeighted + others);
+  const recentFailures = failing30.count >= R.failing && failingWeighted >= levelsOf(R.withoutTop) && failingWeighted >= R.share * (failingWeighted + others);
   return { mass, dimensions, composite, s, negative, recent, failing30, slowCaution, fastCaution, recentFailures, caution: slowCaution || fastCaution };
 }

@@ -3,9 +3,11 @@
 // at entries.
 //
 // At an entry at time t the verdict is taken before it (the rules at t on the aggregates settled to
-// t, or the caution the last entry left: time alone never lifts a caution) and after it: a report or
-// a credibility entry leaves the verdict to the rules; a configuration change and an inheritance
-// never end a caution, and an inheritance from a caution agent starts one.
+// t, or the caution the last entry left: time alone never lifts a caution) and after it: a report
+// ends a caution only when the rules no longer hold and it is a success from a reporter that counts
+// (credibility, not awaiting tenure, not the owner): reports from muted accounts, newcomers and
+// failures never do. A credibility entry leaves the verdict to the rules; a configuration change and
+// an inheritance never end a caution, and an inheritance from a caution agent starts one.
 
 import type { ChangeType } from "../configuration";
 import { CHANGE_TYPES } from "../configuration";
@@ -54,7 +56,13 @@ export function nextEpisode(e: Episode, caution: boolean, t: number): Episode {
 type Kind = "report" | "config" | "credibility" | "inheritance";
 
 /** The verdict before the entry, the entry applied by `apply`, the verdict after it (this module's header). */
-function step<T>(model: AgentModel, at: number, kind: Kind, apply: (m: AgentModel, t: number) => { model: AgentModel; out: T }, starts = false): { model: AgentModel; out: T } {
+function step<T>(
+  model: AgentModel,
+  at: number,
+  kind: Kind,
+  apply: (m: AgentModel, t: number) => { model: AgentModel; out: T; lifts?: boolean },
+  starts = false,
+): { model: AgentModel; out: T } {
   requireTime("entry time", at);
   // Time never runs backwards: an entry older than the aggregates is judged at their time.
   const t = Math.max(at, model.at);
@@ -63,7 +71,7 @@ function step<T>(model: AgentModel, at: number, kind: Kind, apply: (m: AgentMode
   const episode = nextEpisode(settled.episode, before, t);
   const applied = apply({ ...settled, at: t, episode }, t);
   const rules = assess(applied.model, t).caution;
-  const caution = kind === "report" || kind === "credibility" ? rules : rules || before || starts;
+  const caution = kind === "credibility" ? rules : kind === "report" ? rules || (before && !applied.lifts) : rules || before || starts;
   return { model: { ...applied.model, episode: nextEpisode(episode, caution, t) }, out: applied.out };
 }
 
@@ -82,7 +90,9 @@ export function applyReport(model: AgentModel, pair: PairState | null, input: Re
     const observed = observe(pair, input, ownerKey !== null && input.reporter === ownerKey);
     const lastReportAt = m.lastReportAt === null ? input.at : Math.max(m.lastReportAt, input.at);
     const placed = replacePair({ ...m, reports: m.reports + 1, lastReportAt }, pair, observed, t);
-    return { model: placed.model, out: placed.pair };
+    const p = placed.pair;
+    const lifts = input.outcome === "success" && !p.owner && p.level > 0 && p.placement.pending === null;
+    return { model: placed.model, out: p, lifts };
   });
   return { model: r.model, pair: r.out };
 }

@@ -51,6 +51,15 @@ describe("fast caution", () => {
     expect(a.facts(T0 + 10 * DAY + 2 * HOUR).fastCaution).toBe(false);
   });
 
+  it("holds its share without the most credible failing voter: one competitor does not tip it", () => {
+    // Four credible reporters vote within 48 hours; a competitor and two of the three others fail.
+    const a = new Agent().credibility(T0, credible(ids(2, 4))).all(ids(2, 3), T0 + 10 * DAY).all(["5", "2", "3"], T0 + 10 * DAY + HOUR, "failure");
+    // With the competitor: 3 of 4 failing (3/4); without it: 2 of 3, under 3/4.
+    expect(a.facts(T0 + 10 * DAY + 2 * HOUR).fastCaution).toBe(false);
+    a.report("4", T0 + 10 * DAY + 3 * HOUR, "failure");
+    expect(a.facts(T0 + 10 * DAY + 4 * HOUR).fastCaution).toBe(true);
+  });
+
   it("looks only at votes under 48 hours old", () => {
     const a = new Agent().credibility(T0, credible(ids(2, 4))).all(ids(2, 4), T0).report("2", T0 + 10 * DAY, "failure").report("3", T0 + 12 * DAY + HOUR, "failure");
     expect(a.facts(T0 + 12 * DAY + 2 * HOUR).fastCaution).toBe(false);
@@ -62,8 +71,11 @@ describe("fast caution", () => {
     // Three days on the window is empty and the rules no longer hold; the last entry left it in caution.
     expect(a.facts(T0 + 13 * DAY).caution).toBe(false);
     expect(a.score(T0 + 400 * DAY).recommendation).toBe("caution");
-    // The next report is judged by the rules.
-    a.report("5", T0 + 13 * DAY);
+    // A report from an account without credibility, or a failure, does not end it; a counted success does.
+    a.report("40", T0 + 13 * DAY);
+    a.report("2", T0 + 13 * DAY + 60_000, "failure");
+    expect(a.score(T0 + 13 * DAY + HOUR).recommendation).toBe("caution");
+    a.report("5", T0 + 13 * DAY + 2 * 60_000);
     expect(a.score(T0 + 13 * DAY + HOUR).recommendation).toBe("review");
   });
 });
