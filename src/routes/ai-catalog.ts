@@ -20,7 +20,7 @@ const DEFINITION_MAX_AGE_S = 86_400;
 const EXAMPLE_SID = "SID-0x3f9a0c1d2e4b5a69";
 const EXAMPLE_CARD = "https://agents.acme.example/invoice-bot/agent-card.json";
 
-const uri = /^[a-z][a-z0-9+.-]*:[^\s]+$/i;
+const uri = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/;
 const query = z.object({
   card_url: z
     .string()
