@@ -975,15 +975,26 @@ function seedLarge(persistTo, templateSid) {
   const query = (database, sql) => d1(database, ["--command", sql])[0].results;
   const [entry] = query(control, `SELECT shard FROM agent_directory WHERE sid = '${templateSid}'`);
   const home = shards[entry.shard];
-  const tables = { agents: "sid", entries: "sid", config_history: "sid" };
+  // The agent's tables that exist on this schema (pairs with the shard as the record; config_history before it).
+  const present = new Set(query(home, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name));
+  const tables = Object.fromEntries(["agents", "entries", "pairs", "config_history"].filter((t) => present.has(t)).map((t) => [t, "sid"]));
   const n = AGENTS * SCALE - AGENTS;
   const FIRST = 1_000_000; // directory numbers of the generated agents
   const literal = (v) => (v === null ? "NULL" : typeof v === "number" ? String(v) : typeof v === "object" ? `X'${v.hex}'` : `'${String(v).replace(/'/g, "''")}'`);
 
   const perShard = shards.map(() => []);
   for (const table of Object.keys(tables)) {
-    // An entry's text columns may be BLOBs (src/db/entry-text.ts), which the CLI prints ambiguously: copied as hex.
-    const packed = table === "entries" ? ["body", "private"] : [];
+    // A column may hold BLOBs (an entry's text: src/db/entry-text.ts), which the CLI prints
+    // ambiguously: those are copied as hex. Which ones, asked first (in parts: D1 caps a result's columns).
+    const columns = query(home, `PRAGMA table_info(${table})`).map((c) => c.name);
+    const blobs = new Set();
+    for (let i = 0; i < columns.length; i += 90) {
+      const part = columns.slice(i, i + 90);
+      for (const r of query(home, `SELECT ${part.map((c, j) => `typeof(${c}) AS t${j}`).join(", ")} FROM ${table} WHERE sid = '${templateSid}'`)) {
+        part.forEach((c, j) => r[`t${j}`] === "blob" && blobs.add(c));
+      }
+    }
+    const packed = [...blobs];
     const extra = packed.map((c) => `, hex(${c}) AS ${c}_hex, typeof(${c}) AS ${c}_type`).join("");
     const rows = query(home, `SELECT *${extra} FROM ${table} WHERE sid = '${templateSid}'`);
     if (rows.length === 0) continue;
