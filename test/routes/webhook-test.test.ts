@@ -158,7 +158,8 @@ describe("loopback endpoints (ALLOW_LOOPBACK_WEBHOOKS)", () => {
 
   it("without the flag, or to any other inward address: refused", async () => {
     const net = network({}, { "intranet.example.com": ["192.168.0.10"] });
-    const off = testApp({ now: T0, ...net, env: { PUBLIC_ORIGIN: "http://127.0.0.1:8787" } });
+    // Off whatever a developer's .dev.vars says (wrangler reads it for the tests too).
+    const off = testApp({ now: T0, ...net, env: { PUBLIC_ORIGIN: "http://127.0.0.1:8787", ALLOW_LOOPBACK_WEBHOOKS: "false" } });
     const on = testApp({ now: T0, ...net, env: LOCAL });
     const owner = await createOperator();
     expect((await register(off, owner.key, "http://127.0.0.1:9911/hooks")).body.error).toBe("url must use HTTPS");
