@@ -3,14 +3,16 @@
 
 import type { Env } from "../src/env";
 import { Agent as ProductionAgent } from "../src/durable/agent";
-import type { Probes } from "../src/durable/agent/host";
+import type { FaultPoint, Probes } from "../src/durable/agent/host";
+
+const FAULTS = { beforeBatch: "failBeforeBatch", afterBatch: "failAfterBatch", beforeSend: "crashBeforeSend", archiveAfterPut: "failAfterArchivePut" } as const satisfies Record<FaultPoint, string>;
 
 export class Agent extends ProductionAgent {
-  /** Injected failures: a crash right after the commit, a failing shard batch, a crash before publishing, the next n times. */
-  readonly faults = { crashAfterCommit: 0, failShardBatch: 0, crashBeforePublish: 0, interruptMigration: 0, failAfterArchivePut: 0 };
+  /** Injected failures, the next n times (src/durable/agent/host.ts FaultPoint). */
+  readonly faults = { failBeforeBatch: 0, failAfterBatch: 0, crashBeforeSend: 0, failAfterArchivePut: 0 };
   /** The clock of alarms (tests move it). */
   clock: () => number = Date.now;
-  /** Variables this object reads in place of the Worker's (e.g. ROLLUP_LAG_SECONDS), set by a test. */
+  /** Variables this object reads in place of the Worker's, set by a test. */
   vars: Partial<Record<keyof Env, string>> = {};
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -20,9 +22,7 @@ export class Agent extends ProductionAgent {
       fail: (point) => {
         const faults = self.agent?.faults;
         if (!faults) return false;
-        const name = (
-          { afterCommit: "crashAfterCommit", shardBatch: "failShardBatch", beforePublish: "crashBeforePublish", migrationChunk: "interruptMigration", archiveAfterPut: "failAfterArchivePut" } as const
-        )[point];
+        const name = FAULTS[point];
         if (faults[name] <= 0) return false;
         faults[name]--;
         return true;
@@ -33,13 +33,13 @@ export class Agent extends ProductionAgent {
     self.agent = this;
   }
 
-  /** The record in storage and how many journal entries the shard still lacks. */
+  /** The agent as this object holds it (read from the shard when not yet), and how far its outbox was handed to the queues. */
   inspect() {
     return this.kernel.inspect();
   }
 
   /** Holds the object's queue of changes until `gate` settles. */
   hold(gate: Promise<void>): void {
-    void this.kernel.serial(() => gate);
+    void this.kernel.exclusive(() => gate);
   }
 }

@@ -58,6 +58,14 @@ export const agents = sqliteTable("agents", {
   historyVersion: integer("history_version").notNull().default(1),
   /** The owner's number on the agent, as the evidence keys reporters (null: unclaimed, or the history from before the chain). */
   ownerLocal: integer("owner_local"),
+  /** The SHA-256 of the last history entry (the next one chains to it). */
+  chainHash: text("chain_hash"),
+  /** What the agent's object keeps of the agent beyond these columns (src/db/agent-record.ts RowState, JSON). */
+  state: text("state"),
+  /** The outbox cursor: the entries up to this number were handed to the queues (src/durable/agent/outbox.ts). */
+  published: integer("published").notNull().default(0),
+  /** 2: this row is the agent's record (the object keeps no durable copy); 1: the earlier contract, moved by the sweep. */
+  contract: integer("contract").notNull().default(1),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 }, (t) => [index("agents_operator").on(t.operatorId, t.createdAt), index("agents_fingerprint").on(t.fingerprint)]);
@@ -85,7 +93,33 @@ export const entries = sqliteTable("entries", {
   private: text("private"),
   /** The composite the entry's leaf commits to (its `score_commit`): what an attestation opens. Null on rows from before it was kept. */
   composite: real("composite"),
+  /** A keyed change's Idempotency-Key, hashed with its caller (`<operator>:<sha-256 of the key>`), and the request's hash. */
+  idem: text("idem"),
+  /** The answer a keyed change gave (JSON): a repeat within 24 hours replays it. */
+  answer: text("answer"),
+  /** A receipted report's receipt id (single use per agent). */
+  jti: text("jti"),
+  /** What the entry tells beyond its leaf (events, control-database writes; JSON): the outbox sends it. */
+  outbox: text("outbox"),
 }, (t) => [primaryKey({ columns: [t.sid, t.n] }), index("entries_ref").on(t.ref).where(sql`ref IS NOT NULL`)]);
+
+/** An agent's disputes (src/domain/disputes.ts Dispute, JSON), as its object decides them; the control database lists them. */
+export const disputesOnShard = sqliteTable("disputes", {
+  sid: text("sid").notNull(),
+  /** The disputed report's transaction id. */
+  id: integer("id").notNull(),
+  status: text("status", { enum: ["open", "escalated", "resolved"] }).notNull(),
+  dispute: text("dispute").notNull(),
+}, (t) => [primaryKey({ columns: [t.sid, t.id] })]);
+
+/** Single-use secrets an agent's identity proofs spend: callback challenge tokens (hashed) and signature nonces. */
+export const challenges = sqliteTable("challenges", {
+  sid: text("sid").notNull(),
+  token: text("token").notNull(),
+  kind: text("kind", { enum: ["callback", "nonce"] }).notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  used: integer("used", { mode: "boolean" }).notNull().default(false),
+}, (t) => [primaryKey({ columns: [t.sid, t.token] })]);
 
 /** Before the chain: reports (read once by each agent's object, which moves them into `entries`). */
 export const transactions = sqliteTable("transactions", {

@@ -1,127 +1,46 @@
-// Every write to a shard (and the few to the control database) that an agent's object makes, as
-// plain data first (the object journals them in its storage, so a crash between its commit and the
-// batch loses nothing), then as statements, built here and only here. Each statement is idempotent:
-// history rows are keyed by (sid, seq) and inserted once; the agent's row is written whole.
+// Every row a change of an agent writes on its shard besides the agent's own row (./agent-record),
+// as plain data first, then as statements, built here and only here. A change is one D1 batch: its
+// entries first, as plain inserts keyed (sid, n) (a stale instance of the agent's object collides
+// and its whole batch rolls back), then these rows, then the agent's row. And the control
+// database's writes a change derives (through its outbox: src/queues/events.ts applies them).
 
 import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AgentRecord } from "../domain/agent";
-import type { AgentKey } from "../domain/agent-keys";
 import type { Dispute } from "../domain/disputes";
-import { contributionOf, modelOf, ownerLocal, scoreOfRecord } from "../domain/agent";
+import type { ControlWrite } from "../domain/events";
 import { MODEL, type ChangeType } from "../domain/model";
 import { db, type Database } from "./client";
 import { packText } from "./entry-text";
-import { storedRollup, upsertRollup } from "./rollups";
 import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
-import { agentKeys, agents, configHistory, entries, scoreEvents, transactions } from "./shard-schema";
+import { challenges, configHistory, disputesOnShard, entries } from "./shard-schema";
+
+export type EntryRow = typeof entries.$inferInsert;
+export type { ControlWrite };
 
 export type ShardWrite =
-  /** `at`: the time its score is as of (absent in journal entries from before `journaled`). */
-  | { kind: "agent"; row: typeof agents.$inferInsert; at?: number }
-  | { kind: "score"; sid: string; columns: Pick<typeof agents.$inferInsert, (typeof SCORE_COLUMNS)[number]>; at?: number }
-  /** The agent's row (whole, or its score columns as of `at`) as the record stands when the batch is made: see `journaled`. */
-  | { kind: "current"; sid: string; at: number; whole: boolean }
   | { kind: "entry"; row: EntryRow }
   | { kind: "config"; row: typeof configHistory.$inferInsert }
   | { kind: "entryStatus"; sid: string; n: number; status: "active" | "disputed" | "withdrawn" }
-  /** The agent's rows in the tables from before the chain, once its chain holds them. */
-  | { kind: "retireLegacy"; sid: string }
-  | { kind: "keyAdded"; row: typeof agentKeys.$inferInsert }
-  | { kind: "keyRemoved"; sid: string; thumbprint: string }
-  /** A reporter's rollup row of one day (model version 3, R1), whole. */
-  | { kind: "rollup"; row: ReturnType<typeof storedRollup> };
-
-export type EntryRow = typeof entries.$inferInsert;
-
-export type ControlWrite =
-  | { kind: "directoryOwner"; sid: string; operatorId: number | null }
+  /** A reporter's reports of one UTC day on the agent, added to its rollup row (scoring model version 3). */
+  | { kind: "rollup"; add: RollupAddition }
+  /** The agent's rollup rows made again from its history (after a withdrawal): every row from `fromDay` on. */
+  | { kind: "rollupsRebuilt"; sid: string; fromDay: number; rows: RollupAddition[] }
   | { kind: "dispute"; dispute: Dispute }
-  | { kind: "withdrawal"; operatorId: number; transactionId: number; at: string };
+  | { kind: "challenge"; sid: string; token: string; challenge: "callback" | "nonce"; expiresAt: number; used: boolean }
+  /** Challenges and nonces of the agent past their time (with the change that finds them). */
+  | { kind: "challengesExpired"; sid: string; before: number };
 
-/** What a report changes on the agent's row: its evidence, its score as of `now`, its counts. */
-export function scoreColumns(record: AgentRecord, now: number): ShardWrite {
-  const { row } = agentRow(record, now) as { row: typeof agents.$inferInsert };
-  const columns = Object.fromEntries(SCORE_COLUMNS.map((p) => [p, row[p]])) as Pick<typeof agents.$inferInsert, (typeof SCORE_COLUMNS)[number]>;
-  return { kind: "score", sid: record.sid, columns, at: now };
-}
-
-/** The agent's whole row: its record, and its score as of `now` for lists and operator figures. */
-export function agentRow(record: AgentRecord, now: number): ShardWrite {
-  const score = scoreOfRecord(record, now);
-  const independent = contributionOf(record, now);
-  const c = record.config;
-  return {
-    kind: "agent",
-    at: now,
-    row: {
-      sid: record.sid,
-      num: record.num,
-      operatorId: record.operatorId,
-      name: record.name,
-      description: record.description,
-      status: record.status,
-      modelProvider: c.modelProvider,
-      modelName: c.modelName,
-      systemPromptHash: c.systemPromptHash,
-      tools: JSON.stringify(c.tools),
-      memoryConfig: c.memoryConfig === null ? null : JSON.stringify(c.memoryConfig),
-      fingerprint: record.fingerprint,
-      configVersion: record.configVersion,
-      lastConfigChangeAt: record.lastConfigChangeAt,
-      identityLevel: record.identityLevel,
-      identityKey: record.identityKey,
-      callbackVerified: record.callbackVerified,
-      publicProfile: record.publicProfile ?? false,
-      claimTokenHash: null,
-      evidence: JSON.stringify(record.evidence),
-      modelVersion: modelOf(record),
-      similarToCautioned: record.similarToCautioned ?? false,
-      reporters: "{}",
-      composite: score.composite,
-      confidence: score.confidence,
-      recommendation: score.recommendation,
-      evidenceTotal: score.evidence,
-      independentEvidence: independent.evidence,
-      independentComposite: independent.composite,
-      outcomeCounts: JSON.stringify(record.outcomes),
-      seq: record.seq,
-      historyVersion: 2,
-      ownerLocal: ownerLocal(record),
-      createdAt: record.createdAt,
-      updatedAt: record.updatedAt,
-    },
-  };
-}
-
-/**
- * A change's writes as its journal entry keeps them: the agent's row becomes a mark, made again from
- * the record when the batch is built (`current`). The row carries the agent's evidence, about 600
- * bytes per reporter: kept in each entry, it grew every change's stored bytes with the reporters and
- * sent each entry into a journal row of its own (one more row a report) past about 100 of them
- * (64 KB). The record saved with the entry is the newest state, and the shard's row is only ever
- * written as the newest state.
- */
-export function journaled(writes: readonly ShardWrite[]): ShardWrite[] {
-  return writes.map((w) =>
-    w.kind === "agent" && w.at !== undefined
-      ? { kind: "current", sid: w.row.sid, at: w.at, whole: true }
-      : w.kind === "score" && w.at !== undefined
-        ? { kind: "current", sid: w.sid, at: w.at, whole: false }
-        : w,
-  );
-}
-
-/** The journal's writes made whole for a batch: its marks become the agent's row as `record` stands, whole if any mark was, as of the last mark's time. */
-export function current(writes: readonly ShardWrite[], record: AgentRecord): ShardWrite[] {
-  let at: number | null = null;
-  let whole = false;
-  const out: ShardWrite[] = [];
-  for (const w of writes) {
-    if (w.kind !== "current") out.push(w);
-    else [at, whole] = [w.at, whole || w.whole];
-  }
-  if (at !== null) out.push(whole ? agentRow(record, at) : scoreColumns(record, at));
-  return out;
+/** A day's reports of one reporter on one agent, as its rollup row adds them (nets in the order of DIMENSIONS). */
+export interface RollupAddition {
+  day: number;
+  sid: string;
+  reporter: number;
+  owner: number | null;
+  reports: number;
+  receipted: number;
+  established: boolean;
+  net: number[];
+  receiptedNet: number[];
 }
 
 export function configRow(record: AgentRecord, seq: number, changes: ChangeType[], at: number): ShardWrite {
@@ -140,13 +59,11 @@ export function configRow(record: AgentRecord, seq: number, changes: ChangeType[
   };
 }
 
-// The hot statements (a report's entry and its change to the agent's row) are constant SQL built once
-// from the drizzle tables' own columns: one source of the mapping, no query building per report.
-// Rarer writes (a whole row, a configuration entry) go through drizzle.
-
+// The hot statement (a report's entry) is constant SQL built once from the drizzle table's own
+// columns: one source of the mapping, no query building per report. A plain INSERT: never OR IGNORE.
 const entryColumns = Object.entries(getTableColumns(entries));
-const INSERT_ENTRY = `INSERT INTO ${getTableName(entries)} (${entryColumns.map(([, c]) => c.name).join(", ")}) VALUES (${entryColumns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`;
-// The journal keeps the entry's text; its stored form is made only here, as the statement is built.
+const INSERT_ENTRY = `INSERT INTO ${getTableName(entries)} (${entryColumns.map(([, c]) => c.name).join(", ")}) VALUES (${entryColumns.map(() => "?").join(", ")})`;
+// The entry's stored form is made only here, as the statement is built.
 const PACKED: ReadonlySet<string> = new Set(["body", "private"] satisfies (keyof EntryRow)[]);
 const insertEntry = (d1: Database, row: EntryRow) =>
   d1.prepare(INSERT_ENTRY).bind(
@@ -156,88 +73,48 @@ const insertEntry = (d1: Database, row: EntryRow) =>
     }),
   );
 
-/** The columns a report changes on the agent's row. */
-const SCORE_COLUMNS = [
-  "evidence",
-  "composite",
-  "confidence",
-  "recommendation",
-  "evidenceTotal",
-  "independentEvidence",
-  "independentComposite",
-  "outcomeCounts",
-  "seq",
-  "ownerLocal",
-  "updatedAt",
-] as const satisfies readonly (keyof typeof agents.$inferInsert)[];
-const agentColumns = getTableColumns(agents);
-// Never over a newer row: a batch of a route that collected several agents' writes may land after
-// the agent's own object applied later ones (each write carries the number of its last entry).
-const UPDATE_SCORE = `UPDATE agents SET ${SCORE_COLUMNS.map((p) => `${agentColumns[p].name} = ?`).join(", ")} WHERE sid = ? AND seq <= ?`;
+const NETS = [0, 1, 2, 3, 4].map((i) => `json_extract(rollups.net, '$[${i}]') + json_extract(excluded.net, '$[${i}]')`);
+const RECEIPTED_NETS = [0, 1, 2, 3, 4].map((i) => `json_extract(rollups.receipted_net, '$[${i}]') + json_extract(excluded.receipted_net, '$[${i}]')`);
+// Additive: the change's batch is applied once or not at all, and a repeat of a change is found
+// before its batch (src/durable/agent/dedupe.ts).
+const ADD_ROLLUP = `INSERT INTO rollups (day, sid, reporter, owner, reports, receipted, established, net, receipted_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (day, sid, reporter) DO UPDATE SET owner = excluded.owner, reports = rollups.reports + excluded.reports,
+    receipted = rollups.receipted + excluded.receipted, established = excluded.established,
+    net = json_array(${NETS.join(", ")}), receipted_net = json_array(${RECEIPTED_NETS.join(", ")})`;
+const PUT_ROLLUP = "INSERT OR REPLACE INTO rollups (day, sid, reporter, owner, reports, receipted, established, net, receipted_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const rollupValues = (r: RollupAddition) => [r.day, r.sid, r.reporter, r.owner, r.reports, r.receipted, r.established ? 1 : 0, JSON.stringify(r.net), JSON.stringify(r.receiptedNet)];
 
-/**
- * The statements of pending shard writes, in order, as one batch. The agent's row is written once,
- * as its newest state: the last whole row with every later report's columns laid over it, or those
- * columns alone.
- */
-export function shardStatements(d1: Database, writes: ShardWrite[]): D1PreparedStatement[] {
-  // drizzle only for the rarer writes: a report's statements are the constant SQL above.
+/** The statements of a change's rows, in order (the agent's row comes after them, from ./agent-record). */
+export function shardStatements(d1: Database, writes: readonly ShardWrite[]): D1PreparedStatement[] {
   let drizzle: ReturnType<typeof db> | undefined;
   const d = () => (drizzle ??= db(d1));
-  const statements: D1PreparedStatement[] = [];
-  let row: (typeof agents.$inferInsert) | null = null;
-  let scoreOnly = true;
-  for (const w of writes) {
+  return writes.flatMap((w): D1PreparedStatement[] => {
     switch (w.kind) {
-      case "agent":
-        row = { ...w.row };
-        scoreOnly = false;
-        break;
-      case "score":
-        row = { ...(row ?? { sid: w.sid }), ...w.columns } as typeof agents.$inferInsert;
-        break;
       case "entry":
-        statements.push(insertEntry(d1, w.row));
-        break;
+        return [insertEntry(d1, w.row)];
       case "config":
-        statements.push(raw(d1, d().insert(configHistory).values(w.row).onConflictDoNothing()));
-        break;
+        return [raw(d1, d().insert(configHistory).values(w.row))];
       case "entryStatus":
-        statements.push(raw(d1, d().update(entries).set({ status: w.status }).where(and(eq(entries.sid, w.sid), eq(entries.n, w.n)))));
-        break;
-      case "retireLegacy":
-        statements.push(
-          raw(d1, d().delete(scoreEvents).where(eq(scoreEvents.sid, w.sid))),
-          raw(d1, d().delete(transactions).where(eq(transactions.sid, w.sid))),
-        );
-        break;
-      case "keyAdded":
-        statements.push(raw(d1, d().insert(agentKeys).values(w.row).onConflictDoNothing()));
-        break;
-      case "keyRemoved":
-        statements.push(raw(d1, d().delete(agentKeys).where(and(eq(agentKeys.sid, w.sid), eq(agentKeys.thumbprint, w.thumbprint)))));
-        break;
+        return [raw(d1, d().update(entries).set({ status: w.status }).where(and(eq(entries.sid, w.sid), eq(entries.n, w.n))))];
       case "rollup":
-        statements.push(upsertRollup(d1, w.row));
-        break;
-      case "current":
-        throw new Error("an agent row mark reached a batch unmade (see current)");
-      default:
-        // A kind this Worker does not know (a journal written by a newer one): fail the batch, keep the journal.
-        throw new Error(`unknown shard write ${(w as { kind: string }).kind}`);
+        return [d1.prepare(ADD_ROLLUP).bind(...rollupValues(w.add))];
+      case "rollupsRebuilt":
+        return [d1.prepare("DELETE FROM rollups WHERE sid = ? AND day >= ?").bind(w.sid, w.fromDay), ...w.rows.map((r) => d1.prepare(PUT_ROLLUP).bind(...rollupValues(r)))];
+      case "dispute": {
+        const row = { sid: w.dispute.sid, id: w.dispute.id, status: w.dispute.status, dispute: JSON.stringify(w.dispute) };
+        return [raw(d1, d().insert(disputesOnShard).values(row).onConflictDoUpdate({ target: [disputesOnShard.sid, disputesOnShard.id], set: { status: row.status, dispute: row.dispute } }))];
+      }
+      case "challenge": {
+        const row = { sid: w.sid, token: w.token, kind: w.challenge, expiresAt: w.expiresAt, used: w.used };
+        return [raw(d1, d().insert(challenges).values(row).onConflictDoUpdate({ target: [challenges.sid, challenges.token], set: { expiresAt: row.expiresAt, used: row.used } }))];
+      }
+      case "challengesExpired":
+        return [raw(d1, d().delete(challenges).where(and(eq(challenges.sid, w.sid), sql`${challenges.expiresAt} <= ${w.before}`)))];
     }
-  }
-  if (row && scoreOnly) {
-    const r = row as Record<string, unknown>;
-    statements.push(d1.prepare(UPDATE_SCORE).bind(...SCORE_COLUMNS.map((p) => r[p] ?? null), r.sid, r.seq));
-  } else if (row) {
-    const { sid: _sid, ...rest } = row;
-    statements.push(raw(d1, d().insert(agents).values(row).onConflictDoUpdate({ target: agents.sid, set: rest, setWhere: sql`excluded.seq >= ${agents.seq}` })));
-  }
-  return statements;
+  });
 }
 
-export function controlStatements(d1: Database, writes: ControlWrite[]): D1PreparedStatement[] {
+export function controlStatements(d1: Database, writes: readonly ControlWrite[]): D1PreparedStatement[] {
   const d = db(d1);
   return writes.flatMap((w) => {
     switch (w.kind) {
@@ -274,13 +151,6 @@ export function controlStatements(d1: Database, writes: ControlWrite[]): D1Prepa
 
 /** A drizzle query as a D1 statement, so every write of a change goes into one D1 batch. */
 function raw(d1: Database, query: { toSQL(): { sql: string; params: unknown[] } }): D1PreparedStatement {
-  const { sql, params } = query.toSQL();
-  return d1.prepare(sql).bind(...params);
+  const { sql: text, params } = query.toSQL();
+  return d1.prepare(text).bind(...params);
 }
-
-export const keyAdded = (sid: string, key: AgentKey): ShardWrite => ({
-  kind: "keyAdded",
-  row: { sid, thumbprint: key.thumbprint, jwk: JSON.stringify(key.jwk), directoryUrl: key.directoryUrl, addedAt: key.addedAt },
-});
-export const rollupWrite = (row: Parameters<typeof storedRollup>[0]): ShardWrite => ({ kind: "rollup", row: storedRollup(row) });
-export const keyRemoved = (sid: string, thumbprint: string): ShardWrite => ({ kind: "keyRemoved", sid, thumbprint });

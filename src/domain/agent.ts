@@ -74,8 +74,8 @@ export interface AgentRecord extends AgentRef {
    * alone (which name reporters by commitment) gives the same evidence.
    */
   locals: Record<string, number>;
-  /** Set while the agent's history moves from the tables before the chain into it (src/durable/agent/legacy.ts). */
-  migrating?: boolean;
+  /** The earliest answer deadline of the agent's open disputes (ms; null or absent: none open). */
+  disputesDue?: number | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -49,8 +49,8 @@ export interface EntryBodies {
   config: { changes: ChangeType[]; fingerprint: string; score: ScoreFace };
   /** A report withdrawn after a dispute (`of`: its entry number): replays skip it from here on. */
   withdrawal: { of: number; score: ScoreFace };
-  /** A dispute resolved with the report kept. */
-  dispute: { of: number; outcome: "kept" };
+  /** A dispute of report `of` that moves no score: opened, escalated to the admins, or resolved with the report kept. */
+  dispute: { of: number; outcome: "opened" | "escalated" | "kept" };
   claim: { owner: string };
   status: { status: string };
   /** The identity level, the proven key and every registered key (RFC 7638 thumbprints). */

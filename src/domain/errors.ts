@@ -58,6 +58,9 @@ export const protocolErrors = {
   invalidParams: (where: string, problem: string) => ({ code: -32602, message: `Invalid params: ${where ? `${where}: ` : ""}${problem.replace(/\s+/g, " ")}` }),
 };
 
+/** The wait a 503 of an agent's change asks for: a shard that failed a batch is usually back within seconds. */
+export const RETRY_AFTER_S = 5;
+
 // The spec's exact texts, in one place.
 export const errors = {
   invalidJson: () => new ApiError("invalid_request", "Invalid JSON body"),
@@ -190,13 +193,10 @@ export function refusalError(refusal: Refusal): ApiError {
       return new ApiError("conflict", "Agent is already registered");
     case "history_full":
       return new ApiError("conflict", "Agent history is full: an agent records at most 4,194,303 events");
-    case "interrupted":
-      return new ApiError(
-        "unavailable",
-        "The change was interrupted and may or may not have been recorded. Repeat it with the same Idempotency-Key to get its answer.",
-      );
-    case "write_failed":
-      return new ApiError("unavailable", "The score update could not be saved; nothing was changed. Retry the request.");
+    case "unavailable":
+      // The agent's shard did not answer, or answered so that the change may or may not be on it:
+      // a repeat with the same Idempotency-Key is safe either way (docs/decisions.md).
+      return new ApiError("unavailable", "Service temporarily unavailable", { "Retry-After": String(RETRY_AFTER_S) });
     case "idempotency_conflict":
       // A concurrent request with the same key won, but its record is not readable yet: retryable.
       return new ApiError("unavailable", "A request with this Idempotency-Key is in progress; retry");

@@ -62,6 +62,16 @@ export type AgentEvent = EventDraft & {
   timestamp: string;
 };
 
+/**
+ * A control-database write an agent's change derives (a claim moves the directory's owner; a
+ * dispute's state; a withdrawal's penalty): applied by the agent's outbox with the entry that tells
+ * it, idempotently, so an entry applied twice changes nothing more.
+ */
+export type ControlWrite =
+  | { kind: "directoryOwner"; sid: string; operatorId: number | null }
+  | { kind: "dispute"; dispute: Dispute }
+  | { kind: "withdrawal"; operatorId: number; transactionId: number; at: string };
+
 /** The body a webhook endpoint receives (the Standard Webhooks envelope: type, timestamp, data). */
 export const payloadOf = (event: AgentEvent) => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
 

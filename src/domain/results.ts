@@ -22,8 +22,7 @@ export type Refusal =
   | "key_not_found"
   | "invalid_nonce"
   | "key_not_registered"
-  | "write_failed"
-  | "interrupted"
+  | "unavailable"
   | "history_full";
 
 /**

@@ -1,30 +1,33 @@
 import { DurableObject } from "cloudflare:workers";
 import { meterAlarm, metering } from "../d1-meter";
+import { findAgent } from "../db/directory";
 import type { AgentKey } from "../domain/agent-keys";
 import type { AgentRef, AgentStatus } from "../domain/agent";
 import type { Dispute } from "../domain/disputes";
 import type { Result } from "../domain/results";
 import type { ConfigUpdated, Registration, TransactionRecorded } from "../domain/views";
 import type { Env } from "../env";
+import type { Inherited } from "./agent/credibility";
 import { Disputes } from "./agent/disputes";
-import { Identity } from "./agent/identity";
 import { NO_PROBES, type Probes } from "./agent/host";
+import { Identity } from "./agent/identity";
 import { Kernel } from "./agent/kernel";
+import { Model } from "./agent/model";
 import { Profile, type ConfigInput, type RegistrationInput } from "./agent/profile";
 import { Reports, type ReportInput } from "./agent/reports";
 import { Retention, type ArchiveInput, type Archived } from "./agent/retention";
-import { Rollups } from "./agent/rollups";
-import type { Inherited } from "./agent/model";
+import { Sweep } from "./agent/sweep";
 
 export type { ConfigInput, RegistrationInput } from "./agent/profile";
 export type { ReportInput } from "./agent/reports";
+export type { Inherited } from "./agent/credibility";
 
 /**
  * One object per agent (named by its SID): every change to the agent (its score, configuration,
- * owner, status, identity and disputes) passes through here, one at a time. This class is only the
- * object's RPC face: the kernel (./agent/kernel.ts) keeps the record, commits each change to the
- * object's own storage and then to the agent's shard, publishes events and runs the alarm; each
- * feature module (./agent/*.ts) decides what its changes are and owns its tables.
+ * owner, status, identity and disputes) passes through here, one at a time, and is committed to the
+ * agent's shard, which is the record. This class is only the object's RPC face: the kernel
+ * (./agent/kernel.ts) serialises, loads, commits and publishes; each feature module (./agent/*.ts)
+ * decides what its changes are. docs/architecture.md walks through it.
  */
 export class Agent extends DurableObject<Env> {
   protected readonly kernel: Kernel;
@@ -33,52 +36,74 @@ export class Agent extends DurableObject<Env> {
   private readonly identity: Identity;
   private readonly disputes: Disputes;
   private readonly retention: Retention;
+  private readonly sweep: Sweep;
+  /** Where the agent lives, from the last call (a cold alarm looks it up in the directory). */
+  private ref: AgentRef | null = null;
 
   constructor(ctx: DurableObjectState, env: Env, probes: Probes = NO_PROBES) {
     super(ctx, metering(env));
-    this.kernel = new Kernel(ctx, this.env, probes);
-    const rollups = new Rollups(this.kernel);
-    this.reports = new Reports(this.kernel, rollups);
-    this.profile = new Profile(this.kernel);
-    this.identity = new Identity(this.kernel);
-    this.disputes = new Disputes(this.kernel);
-    this.retention = new Retention(this.kernel);
-    this.kernel.start([this.reports, rollups, this.identity, this.disputes]);
+    const kernel = (this.kernel = new Kernel(ctx, this.env, probes));
+    this.reports = new Reports(kernel);
+    this.profile = new Profile(kernel);
+    this.identity = new Identity(kernel);
+    this.disputes = new Disputes(kernel);
+    this.retention = new Retention(kernel);
+    this.sweep = new Sweep(kernel, ctx.storage);
+    kernel.upgrade = (loaded) => this.sweep.upgrade(loaded);
+    kernel.timers.register([kernel.outbox.timer, this.disputes.timer, new Model(kernel).timer]);
   }
 
-  register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> { return this.profile.register(ref, input); }
-  reportTransaction(ref: AgentRef, input: ReportInput): Promise<Result<TransactionRecorded>> { return this.reports.report(ref, input); }
-  reportMany(ref: AgentRef, inputs: ReportInput[], defer: boolean) { return this.reports.reportMany(ref, inputs, defer); }
-  acknowledge(upTo: number, sent?: { after: number; to: number }, failed?: boolean): Promise<void> { return this.kernel.acknowledge(upTo, sent, failed); }
-  updateConfig(ref: AgentRef, input: ConfigInput): Promise<Result<ConfigUpdated>> { return this.profile.updateConfig(ref, input); }
-  claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> { return this.profile.claim(ref, input); }
-  setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> { return this.profile.setStatus(ref, status, now); }
-  sync(ref: AgentRef): Promise<Result<null>> { return this.profile.sync(ref); }
-  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> { return this.profile.inheritance(ref, now); }
-  statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> { return this.profile.statusFacts(ref, now); }
-  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> { return this.profile.setPublicProfile(ref, input); }
+  /** Every call names the agent: the object remembers where it lives for its alarm. */
+  private at(ref: AgentRef): AgentRef {
+    this.ref = ref;
+    return ref;
+  }
 
-  addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> { return this.identity.addChallenge(ref, input); }
-  voidChallenge(ref: AgentRef, tokenHash: string): Promise<void> { return this.identity.voidChallenge(ref, tokenHash); }
-  confirmIdentity(ref: AgentRef, input: { callerId: number; tokenHash: string; now: number }): Promise<Result<{ identityLevel: number }>> { return this.identity.confirmIdentity(ref, input); }
-  addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> { return this.identity.addKeys(ref, input); }
-  listKeys(ref: AgentRef, callerId: number): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> { return this.identity.listKeys(ref, callerId); }
-  removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string | null }>> { return this.identity.removeKey(ref, input); }
-  issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }): Promise<Result<null>> { return this.identity.issueNonce(ref, input); }
-  signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> { return this.identity.signatureKeys(ref); }
-  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }): Promise<Result<null>> { return this.identity.spendNonce(ref, input); }
-  refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }): Promise<Result<null>> { return this.identity.refreshDirectory(ref, input); }
-  proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string }>> { return this.identity.proveSignature(ref, input); }
+  register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> { return this.profile.register(this.at(ref), input); }
+  reportTransaction(ref: AgentRef, input: ReportInput): Promise<Result<TransactionRecorded>> { return this.reports.report(this.at(ref), input); }
+  reportMany(ref: AgentRef, inputs: ReportInput[]): Promise<Result<TransactionRecorded>[]> { return this.reports.reportMany(this.at(ref), inputs); }
+  updateConfig(ref: AgentRef, input: ConfigInput): Promise<Result<ConfigUpdated>> { return this.profile.updateConfig(this.at(ref), input); }
+  claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> { return this.profile.claim(this.at(ref), input); }
+  setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> { return this.profile.setStatus(this.at(ref), status, now); }
+  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> { return this.profile.inheritance(this.at(ref), now); }
+  statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> { return this.profile.statusFacts(this.at(ref), now); }
+  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> { return this.profile.setPublicProfile(this.at(ref), input); }
 
-  openDispute(ref: AgentRef, input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.open(ref, input); }
-  answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.answer(ref, input); }
-  decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.decide(ref, input); }
+  addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> { return this.identity.addChallenge(this.at(ref), input); }
+  voidChallenge(ref: AgentRef, tokenHash: string): Promise<void> { return this.identity.voidChallenge(this.at(ref), tokenHash); }
+  confirmIdentity(ref: AgentRef, input: { callerId: number; tokenHash: string; now: number }): Promise<Result<{ identityLevel: number }>> { return this.identity.confirmIdentity(this.at(ref), input); }
+  addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> { return this.identity.addKeys(this.at(ref), input); }
+  listKeys(ref: AgentRef, callerId: number): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> { return this.identity.listKeys(this.at(ref), callerId); }
+  removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string | null }>> { return this.identity.removeKey(this.at(ref), input); }
+  issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }): Promise<Result<null>> { return this.identity.issueNonce(this.at(ref), input); }
+  signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> { return this.identity.signatureKeys(this.at(ref)); }
+  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }): Promise<Result<null>> { return this.identity.spendNonce(this.at(ref), input); }
+  refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }): Promise<Result<null>> { return this.identity.refreshDirectory(this.at(ref), input); }
+  proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string }>> { return this.identity.proveSignature(this.at(ref), input); }
 
-  archiveHistory(ref: AgentRef, input: ArchiveInput): Promise<Result<Archived>> { return this.retention.archive(ref, input); }
-  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number): Promise<Result<{ found: boolean; erased: number }>> { return this.retention.erase(ref, target, now); }
+  openDispute(ref: AgentRef, input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.open(this.at(ref), input); }
+  answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.answer(this.at(ref), input); }
+  decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.decide(this.at(ref), input); }
 
-  override alarm(): Promise<void> {
+  archiveHistory(ref: AgentRef, input: ArchiveInput): Promise<Result<Archived>> { return this.retention.archive(this.at(ref), input); }
+  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number): Promise<Result<{ found: boolean; erased: number }>> { return this.retention.erase(this.at(ref), target, now); }
+
+  /** The migration sweep's call (npm run admin -- migrate-objects): this agent on the record's contract, its storage empty. */
+  migrate(ref: AgentRef): Promise<Result<{ moved: boolean }>> { return this.sweep.migrate(this.at(ref)); }
+  /** The daily reconciliation's call: the outbox sent again from entry `from` on (the log lacks it). */
+  republish(ref: AgentRef, from: number): Promise<Result<{ sent: number }>> { return this.kernel.outbox.republish(this.at(ref), from); }
+
+  override async alarm(): Promise<void> {
     meterAlarm(this.env, "do:AGENT alarm");
-    return this.kernel.alarm();
+    const ref = this.ref ?? (await this.locate());
+    if (!ref) return;
+    await this.kernel.timers.fire(() => this.kernel.exclusive(() => this.kernel.read(ref)), this.kernel.now());
+  }
+
+  /** A cold alarm's agent: the directory's entry for this object's name. */
+  private async locate(): Promise<AgentRef | null> {
+    const sid = this.ctx.id.name;
+    const entry = sid ? await findAgent(this.env.DB.withSession("first-primary"), sid) : null;
+    return entry ? this.at({ sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log }) : null;
   }
 }

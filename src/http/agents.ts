@@ -8,8 +8,7 @@ import { unresolvedDisputes } from "../db/disputes";
 import { getOperator } from "../db/operators";
 import { locateTransaction, type AgentRef } from "../domain/agent";
 import { errors, refusalError } from "../domain/errors";
-import { MODEL, operatorScoreFromSums } from "../domain/model";
-import { readModelSettings, servedModel } from "../db/model-settings";
+import { operatorScoreFromSums } from "../domain/model";
 import type { AgentReport, AgentScore, OperatorSummary } from "../domain/views";
 import { shardDatabases } from "../env";
 import type { AppEnv } from "./context";
@@ -70,12 +69,10 @@ export function scorerOf(c: Context<AppEnv>, ref: AgentRef): Scorer {
 export async function readAgent(c: Context<AppEnv>, sid: string): Promise<{ ref: AgentRef; row: AgentRow }> {
   const ref = await locate(c, sid);
   const row = await readAgentRow(c.get("sessions").shard(ref.shard), sid);
-  // An agent whose row is from an older model (version 2 past its switch time), or whose history is
-  // not yet a chain, is settled by its object first.
-  if (row && row.historyVersion >= 2 && (row.modelVersion >= MODEL.version || (row.modelVersion === 2 && servedModel(await readModelSettings(c.env), sid, Date.now()) === 2))) {
-    return { ref, row };
-  }
-  const synced = await scorerOf(c, ref).sync(ref);
+  // A row still on the earlier contract (its object's storage holds the truth until the sweep moves
+  // it) is moved by its object first.
+  if (row && row.contract >= 2) return { ref, row };
+  const synced = await scorerOf(c, ref).migrate(ref);
   if (!synced.ok) throw refusalError(synced.refusal);
   const fresh = await readAgentRow(shardDatabases(c.env)[ref.shard].withSession("first-primary"), sid);
   if (!fresh) throw errors.agentNotFound();

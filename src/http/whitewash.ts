@@ -4,7 +4,7 @@
 // and what carries); one of another owner only marks the new agent SIMILAR_TO_CAUTIONED.
 
 import type { Context } from "hono";
-import type { Inherited } from "../durable/agent/model";
+import type { Inherited } from "../durable/agent/credibility";
 import { shardDatabases } from "../env";
 import { locate, scorerOf } from "./agents";
 import type { AppEnv } from "./context";

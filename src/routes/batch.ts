@@ -1,15 +1,11 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { shardStatements, type ShardWrite } from "../db/shard-writes";
 import type { AgentRef } from "../domain/agent";
 import { ApiError, errors, refusalError } from "../domain/errors";
 import type { Result } from "../domain/results";
 import type { TransactionRecorded } from "../domain/views";
-import { sendLeaves } from "../domain/log/messages";
 import type { ReportInput } from "../durable/agent";
-import type { Deferred } from "../durable/agent/host";
-import { shardDatabases, shardName } from "../env";
-import { purgeBadge } from "../http/badge-cache";
+import { settle } from "../http/agent-result";
 import { requireKey } from "../http/auth";
 import { locate, scorerOf } from "../http/agents";
 import type { AppEnv } from "../http/context";
@@ -114,77 +110,18 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
       byAgent.set(ref.sid, group);
     }
 
-    // One call per agent, in parallel; each agent's object commits its reports at once and leaves
-    // their shard writes to this request, which applies them in one batch per shard.
-    const answered = await Promise.all([...byAgent.values()].map(async (g) => ({ g, out: await scorerOf(c, g.ref).reportMany(g.ref, g.inputs, true) })));
-    const perShard = new Map<number, { writes: ShardWrite[][]; agents: { ref: AgentRef; deferred: Deferred }[] }>();
-    for (const { g, out } of answered) {
-      if (!out.deferred) continue;
-      const shard = perShard.get(g.ref.shard) ?? { writes: [], agents: [] };
-      // Each agent's writes stay a group of their own: shardStatements folds a group's agent-row
-      // writes into one row, so two agents' writes in one group would write one agent's row only.
-      shard.writes.push(out.deferred.shard);
-      shard.agents.push({ ref: g.ref, deferred: out.deferred });
-      perShard.set(g.ref.shard, shard);
-    }
-    const shards = await Promise.all([...perShard].map(async ([n, shard]) => ({ agents: shard.agents, applied: await applyOnShard(c, n, shard.writes) })));
-    // Agents with nothing for the shard are told nothing when their shard failed: no failure of theirs.
-    const failed = shards.flatMap((s) => (s.applied ? [] : s.agents.filter((a) => a.deferred.shard.length > 0)));
-    c.executionCtx.waitUntil(acknowledge(c, shards.flatMap((s) => (s.applied ? s.agents : [])), failed));
-
-    for (const { g, out } of answered) {
-      await Promise.all(out.results.map(async (result, i) => (outcomes[g.items[i].index] = await outcomeOf(c, g.ref, result))));
-    }
+    // One call per agent, in parallel: each agent's object commits its reports in one batch of its own.
+    await Promise.all(
+      [...byAgent.values()].map(async (g) => {
+        const results = await scorerOf(c, g.ref).reportMany(g.ref, g.inputs);
+        await Promise.all(results.map(async (result, i) => (outcomes[g.items[i].index] = await outcomeOf(c, g.ref, result))));
+      }),
+    );
     return c.json(wire(c).batch(outcomes), 200);
   });
 }
 
-/**
- * The agents' shard writes in one batch. False when it failed, which is not the reports' failure:
- * they are committed in their objects, which are told so and apply them at their alarms.
- */
-async function applyOnShard(c: Context<AppEnv>, n: number, writes: ShardWrite[][]): Promise<boolean> {
-  if (!writes.some((w) => w.length > 0)) return true;
-  try {
-    const session = shardDatabases(c.env)[n].withSession("first-primary");
-    await session.batch(writes.flatMap((w) => shardStatements(session, w)));
-    c.get("sessions").note({ [shardName(n)]: session.getBookmark() ?? "" });
-    return true;
-  } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "batch shard write failed; the agents' journals keep it", shard: n, error: String(err), request_id: c.get("requestId") }));
-    return false;
-  }
-}
-
-/**
- * After the answer, for the agents whose writes are on their shard: their leaves go to the log queue
- * together (a message per log, where each object would send its own), then each object is told what
- * was applied and sent, and sends its events and anything else still waiting. The agents whose
- * shard's batch failed are told that too: their alarms apply their journals, without waiting for an
- * acknowledgement that will not come.
- */
-async function acknowledge(c: Context<AppEnv>, agents: { ref: AgentRef; deferred: Deferred }[], failed: { ref: AgentRef; deferred: Deferred }[]): Promise<void> {
-  const items = agents.flatMap((a) => a.deferred.leaves?.items ?? []);
-  let sent = false;
-  if (items.length > 0 && c.env.LOG_QUEUE) {
-    try {
-      await sendLeaves(c.env.LOG_QUEUE, items);
-      sent = true;
-    } catch (err) {
-      console.error(JSON.stringify({ level: "error", message: "batch leaves not sent; the agents' objects send them", leaves: items.length, error: String(err), request_id: c.get("requestId") }));
-    }
-  }
-  // Each object on its own: one that cannot be told applies its journal at its alarm all the same.
-  const told = await Promise.allSettled([
-    ...agents.map(async ({ ref, deferred: { upTo, leaves } }) => scorerOf(c, ref).acknowledge(upTo, sent && leaves ? { after: leaves.after, to: leaves.to } : undefined)),
-    ...failed.map(async ({ ref, deferred: { upTo } }) => scorerOf(c, ref).acknowledge(upTo, undefined, true)),
-  ]);
-  const refused = told.filter((t) => t.status === "rejected");
-  if (refused.length > 0) console.error(JSON.stringify({ level: "error", message: "batch acknowledgements not delivered; the objects' alarms apply their journals", agents: refused.length, error: String(refused[0].reason), request_id: c.get("requestId") }));
-}
-
 async function outcomeOf(c: Context<AppEnv>, ref: AgentRef, result: Result<TransactionRecorded>): Promise<BatchOutcome> {
   if (!result.ok) return { error: refusalError(result.refusal) };
-  if (result.faceChanged) c.executionCtx.waitUntil(purgeBadge(ref.sid));
-  return { recorded: await withPromise(c, ref, result.result) };
+  return { recorded: await withPromise(c, ref, settle(c, ref.sid, result)) };
 }

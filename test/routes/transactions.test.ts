@@ -1,11 +1,11 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../src/db/history";
 import { replayOf } from "../../src/domain/replay";
 import type { Outcome } from "../../src/domain/model";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, reportRow, reportRows, shardOf, testApp, T_CALL } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, reportRow, reportRows, shardOf } from "../helpers";
 
 type Recorded = {
   success: boolean;
@@ -279,124 +279,5 @@ describe("concurrency", () => {
 
     release();
     expect((await waiting).status).toBe(201);
-  });
-});
-
-describe("atomic writes", () => {
-  const inspect = (sid: string) => runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
-
-  it("a shard batch that fails after the object's commit loses nothing, and the next report applies it once", async () => {
-    const owner = await createOperator();
-    const { sid } = await registerAgent(owner.key);
-    await report(owner.key, { sid, qualitySignal: 900 });
-    const shard = await shardOf(sid);
-    await shard.exec("CREATE TRIGGER fail_entries BEFORE INSERT ON entries WHEN NEW.kind = 'report' BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
-    let committed: Recorded;
-    try {
-      const res = await report(owner.key, { sid, qualitySignal: 100 });
-      // The object committed the report: it is recorded, and its shard batch waits in the journal.
-      expect(res.status).toBe(201);
-      committed = (await res.json()) as Recorded;
-      expect((await inspect(sid)).pending).toBeGreaterThan(0);
-    } finally {
-      await shard.exec("DROP TRIGGER fail_entries");
-    }
-    // The shard batch was one SQL transaction: none of it landed.
-    const count = async () => (await reportRows(sid)).length;
-    expect(await count()).toBe(1);
-
-    const next = await report(owner.key, { sid, qualitySignal: 100 });
-    expect(next.status).toBe(201);
-    expect(await count()).toBe(3);
-    expect((await reportRows(sid)).map((r) => r.id)).toContain(committed!.transaction_id);
-    const state = await inspect(sid);
-    expect(state.pending).toBe(0);
-    const row = await shard.prepare("SELECT evidence, seq FROM agents WHERE sid = ?").bind(sid).first<{ evidence: string; seq: number }>();
-    expect(JSON.parse(row!.evidence)).toEqual(state.record!.evidence);
-    expect(row!.seq).toBe(state.record!.seq);
-  });
-
-  it("a crash between the object's commit and the shard batch: nothing lost, nothing doubled, the next change repairs it", async () => {
-    const owner = await createOperator();
-    const { sid } = await registerAgent(owner.key);
-    await runInDurableObject(env.AGENT.getByName(sid), (o) => {
-      (o as Agent).faults.crashAfterCommit = 1;
-    });
-    const crashed = await report(owner.key, { sid, qualitySignal: 100 }, { "idempotency-key": "crash-1" });
-    expect(crashed.status).toBe(503);
-    expect((await reportRows(sid)).length).toBe(0);
-    // The client repeats with its key: the report the object committed is replayed, not applied again.
-    const retried = await report(owner.key, { sid, qualitySignal: 100 }, { "idempotency-key": "crash-1" });
-    expect(retried.status).toBe(201);
-    const other = await report(owner.key, { sid, qualitySignal: 800 });
-    expect(other.status).toBe(201);
-    expect((await reportRows(sid)).length).toBe(2);
-    const rep = (await (await call(`/report/${sid}`, { headers: bearer(owner.key) })).json()) as { transaction_summary: { total: number } };
-    expect(rep.transaction_summary.total).toBe(2);
-    expect((await inspect(sid)).pending).toBe(0);
-  });
-});
-
-describe("a crash between the object's commit and its shard batch, with no change after it", () => {
-  it("the alarm of the object's next life applies the journal: the shard's row is made from the record as stored", async () => {
-    const owner = await createOperator();
-    const reporter = await createOperator();
-    const { sid } = await registerAgent(owner.key);
-    const stub = env.AGENT.getByName(sid);
-    expect((await report(reporter.key, { sid, qualitySignal: 900 })).status).toBe(201);
-    await runInDurableObject(stub, (o) => void ((o as Agent).faults.crashAfterCommit = 1));
-    expect((await report(reporter.key, { sid, qualitySignal: 200 })).status).toBe(503);
-    expect(await reportRows(sid)).toHaveLength(1);
-    // The journal's entry keeps the agent's row as a mark, not a copy: nothing in memory survived the
-    // crash, so the next life makes the row from the record storage holds.
-    expect(await runInDurableObject(stub, async (_o, state) => (await state.storage.getAlarm()) !== null)).toBe(true);
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await reportRows(sid)).toHaveLength(2);
-    const state = await runInDurableObject(stub, (o) => (o as Agent).inspect());
-    expect(state.pending).toBe(0);
-    const row = await (await shardOf(sid)).prepare("SELECT evidence, seq, composite FROM agents WHERE sid = ?").bind(sid).first<{ evidence: string; seq: number; composite: number }>();
-    expect(JSON.parse(row!.evidence)).toEqual(state.record!.evidence);
-    expect(row!.seq).toBe(state.record!.seq);
-    const score = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { composite_score: number };
-    expect(row!.composite).toBe(score.composite_score);
-  });
-});
-
-describe("idempotency records in the agent's object", () => {
-  it("are forgotten 24 hours after they were made: by a change an hour or more after the last pruning, and by the alarm", async () => {
-    const HOUR = 3_600_000;
-    const h = testApp({ now: T_CALL });
-    const owner = await createOperator();
-    await unlimited(owner.id);
-    const { sid } = await registerAgent(owner.key);
-    const send = async (key?: string) => {
-      const res = await h.request("/transactions", {
-        headers: bearer(owner.key, key ? { "idempotency-key": key } : {}),
-        body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 },
-      });
-      expect(res.status).toBe(201);
-    };
-    // Kept in the agent's row (./answers), and in rows of their own past 50.
-    const kept = () =>
-      runInDurableObject(env.AGENT.getByName(sid), (_o, state) => {
-        const row = state.storage.sql.exec<{ answers: string | null }>("SELECT answers FROM agent").one().answers;
-        const spilled = state.storage.sql.exec<{ answers: string }>("SELECT answers FROM answer_rows").toArray().flatMap((r) => JSON.parse(r.answers) as [number, string][]);
-        return [...(JSON.parse(row ?? "[]") as [number, string][]), ...spilled].map((a) => a[1]);
-      });
-    await send("first");
-    h.clock.now = T_CALL + 2 * HOUR;
-    await send("second");
-    expect(await kept()).toEqual(["first", "second"]);
-    // 25 hours on, the next change forgets the first (the second is 23 hours old).
-    h.clock.now = T_CALL + 25 * HOUR;
-    await send();
-    expect(await kept()).toEqual(["second"]);
-    // The alarm forgets the rest once they are 24 hours old.
-    await runInDurableObject(env.AGENT.getByName(sid), async (o, state) => {
-      (o as Agent).clock = () => T_CALL + 27 * HOUR;
-      if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + HOUR);
-    });
-    expect(await runDurableObjectAlarm(env.AGENT.getByName(sid))).toBe(true);
-    expect(await kept()).toEqual([]);
   });
 });

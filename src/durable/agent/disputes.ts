@@ -1,202 +1,197 @@
 // Disputes of the agent's reports: the owner opens one (within 90 days of the report, one per report
 // ever, at most 5 open), the reporter answers within 14 days or the alarm escalates it to the admins,
-// and a withdrawal replays the history without the report and counts toward the reporter's penalty.
-// Owns the `disputes` table (the control database lists them; this storage decides).
+// and a withdrawal replays the history without the report. Each step is an entry of the agent's
+// chain with the dispute's row on the shard (`disputes`); the control database's list of disputes,
+// and a withdrawal's penalty, are derived from the entry through the outbox.
 
 import { findReport } from "../../db/agents";
-import { getDispute, unresolvedDisputes } from "../../db/disputes";
-import { agentRow, type ControlWrite, type ShardWrite } from "../../db/shard-writes";
+import type { ShardWrite } from "../../db/shard-writes";
 import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { DISPUTE_WINDOW_MS, MAX_OPEN_DISPUTES, RESPOND_WITHIN_MS, type Dispute } from "../../domain/disputes";
-import type { Entry } from "../../domain/entries";
-import { disputeEvent, type EventDraft } from "../../domain/events";
+import { disputeEvent, type ControlWrite, type EventDraft } from "../../domain/events";
+import { DAY_MS, MODEL, rollupsOf, type TrackedReport } from "../../domain/model";
 import type { Result } from "../../domain/results";
-import { keptWrite, withdrawalWrite } from "./entry-writes";
-import { log, ok, refuse, type AgentHost, type Feature } from "./host";
-import { rollupsStale } from "./rollups";
+import { isV3 } from "../../domain/scoring";
+import { readEntries } from "../../db/history";
+import { disputeWrite, withdrawalWrite, type EntryWrite } from "./entry-writes";
+import { answer, refuse, type AgentHost, type Outcome } from "./host";
+import { replayOnShard } from "./replay";
+import { rollupAddition } from "./reports";
+import type { Timer } from "./timers";
 
-export class Disputes implements Feature {
-  readonly schema = ["CREATE TABLE IF NOT EXISTS disputes (id INTEGER PRIMARY KEY, dispute TEXT NOT NULL)"];
-  /** Every dispute of the agent, read once and kept in step with the table (dropped with a failed transaction). */
-  private memo: Dispute[] | undefined;
+/** The earliest answer deadline among these disputes (null: none open). */
+export const disputesDueOf = (disputes: readonly Dispute[]): number | null => {
+  const due = disputes.filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
+  return due.length > 0 ? Math.min(...due) : null;
+};
 
+export class Disputes {
   constructor(private readonly host: AgentHost) {}
 
-  private get sql() {
-    return this.host.store.sql;
-  }
-
-  forget(): void {
-    this.memo = undefined;
-  }
-
-  /** A rebuilt storage decides again the disputes the control database holds unresolved. */
-  async restore(ref: AgentRef): Promise<() => void> {
-    const pending = await unresolvedDisputes(this.host.env.DB.withSession("first-primary"), ref.sid);
-    return () => pending.forEach((d) => this.save(d));
-  }
-
-  /** Disputes the reporter let lapse go to the admins; the report keeps counting until they decide. */
-  alarm(record: AgentRecord, now: number): void {
-    const lapsed = this.all().filter((d) => d.status === "open" && Date.parse(d.respondBy) <= now);
-    if (lapsed.length === 0) return;
-    const escalated = lapsed.map((d): Dispute => ({ ...d, status: "escalated" }));
-    this.host.commit(record, {
-      at: now,
-      control: escalated.map((dispute) => ({ kind: "dispute" as const, dispute })),
-      also: () => escalated.forEach((d) => this.save(d)),
-    });
-  }
-
-  /** The first answer deadline of an open dispute: it escalates then. */
-  deadline(): number | null {
-    const deadlines = this.all().filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
-    return deadlines.length > 0 ? Math.min(...deadlines) : null;
+  private async all(ref: AgentRef): Promise<Dispute[]> {
+    const { results } = await this.host.shard(ref.shard).withSession("first-primary").prepare("SELECT dispute FROM disputes WHERE sid = ? ORDER BY id").bind(ref.sid).all<{ dispute: string }>();
+    return results.map((r) => JSON.parse(r.dispute) as Dispute);
   }
 
   /** The owner disputes one of its agent's reports. The report keeps counting, marked disputed. */
   open(ref: AgentRef, input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number }): Promise<Result<Dispute>> {
-    const { host } = this;
-    return host.serial(async () => {
-      const record = await host.owned(ref, input.callerId);
-      if (!("sid" in record)) return record;
-      const report = await findReport(host.shard(record.shard).withSession("first-primary"), record.sid, record.num, input.transactionId);
-      if (!report) return refuse("transaction_not_found");
-      if (this.one(input.transactionId)) return refuse("already_disputed");
-      // A rebuilt storage holds only unresolved disputes: a resolved one is in the control database.
-      if (await getDispute(host.env.DB.withSession("first-primary"), input.transactionId)) return refuse("already_disputed");
-      if (input.now - report.at > DISPUTE_WINDOW_MS) return refuse("dispute_window_closed");
-      if (this.all().filter((d) => d.status !== "resolved").length >= MAX_OPEN_DISPUTES) return refuse("too_many_disputes");
-      const dispute: Dispute = {
-        id: report.id,
-        sid: record.sid,
-        ownerOperatorId: input.callerId,
-        reporterOperatorId: report.reporterOperatorId,
-        status: "open",
-        reason: input.reason,
-        statement: input.statement,
-        openedAt: new Date(input.now).toISOString(),
-        respondBy: new Date(input.now + RESPOND_WITHIN_MS).toISOString(),
-        resolvedAt: null,
-        outcome: null,
-        resolvedBy: null,
-        reporterNote: null,
-        adminNote: null,
-      };
-      const committed = host.commit(record, {
-        shard: [{ kind: "entryStatus", sid: record.sid, n: report.n, status: "disputed" }],
-        control: [{ kind: "dispute", dispute }],
-        events: [disputeEvent("dispute.opened", dispute)],
-        at: input.now,
-        also: () => this.save(dispute),
-      });
-      if (!committed) return refuse("write_failed");
-      await host.scheduleAlarm(Date.parse(dispute.respondBy));
-      return ok(dispute, await host.flush());
+    return this.host.change(ref, {
+      alone: true,
+      run: async (group) => {
+        const record = group.record;
+        if (!record) return answer(refuse("not_found"));
+        if (record.operatorId !== input.callerId) return answer(refuse("forbidden"));
+        const report = await findReport(this.host.shard(ref.shard).withSession("first-primary"), record.sid, record.num, input.transactionId);
+        if (!report) return answer(refuse("transaction_not_found"));
+        const disputes = await this.all(ref);
+        if (disputes.some((d) => d.id === input.transactionId)) return answer(refuse("already_disputed"));
+        if (input.now - report.at > DISPUTE_WINDOW_MS) return answer(refuse("dispute_window_closed"));
+        if (disputes.filter((d) => d.status !== "resolved").length >= MAX_OPEN_DISPUTES) return answer(refuse("too_many_disputes"));
+        const dispute: Dispute = {
+          id: report.id,
+          sid: record.sid,
+          ownerOperatorId: input.callerId,
+          reporterOperatorId: report.reporterOperatorId,
+          status: "open",
+          reason: input.reason,
+          statement: input.statement,
+          openedAt: new Date(input.now).toISOString(),
+          respondBy: new Date(input.now + RESPOND_WITHIN_MS).toISOString(),
+          resolvedAt: null,
+          outcome: null,
+          resolvedBy: null,
+          reporterNote: null,
+          adminNote: null,
+        };
+        const next: AgentRecord = { ...record, seq: record.seq + 1, disputesDue: disputesDueOf([...disputes, dispute]) };
+        return {
+          change: {
+            record: next,
+            entries: [disputeWrite(report.n, "opened", scoreOfRecord(record, input.now).composite, input.now)],
+            rows: [{ kind: "entryStatus", sid: record.sid, n: report.n, status: "disputed" }, { kind: "dispute", dispute }],
+            control: [{ kind: "dispute", dispute }],
+            events: [disputeEvent("dispute.opened", dispute)],
+          },
+          answer: () => dispute,
+        };
+      },
     });
   }
 
   /** The reporter answers within 14 days: it stands by its report (kept), or withdraws it. */
   answer(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> {
-    return this.host.serial(async () => {
-      const record = await this.host.load(ref);
-      if (!record) return refuse("not_found");
-      const dispute = this.one(input.disputeId);
-      if (!dispute || dispute.reporterOperatorId !== input.callerId) return refuse("dispute_not_found");
-      if (dispute.status === "resolved") return refuse("dispute_resolved");
-      if (dispute.status === "escalated" || input.now >= Date.parse(dispute.respondBy)) return refuse("response_window_closed");
-      const answered = { ...dispute, reporterNote: input.note };
-      return this.resolve(record, answered, input.stand ? "kept" : "withdrawn", "reporter", input.now, [disputeEvent("dispute.answered", answered)]);
+    return this.host.change(ref, {
+      alone: true,
+      run: async (group) => {
+        if (!group.record) return answer(refuse("not_found"));
+        const disputes = await this.all(ref);
+        const dispute = disputes.find((d) => d.id === input.disputeId);
+        if (!dispute || dispute.reporterOperatorId !== input.callerId) return answer(refuse("dispute_not_found"));
+        if (dispute.status === "resolved") return answer(refuse("dispute_resolved"));
+        if (dispute.status === "escalated" || input.now >= Date.parse(dispute.respondBy)) return answer(refuse("response_window_closed"));
+        const answered = { ...dispute, reporterNote: input.note };
+        return this.resolve(group.record, disputes, answered, input.stand ? "kept" : "withdrawn", "reporter", input.now, [disputeEvent("dispute.answered", answered)]);
+      },
     });
   }
 
   /** An admin decides a dispute the reporter let lapse: the report withdrawn, or kept. */
   decide(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> {
-    return this.host.serial(async () => {
-      const record = await this.host.load(ref);
-      if (!record) return refuse("not_found");
-      const dispute = this.one(input.disputeId);
-      if (!dispute) return refuse("dispute_not_found");
-      if (dispute.status === "resolved") return refuse("dispute_resolved");
-      if (dispute.status !== "escalated") return refuse("dispute_not_escalated");
-      return this.resolve(record, { ...dispute, adminNote: input.note }, input.outcome === "withdraw" ? "withdrawn" : "kept", "admin", input.now, []);
+    return this.host.change(ref, {
+      alone: true,
+      run: async (group) => {
+        if (!group.record) return answer(refuse("not_found"));
+        const disputes = await this.all(ref);
+        const dispute = disputes.find((d) => d.id === input.disputeId);
+        if (!dispute) return answer(refuse("dispute_not_found"));
+        if (dispute.status === "resolved") return answer(refuse("dispute_resolved"));
+        if (dispute.status !== "escalated") return answer(refuse("dispute_not_escalated"));
+        return this.resolve(group.record, disputes, { ...dispute, adminNote: input.note }, input.outcome === "withdraw" ? "withdrawn" : "kept", "admin", input.now, []);
+      },
     });
   }
 
   /**
    * Resolves a dispute. A withdrawn report leaves the agent's evidence exactly as if it had never
-   * been sent: the history is replayed without it (with the journal applied first, so the shard
-   * has all of it). The withdrawal counts toward the reporter's penalty.
+   * been sent: the history is replayed without it. The withdrawal counts toward the reporter's
+   * penalty (the control database's, through the outbox).
    */
-  private async resolve(record: AgentRecord, dispute: Dispute, outcome: "withdrawn" | "kept", resolvedBy: "reporter" | "admin", now: number, events: EventDraft[]): Promise<Result<Dispute>> {
-    const { host } = this;
+  private async resolve(record: AgentRecord, disputes: Dispute[], dispute: Dispute, outcome: "withdrawn" | "kept", resolvedBy: "reporter" | "admin", now: number, events: EventDraft[]): Promise<Outcome<Dispute>> {
     const resolved: Dispute = { ...dispute, status: "resolved", outcome, resolvedBy, resolvedAt: new Date(now).toISOString() };
-    const report = await findReport(host.shard(record.shard).withSession("first-primary"), record.sid, record.num, dispute.id);
-    if (!report) return refuse("transaction_not_found");
-    const shard: ShardWrite[] = [{ kind: "entryStatus", sid: record.sid, n: report.n, status: outcome === "withdrawn" ? "withdrawn" : "active" }];
+    const d1 = this.host.shard(record.shard).withSession("first-primary");
+    const report = await findReport(d1, record.sid, record.num, dispute.id);
+    if (!report) return answer(refuse("transaction_not_found"));
+    const rows: ShardWrite[] = [
+      { kind: "entryStatus", sid: record.sid, n: report.n, status: outcome === "withdrawn" ? "withdrawn" : "active" },
+      { kind: "dispute", dispute: resolved },
+    ];
     const control: ControlWrite[] = [{ kind: "dispute", dispute: resolved }];
-    let withdrawn: { record: AgentRecord; recent: Map<number, number[]> } | null = null;
+    let after: AgentRecord = { ...record, seq: record.seq + 1, disputesDue: disputesDueOf(disputes.map((d) => (d.id === resolved.id ? resolved : d))) };
+    let write: EntryWrite;
     if (outcome === "withdrawn") {
+      const withdrawal = withdrawalWrite(report.n, scoreOfRecord(record, now), now);
       // The replay of the chain with the withdrawal after it leaves the report out, as if never sent.
-      const replayed = await host.replay(record, now, [{ entry: { kind: "withdrawal", of: report.n } as Entry, who: null }]);
-      if (!replayed) return refuse("write_failed");
+      const replayed = await replayOnShard(this.host, record, now, [{ draft: withdrawal.draft, who: null }]);
       const outcomes = { ...record.outcomes };
       if (outcomes[report.outcome]) outcomes[report.outcome] -= 1;
-      withdrawn = { record: { ...record, evidence: replayed.evidence, outcomes }, recent: replayed.recent };
+      after = { ...after, evidence: replayed.evidence, locals: replayed.locals, outcomes };
+      // The withdrawal's entry records the score it left behind.
+      write = withdrawalWrite(report.n, scoreOfRecord(after, now), now);
       control.push({ kind: "withdrawal", operatorId: dispute.reporterOperatorId, transactionId: dispute.id, at: resolved.resolvedAt! });
+      if (isV3(after.evidence)) rows.push(await this.rollupsWithout(record, report.n, now));
+    } else {
+      write = disputeWrite(report.n, "kept", scoreOfRecord(after, now).composite, now);
     }
-    const after = withdrawn?.record ?? record;
-    // The withdrawal's entry records the score it left behind; a kept report's, the dispute's end.
-    const write = withdrawn ? withdrawalWrite(report.n, scoreOfRecord(after, now), now) : keptWrite(report.n, scoreOfRecord(after, now).composite, now);
-    const appended = await host.append(after, [write]);
-    const next = appended.record;
-    const committed = host.commit(next, {
-      shard: [...shard, ...appended.shard, agentRow(next, now)],
-      control,
-      leaves: appended.leaves,
-      events: [...events, disputeEvent("dispute.resolved", resolved)],
-      at: now,
-      also: () => {
-        this.save(resolved);
-        if (withdrawn) {
-          host.store.replaceRecent(withdrawn.recent);
-          rollupsStale(host);
-        }
-      },
-    });
-    if (!committed) return refuse("write_failed");
-    if (withdrawn) host.recent = withdrawn.recent;
-    const bookmarks = await host.flush();
-    if (withdrawn) await this.announcePenaltyFacts(dispute.reporterOperatorId);
-    return ok(resolved, bookmarks, host.faceMoved(record, next));
+    return {
+      change: { record: after, entries: [write], rows, control, events: [...events, disputeEvent("dispute.resolved", resolved)], reread: outcome === "withdrawn" },
+      answer: () => resolved,
+    };
   }
 
-  /**
-   * The reporter's key facts changed (a withdrawal may start its penalty): its limiter's epoch is
-   * raised, and the limiter answers only once every lease it granted under the old facts has run
-   * out, so the reporter's next report, whichever isolate serves it, is weighed with the penalty.
-   */
-  private async announcePenaltyFacts(operatorId: number): Promise<void> {
-    try {
-      const row = await this.host.env.DB.withSession("first-primary").prepare("SELECT auth_epoch FROM operators WHERE id = ?").bind(operatorId).first<{ auth_epoch: number }>();
-      if (row) await this.host.env.RATE_LIMITER.getByName(`operator:${operatorId}`).raiseEpoch(row.auth_epoch);
-    } catch (err) {
-      // Cached facts live at most 5 minutes: the penalty applies then at the latest.
-      log("error", "penalty not announced", { operatorId, error: String(err) });
+  /** The agent's rollup rows of the credibility job's window made again from its history, without report `n` (version 3). */
+  private async rollupsWithout(record: AgentRecord, n: number, now: number): Promise<ShardWrite> {
+    const stored = await readEntries(this.host.shard(record.shard).withSession("first-primary"), record.sid);
+    const withdrawn = new Set([n, ...stored.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : []))]);
+    let owner: string | null = null;
+    const reports: TrackedReport[] = [];
+    for (const { entry, operator, at } of stored) {
+      if (entry.kind === "registration" || entry.kind === "claim") owner = operator === null ? null : String(operator);
+      if (entry.kind !== "report" || operator === null || withdrawn.has(entry.n)) continue;
+      reports.push({ reporter: String(operator), agent: record.sid, owner, at, outcome: entry.outcome, signals: entry.signals, receipted: entry.receipt });
     }
+    const fromDay = Math.floor(now / DAY_MS) - MODEL.credibility.standingWindowMs / DAY_MS + 1;
+    const { rows } = rollupsOf(reports, fromDay);
+    return { kind: "rollupsRebuilt", sid: record.sid, fromDay, rows: rows.map(rollupAddition) };
   }
 
-  private one(id: number): Dispute | null {
-    return this.all().find((d) => d.id === id) ?? null;
-  }
-
-  private all(): Dispute[] {
-    this.memo ??= this.sql.exec<{ dispute: string }>("SELECT dispute FROM disputes ORDER BY id").toArray().map((r) => JSON.parse(r.dispute) as Dispute);
-    return this.memo;
-  }
-
-  private save(d: Dispute): void {
-    this.sql.exec("INSERT INTO disputes (id, dispute) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET dispute = excluded.dispute", d.id, JSON.stringify(d));
-    this.memo = undefined;
-  }
+  /** Disputes the reporter let lapse go to the admins; the report keeps counting until they decide. */
+  readonly timer: Timer = {
+    name: "disputes",
+    next: (loaded) => loaded.record.disputesDue ?? null,
+    fire: async (loaded, now) => {
+      await this.host.change(loaded.record, {
+        run: async (group) => {
+          const record = group.record;
+          if (!record) return answer(refuse("not_found"));
+          const disputes = await this.all(record);
+          const lapsed = disputes.filter((d) => d.status === "open" && Date.parse(d.respondBy) <= now).map((d): Dispute => ({ ...d, status: "escalated" }));
+          const after = disputes.map((d) => lapsed.find((l) => l.id === d.id) ?? d);
+          const next: AgentRecord = { ...record, seq: record.seq + lapsed.length, disputesDue: disputesDueOf(after) };
+          if (lapsed.length === 0) return { change: { record: next }, answer: () => null };
+          const reports = await Promise.all(lapsed.map((d) => findReport(this.host.shard(record.shard).withSession("first-primary"), record.sid, record.num, d.id)));
+          const composite = scoreOfRecord(record, now).composite;
+          return {
+            change: {
+              record: next,
+              entries: lapsed.map((d, i) => disputeWrite(reports[i]?.n ?? 0, "escalated", composite, now)),
+              rows: lapsed.map((dispute) => ({ kind: "dispute" as const, dispute })),
+              control: lapsed.map((dispute) => ({ kind: "dispute" as const, dispute })),
+            },
+            answer: () => null,
+          };
+        },
+      });
+    },
+  };
 }
+

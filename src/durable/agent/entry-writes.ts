@@ -2,10 +2,17 @@
 // shard row keeps beside it: the operator it names, a report's status, its free text in clear and
 // the salt of that text's hashes. One place for each entry's shape.
 
+import type { EntryRow } from "../../db/shard-writes";
 import type { AgentRecord, RecordedReport } from "../../domain/agent";
-import { newSalt, roundWeight, saltedHash, scoreFace, type EntryBodies } from "../../domain/entries";
+import { newSalt, roundWeight, saltedHash, scoreFace, type EntryBodies, type EntryDraft } from "../../domain/entries";
 import type { ChangeType, ScoreView } from "../../domain/model";
-import type { EntryWrite } from "./chain";
+
+/** An entry a change appends: the entry itself, the composite that followed it, and what its row keeps beside it. */
+export interface EntryWrite {
+  draft: EntryDraft;
+  composite: number;
+  row?: Pick<EntryRow, "operator" | "status" | "ref" | "salt" | "private">;
+}
 
 type Commit = (operatorId: number) => Promise<string>;
 
@@ -63,8 +70,9 @@ export const withdrawalWrite = (of: number, score: ScoreView, at: number): Entry
   composite: score.composite,
 });
 
-export const keptWrite = (of: number, composite: number, at: number): EntryWrite => ({
-  draft: { kind: "dispute", at, body: { of, outcome: "kept" } },
+/** A dispute's step that moves no score: opened, escalated to the admins, or resolved with the report kept. */
+export const disputeWrite = (of: number, outcome: EntryBodies["dispute"]["outcome"], composite: number, at: number): EntryWrite => ({
+  draft: { kind: "dispute", at, body: { of, outcome } },
   composite,
 });
 

@@ -1,220 +1,66 @@
-// The scoring model in the agent's object: which model serves the agent (version 2 until its switch,
-// during the shadow period), the switch itself (one `model` entry), and the credibility entries of
-// version 3 (R1): before a reporter's first report and whenever the source's values for the agent's
-// reporters change, the values in force go into the agent's history, so every replay (claims,
-// withdrawals, rebuilds) weighs each report with the values of its time.
+// Time in the agent's object: what time alone changes of the agent (scoring model version 3 forgets
+// evidence and drops reporters idle past its window, so its confidence and recommendation can move
+// without a report), and the credibility the standing snapshot puts in force for its reporters. The
+// timer comes when the agent's face next changes (at least daily while it holds evidence): a
+// credibility entry when the snapshot's values moved, the row's score brought up to date, and a
+// score.changed when what was last told is left behind.
 
-import { agentRow } from "../../db/shard-writes";
-import { credibilitySource } from "../../db/credibility";
-import { readModelSettings, servedModel, switchTimeOf } from "../../db/model-settings";
-import { applyCredibilityTo, localOf, modelOf, ownerLocal, scoreOfRecord, type AgentRecord } from "../../domain/agent";
-import { chainModel } from "../../domain/replay";
-import type { Entry } from "../../domain/entries";
-import {
-  applySwitch,
-  credibilityUpdate,
-  inheritanceFrom,
-  isWhitewashSource,
-  seedCredibility,
-  type AgentState,
-  type CredibilitySource,
-  type InheritanceInput,
-  type InheritedReporter,
-} from "../../domain/model";
-import { inheritanceInto, isV3 } from "../../domain/scoring";
-import type { EntryWrite } from "./chain";
-import { log, type AgentHost, type Replayed } from "./host";
+import { nextFaceChange, scoreOfRecord, type AgentRef } from "../../domain/agent";
+import { scoreChangedData, scoreCrossed, type AgentEvent } from "../../domain/events";
+import { isV3 } from "../../domain/scoring";
+import { credibilityStep, sourceNow } from "./credibility";
+import { answer, log, refuse, type AgentHost, type Job } from "./host";
+import type { Timer } from "./timers";
 
-type Commitment = (operatorId: number) => Promise<string>;
+const DAY_MS = 86_400_000;
 
-/** The model an agent created at `createdAt` whose chain is `entries` is served by now. */
-export async function modelAtRebuild(host: Pick<AgentHost, "env">, sid: string, createdAt: number, entries: readonly { entry: Entry }[], now: number): Promise<2 | 3> {
-  const settings = await readModelSettings(host.env, now);
-  return chainModel(entries, createdAt >= switchTimeOf(settings, sid) ? 3 : 2);
-}
+/** The id of a score.changed that time alone told: the same for the same face at the same entry, so a repeat is one event. */
+export const faceEventId = (sid: string, seq: number, composite: number, recommendation: string) =>
+  `evt_${sid.slice(6)}_${(Math.round(composite) * 4 + ["review", "clear", "caution"].indexOf(recommendation) + 1).toString(16)}_${seq * 16 + 15}`;
 
-/** The model a new agent is served by (version 3 once the switch time has passed). */
-export async function modelForNew(host: Pick<AgentHost, "env">, sid: string, now: number): Promise<2 | 3> {
-  return servedModel(await readModelSettings(host.env, now), sid, now);
-}
+export class Model {
+  constructor(private readonly host: AgentHost) {}
 
-/** The source with the object's numbering: reporter keys are the operators' numbers on the agent. */
-function numbered(record: AgentRecord, source: CredibilitySource): CredibilitySource {
-  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), op]));
-  return {
-    bootstrap: source.bootstrap,
-    snapshot: source.snapshot,
-    credibility: (key, owner, verified) => source.credibility(operatorOf.get(key) ?? key, owner === null ? null : (operatorOf.get(owner) ?? owner), verified),
-  };
-}
-
-/**
- * The credibility entry due at `at` (before `reporter`'s report, when given), applied to the record,
- * or null when the values in force are the source's already. A reporter new to the agent gets its
- * number here: the entry may be the first to name it.
- */
-export async function credibilityStep(
-  before: AgentRecord,
-  source: CredibilitySource,
-  at: number,
-  commitment: Commitment,
-  reporter?: { operatorId: number; verified: boolean },
-): Promise<{ record: AgentRecord; write: EntryWrite } | null> {
-  if (!isV3(before.evidence)) return null;
-  let record = before;
-  let extra: { reporter: string; verified: boolean } | undefined;
-  if (reporter) {
-    const known = record.locals[reporter.operatorId] !== undefined;
-    const numberedRecord = localOf(record, reporter.operatorId);
-    const key = String(numberedRecord.local);
-    if (!(record.evidence as AgentState).reporters[key]) extra = { reporter: key, verified: reporter.verified };
-    if (!known) record = numberedRecord.record;
-  }
-  const owner = ownerLocal(record);
-  const update = credibilityUpdate(record.evidence as AgentState, numbered(record, source), owner === null ? null : String(owner), at, extra);
-  if (!update) return null;
-  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), Number(op)]));
-  const values: Record<string, number> = {};
-  for (const [key, c] of Object.entries(update.values)) values[await commitment(operatorOf.get(key)!)] = c;
-  const next = applyCredibilityTo(record, update);
-  const named = extra && update.values[extra.reporter] !== undefined && reporter ? reporter.operatorId : null;
-  return {
-    record: next,
-    write: { draft: { kind: "credibility", at, body: { values, bootstrap: update.bootstrap, ...(update.snapshot === undefined ? {} : { snapshot: update.snapshot }) } }, composite: scoreOfRecord(next, at).composite, row: { operator: named } },
-  };
-}
-
-/**
- * The credibility source now for the agent's operators and `also` (operator ids): the current standing
- * snapshot's values for them, the seeds and the bootstrap latch.
- */
-export async function sourceNow(host: Pick<AgentHost, "env">, record: AgentRecord, now: number, also: readonly number[] = [], onlyAlso = false): Promise<CredibilitySource> {
-  try {
-    return await credibilitySource(host.env, now, [...(onlyAlso ? [] : Object.keys(record.locals)), ...also.map(String)]);
-  } catch (err) {
-    // The snapshot or the settings cannot be read (R2 or the control database is down): reports go
-    // on with the values in force (a new reporter at its seed), and the next run brings them up to date.
-    log("error", "credibility source unavailable; the values in force stay", { sid: record.sid, error: String(err) });
-    return holdSource(record);
-  }
-}
-
-/**
- * The source of a group of reports: the values in force for the agent's known reporters (the alarm
- * brings them up to date with a new snapshot, each agent at its own time), the current snapshot's
- * for a reporter about to report here for the first time. A report reads only the newcomers' buckets.
- */
-export async function reportSource(host: Pick<AgentHost, "env">, record: AgentRecord, now: number, reporters: readonly number[]): Promise<CredibilitySource> {
-  const hold = holdSource(record);
-  const state = isV3(record.evidence) ? record.evidence : null;
-  const known = (op: number) => record.locals[op] !== undefined && state?.reporters[String(record.locals[op])] !== undefined;
-  const fresh = new Set(reporters.filter((op) => !known(op)).map(String));
-  if (fresh.size === 0) return hold;
-  const source = await sourceNow(host, record, now, [...fresh].map(Number), true);
-  // The latch moved since the agent's last credibility entry: this entry brings every value up to date.
-  if (source.bootstrap !== hold.bootstrap) return sourceNow(host, record, now, reporters);
-  return {
-    bootstrap: hold.bootstrap,
-    snapshot: source.snapshot,
-    credibility: (operator, owner, verified) => (fresh.has(operator) ? source : hold).credibility(operator, owner, verified),
-  };
-}
-
-/** The values in force as a source: nothing differs from them, so no credibility entry follows. */
-function holdSource(record: AgentRecord): CredibilitySource {
-  const state = isV3(record.evidence) ? record.evidence : null;
-  return {
-    bootstrap: state?.bootstrap ?? false,
-    snapshot: state?.snapshot ?? null,
-    credibility: (operator, _owner, verified) => {
-      const local = record.locals[operator];
-      const c = local === undefined ? undefined : state?.credibility[String(local)];
-      return c ?? seedCredibility(verified);
+  readonly timer: Timer = {
+    name: "model",
+    next: (loaded, now) => {
+      const { record } = loaded;
+      if (!isV3(record.evidence) || Object.keys(record.evidence.reporters).length === 0) return null;
+      return nextFaceChange(record, now, DAY_MS);
+    },
+    fire: async (loaded, now) => {
+      await this.host.change(loaded.record, this.refresh(loaded.record, now));
     },
   };
-}
 
-/**
- * The switch to version 3 of an agent on version 2 whose switch time has passed: its chain replayed
- * under version 3, one `model` entry, then the credibility in force. Its score.changed (if the switch
- * moves the face) goes out as any change's: the switch times of the fleet are spread over hours.
- * Returns the record unchanged when it is not due (or the shard failed: the next run tries again).
- */
-export async function switchIfDue(host: AgentHost, record: AgentRecord, now: number): Promise<AgentRecord> {
-  if (modelOf(record) === 3) return record;
-  if (servedModel(await readModelSettings(host.env, now), record.sid, now) !== 3) return record;
-  const replayed: Replayed | null = await host.replay(record, now, [], 3);
-  if (!replayed || !isV3(replayed.evidence)) return record;
-  const commitment = (op: number) => host.chain.commitment(record.sid, op);
-  let next: AgentRecord = { ...record, evidence: applySwitch(replayed.evidence, now), locals: replayed.locals, seq: record.seq + 1 };
-  const writes: EntryWrite[] = [{ draft: { kind: "model", at: now, body: { version: 3 } }, composite: scoreOfRecord(next, now).composite }];
-  const credibility = await credibilityStep(next, await sourceNow(host, next, now), now, commitment);
-  if (credibility) {
-    next = credibility.record;
-    writes.push(credibility.write);
+  private refresh(ref: AgentRef, now: number): Job<null> {
+    const { host } = this;
+    return {
+      async run(group) {
+        const record = group.record;
+        if (!record || !group.before) return answer<null>(refuse("not_found"));
+        const step = isV3(record.evidence) ? await credibilityStep(record, await sourceNow(host.env, record, now), now, (op) => host.commitment(ref.sid, op)) : null;
+        if (step) return { change: { record: step.record, entries: [step.write] }, answer: () => null };
+        const score = scoreOfRecord(record, now);
+        const told = group.before.notified;
+        if (!told || !scoreCrossed(told, score)) return { change: { record }, answer: () => null };
+        // Told before the row says so: a send that fails leaves the row as it was, and the next alarm tells it again under the same id.
+        const event: AgentEvent = {
+          type: "score.changed",
+          data: scoreChangedData(record.sid, score, told, record.identityLevel),
+          id: faceEventId(record.sid, record.seq, score.composite, score.recommendation),
+          sid: record.sid,
+          ownerId: record.operatorId,
+          timestamp: new Date(now).toISOString(),
+        };
+        try {
+          await host.env.EVENTS?.send(event, { contentType: "json" });
+        } catch (err) {
+          log("error", "score.changed not sent; the next alarm tells it", { sid: record.sid, error: String(err) });
+          return answer<null>(refuse("unavailable"));
+        }
+        return { change: { record, notified: { composite: score.composite, recommendation: score.recommendation }, faceMoved: true }, answer: () => null };
+      },
+    };
   }
-  const appended = await host.append({ ...next, seq: record.seq, chainHash: record.chainHash }, writes);
-  next = appended.record;
-  const committed = host.commit(next, { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now, also: () => host.store.replaceRecent(replayed.recent) });
-  if (!committed) return record;
-  host.recent = replayed.recent;
-  await host.flush();
-  return next;
-}
-
-/**
- * At the alarm: a credibility entry when the source's values for the agent's reporters changed (the
- * bootstrap latch closed, a new standing snapshot). Returns the record as committed.
- */
-export async function refreshCredibility(host: AgentHost, record: AgentRecord, now: number): Promise<AgentRecord> {
-  if (!isV3(record.evidence) || Object.keys(record.evidence.reporters).length === 0) return record;
-  const step = await credibilityStep(record, await sourceNow(host, record, now), now, (op) => host.chain.commitment(record.sid, op));
-  if (!step) return record;
-  const appended = await host.append({ ...step.record, seq: record.seq, chainHash: record.chainHash }, [step.write]);
-  const next = appended.record;
-  return host.commit(next, { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now }) ? next : record;
-}
-
-/** What a cautioned agent passes on (R6), its reporters by operator id. */
-export interface Inherited {
-  at: number;
-  reporters: Record<string, InheritedReporter>;
-  caution: boolean;
-}
-
-/** The inheritance this agent passes to a new agent of its owner with its configuration, or null. */
-export function inheritanceOf(record: AgentRecord, now: number): Inherited | null {
-  if (!isV3(record.evidence)) return null;
-  if (!isWhitewashSource(record.evidence, { now, suspended: record.status === "suspended" })) return null;
-  const input = inheritanceFrom(record.evidence, now, { suspended: record.status === "suspended" });
-  if (!input) return null;
-  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), op]));
-  const reporters: Record<string, InheritedReporter> = {};
-  for (const [key, r] of Object.entries(input.reporters)) reporters[operatorOf.get(key)!] = r;
-  return { at: now, reporters, caution: input.caution };
-}
-
-/**
- * The inheritance entry of a new agent (after its registration entry): the inherited reporters get
- * their numbers on the agent in the order of their commitments (as a replay numbers them).
- */
-export async function inheritanceStep(before: AgentRecord, inherited: Inherited, commitment: Commitment): Promise<{ record: AgentRecord; write: EntryWrite } | null> {
-  if (!isV3(before.evidence)) return null;
-  const named = await Promise.all(Object.keys(inherited.reporters).map(async (op) => ({ op: Number(op), c: await commitment(Number(op)) })));
-  named.sort((x, y) => (x.c < y.c ? -1 : x.c > y.c ? 1 : 0));
-  let record = before;
-  const byLocal: Record<string, InheritedReporter> = {};
-  const byCommitment: Record<string, InheritedReporter> = {};
-  for (const { op, c } of named) {
-    const numberedRecord = localOf(record, op);
-    record = numberedRecord.record;
-    byLocal[String(numberedRecord.local)] = inherited.reporters[op];
-    byCommitment[c] = inherited.reporters[op];
-  }
-  const input: InheritanceInput = { at: inherited.at, reporters: byLocal, caution: inherited.caution };
-  const next: AgentRecord = { ...record, evidence: inheritanceInto(record.evidence, input), seq: record.seq + 1 };
-  return {
-    record: next,
-    write: { draft: { kind: "inheritance", at: inherited.at, body: { reporters: byCommitment, caution: inherited.caution } }, composite: scoreOfRecord(next, inherited.at).composite },
-  };
 }

@@ -1,18 +1,18 @@
 // The agent's life outside reports: registration, configuration changes, a claim by an operator,
-// an admin's status change, the owner's choice of what its public page shows. No tables of its own:
-// the record is the kernel's.
+// an admin's status change, the owner's choice of what its public page shows.
 
-import { agentRow, configRow, type ShardWrite } from "../../db/shard-writes";
+import { configRow } from "../../db/shard-writes";
 import { applyConfigTo, localOf, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
 import type { AgentConfiguration } from "../../domain/configuration";
 import { statusEvents } from "../../domain/events";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
-import type { Leaf } from "../../domain/log/leaf";
 import type { ConfigUpdated, Registration } from "../../domain/views";
-import { claimWrite, configWrite, registrationWrite, statusWrite } from "./entry-writes";
-import { ok, refuse, replayedAnswer, type AgentHost } from "./host";
-import { inheritanceOf, inheritanceStep, modelForNew, type Inherited } from "./model";
+import { inheritanceOf, inheritanceStep, type Inherited } from "./credibility";
+import { claimWrite, configWrite, registrationWrite, statusWrite, type EntryWrite } from "./entry-writes";
+import { answer, ok, owned, refuse, replayed, type AgentHost } from "./host";
+import { entryEventPosition } from "./outbox";
+import { replayOnShard } from "./replay";
 
 export interface RegistrationInput {
   operatorId: number | null;
@@ -40,130 +40,116 @@ export class Profile {
   constructor(private readonly host: AgentHost) {}
 
   /** R6: what this agent passes on to a new agent of its owner with its configuration (null: nothing). */
-  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> {
-    return this.host.serial(async () => {
-      const record = await this.host.load(ref);
-      return record ? ok(inheritanceOf(record, now)) : refuse("not_found");
-    });
+  async inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> {
+    const loaded = await this.host.read(ref);
+    return loaded ? ok(inheritanceOf(loaded.record, now)) : refuse("not_found");
   }
 
   register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> {
     const { host } = this;
-    return host.serial(async () => {
-      if (host.store.record()) return refuse("already_registered");
-      const { inheritance: _inheritance, ...registration } = input;
-      const created = newRecord(ref, registration, input.now, await modelForNew(host, ref.sid, input.now));
-      const score = scoreOfRecord(created, input.now);
-      const commitment = (op: number) => host.chain.commitment(ref.sid, op);
-      const entries = [await registrationWrite(created, score, input.now, commitment)];
-      // R6: a repeat of a cautioned agent of the same owner starts with its negative evidence (and in caution).
-      let inheriting = { ...created, seq: created.seq + 1 };
-      const inherited = input.inheritance ? await inheritanceStep(inheriting, input.inheritance, commitment) : null;
-      if (inherited) {
-        inheriting = inherited.record;
-        entries.push(inherited.write);
-      }
-      const { record, shard, leaves } = await host.append({ ...inheriting, seq: created.seq }, entries);
-      const writes = [agentRow(record, input.now), ...shard, configRow(record, record.seq, [], input.now)];
-      const committed = host.commit(record, { shard: writes, leaves, at: input.now, also: () => host.store.setNotified({ composite: 500, recommendation: "review" }) });
-      if (!committed) return refuse("write_failed");
-      const bookmarks = await host.flush();
-      return ok({ sid: record.sid, name: record.name, status: record.status, createdAt: record.createdAt, score, fingerprint: record.fingerprint }, bookmarks);
+    return host.change(ref, {
+      async run(group) {
+        if (group.before) return answer(refuse("already_registered"));
+        const { inheritance, ...registration } = input;
+        const created = newRecord(ref, registration, input.now);
+        const score = scoreOfRecord(created, input.now);
+        const commitment = (op: number) => host.commitment(ref.sid, op);
+        const entries: EntryWrite[] = [await registrationWrite(created, score, input.now, commitment)];
+        // R6: a repeat of a cautioned agent of the same owner starts with its negative evidence (and in caution).
+        let record: AgentRecord = { ...created, seq: 1 };
+        const inherited = inheritance ? await inheritanceStep(record, inheritance, commitment) : null;
+        if (inherited) {
+          record = inherited.record;
+          entries.push(inherited.write);
+        }
+        return {
+          change: { record, entries, rows: [configRow(record, 1, [], input.now)], whole: true },
+          answer: () => ({ sid: record.sid, name: record.name, status: record.status, createdAt: record.createdAt, score, fingerprint: record.fingerprint }),
+        };
+      },
     });
   }
 
   updateConfig(ref: AgentRef, input: ConfigInput): Promise<Result<ConfigUpdated>> {
-    const { host } = this;
-    return host.serial(async () => {
-      const record = await host.owned(ref, input.callerId);
-      if (!("sid" in record)) return record;
-      const { idempotency: idem } = input;
-      const replay = idem ? replayedAnswer<ConfigUpdated>(host.store.answer(input.callerId, idem.key, input.now), idem.requestHash) : null;
-      if (replay) return replay;
-      const changed = applyConfigTo(record, input.config, input.fingerprint, input.now);
-      const result: ConfigUpdated = changed
-        ? { changeDetected: true, changeType: changed.changeType, fingerprint: input.fingerprint, score: changed.score }
-        : { changeDetected: false, changeType: null, fingerprint: record.fingerprint, score: scoreOfRecord(record, input.now) };
-      if (record.seq + 1 >= SEQUENCE_SPACE) return refuse("history_full");
-      let next = record;
-      const writes: ShardWrite[] = [];
-      let leaves: Leaf[] = [];
-      if (changed) {
-        const appended = await host.append({ ...changed.record, seq: record.seq }, [configWrite(changed.changes, input.fingerprint, changed.score, input.now)]);
-        next = appended.record;
-        leaves = appended.leaves;
-        writes.push(...appended.shard, configRow(next, next.seq, changed.changes, input.now), agentRow(next, input.now));
-      }
-      const committed = host.commit(next, { shard: writes, leaves, at: input.now, also: () => idem && host.store.keepAnswer(input.callerId, idem.key, idem.requestHash, result, input.now) });
-      if (!committed) return refuse("write_failed");
-      const bookmarks = await host.flush();
-      return ok(result, bookmarks, host.faceMoved(record, next));
+    return this.host.change(ref, {
+      async run(group) {
+        const record = owned(group, input.callerId);
+        if (!("sid" in record)) return answer(record);
+        const repeat = await replayed<ConfigUpdated>(group, input.callerId, input.idempotency, input.now);
+        if (repeat) return repeat;
+        const changed = applyConfigTo(record, input.config, input.fingerprint, input.now);
+        // A request that changes nothing writes nothing (its key is not recorded: a repeat finds nothing to change again).
+        if (!changed) return answer(ok({ changeDetected: false, changeType: null, fingerprint: record.fingerprint, score: scoreOfRecord(record, input.now) }));
+        if (record.seq + 1 >= SEQUENCE_SPACE) return answer(refuse("history_full"));
+        const result: ConfigUpdated = { changeDetected: true, changeType: changed.changeType, fingerprint: input.fingerprint, score: changed.score };
+        return {
+          change: {
+            record: changed.record,
+            entries: [configWrite(changed.changes, input.fingerprint, changed.score, input.now)],
+            rows: [configRow(changed.record, changed.record.seq, changed.changes, input.now)],
+            whole: true,
+            keyed: input.idempotency && { operatorId: input.callerId, idempotency: input.idempotency },
+          },
+          answer: () => result,
+        };
+      },
     });
   }
 
   /** An operator takes a self-registered agent with its claim token: the history is replayed with it as owner. */
   claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> {
     const { host } = this;
-    return host.serial(async () => {
-      const record = await host.load(ref);
-      if (!record) return refuse("not_found");
-      if (record.operatorId !== null) return refuse("already_claimed");
-      if (!record.claimTokenHash || record.claimTokenHash !== input.claimTokenHash) return refuse("invalid_claim_token");
-      const claimed = localOf({ ...record, operatorId: input.operatorId, claimTokenHash: null }, input.operatorId).record;
-      const write = await claimWrite(input.operatorId, scoreOfRecord(record, input.now).composite, input.now, (op) => host.chain.commitment(ref.sid, op));
-      const appended = await host.append(claimed, [write]);
-      // The history replayed with the claimer as owner: its own earlier reports now weigh as the owner's.
-      const replayed = await host.replay(record, input.now, appended.chained.map((c) => ({ entry: c.entry, who: input.operatorId })));
-      if (!replayed) return refuse("write_failed");
-      const next: AgentRecord = { ...appended.record, evidence: replayed.evidence, locals: replayed.locals };
-      const committed = host.commit(next, {
-        shard: [...appended.shard, agentRow(next, input.now)],
-        leaves: appended.leaves,
-        control: [{ kind: "directoryOwner", sid: next.sid, operatorId: input.operatorId }],
-        at: input.now,
-        also: () => host.store.replaceRecent(replayed.recent),
-      });
-      if (!committed) return refuse("write_failed");
-      host.recent = replayed.recent;
-      const bookmarks = await host.flush();
-      return ok({ sid: next.sid }, bookmarks, host.faceMoved(record, next));
+    return host.change(ref, {
+      // The replay reads the whole history from the shard: it must hold every change before this one.
+      alone: true,
+      async run(group) {
+        const record = group.record;
+        if (!record) return answer(refuse("not_found"));
+        if (record.operatorId !== null) return answer(refuse("already_claimed"));
+        if (!record.claimTokenHash || record.claimTokenHash !== input.claimTokenHash) return answer(refuse("invalid_claim_token"));
+        const claimed = localOf({ ...record, operatorId: input.operatorId, claimTokenHash: null }, input.operatorId).record;
+        const write = await claimWrite(input.operatorId, scoreOfRecord(record, input.now).composite, input.now, (op) => host.commitment(ref.sid, op));
+        // The history replayed with the claimer as owner: its own earlier reports now weigh as the owner's.
+        const replayedState = await replayOnShard(host, record, input.now, [{ draft: write.draft, who: input.operatorId }]);
+        return {
+          change: {
+            record: { ...claimed, evidence: replayedState.evidence, locals: replayedState.locals, seq: record.seq + 1 },
+            entries: [write],
+            control: [{ kind: "directoryOwner", sid: record.sid, operatorId: input.operatorId }],
+            whole: true,
+          },
+          answer: () => ({ sid: record.sid }),
+        };
+      },
     });
   }
 
   /** An admin's status change (a suspended agent accepts no transactions). */
   setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> {
-    const { host } = this;
-    return host.serial(async () => {
-      const record = await host.load(ref);
-      if (!record) return refuse("not_found");
-      if (status === record.status) return ok({ status });
-      const appended = await host.append({ ...record, status }, [statusWrite(status, scoreOfRecord(record, now).composite, now)]);
-      const next = appended.record;
-      const change = { shard: [...appended.shard, agentRow(next, now)], leaves: appended.leaves, at: now, events: statusEvents(record, next) };
-      if (!host.commit(next, change)) return refuse("write_failed");
-      return ok({ status }, await host.flush());
+    return this.host.change(ref, {
+      async run(group) {
+        const record = group.record;
+        if (!record) return answer(refuse("not_found"));
+        if (status === record.status) return answer(ok({ status }));
+        const next: AgentRecord = { ...record, status, seq: record.seq + 1 };
+        return {
+          change: { record: next, entries: [statusWrite(status, scoreOfRecord(record, now).composite, now)], events: statusEvents(record, next), whole: true },
+          answer: () => ({ status }),
+        };
+      },
     });
   }
 
   /** The owner opts its agent's public page in to (or out of) reasons, dimensions, history and open disputes. */
   setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> {
-    const { host } = this;
-    return host.serial(async () => {
-      const record = await host.owned(ref, input.callerId);
-      if (!("sid" in record)) return record;
-      if ((record.publicProfile ?? false) === input.publicProfile) return ok({ publicProfile: input.publicProfile });
-      const next: AgentRecord = { ...record, publicProfile: input.publicProfile };
-      if (!host.commit(next, { shard: [agentRow(next, input.now)], at: input.now })) return refuse("write_failed");
-      return ok({ publicProfile: input.publicProfile }, await host.flush());
+    return this.host.change(ref, {
+      async run(group) {
+        const record = owned(group, input.callerId);
+        if (!("sid" in record)) return answer(record);
+        if ((record.publicProfile ?? false) === input.publicProfile) return answer(ok({ publicProfile: input.publicProfile }));
+        return { change: { record: { ...record, publicProfile: input.publicProfile }, whole: true }, answer: () => ({ publicProfile: input.publicProfile }) };
+      },
     });
-  }
-
-  /**
-   * Brings the agent's row up to date: applies journal entries a failed batch left, and moves a
-   * pre-sharding agent to the current scoring model. Readers call it when the row is missing or old.
-   */
-  sync(ref: AgentRef): Promise<Result<null>> {
-    return this.host.serial(async () => ((await this.host.load(ref)) ? ok(null, await this.host.flush()) : refuse("not_found")));
   }
 
   /**
@@ -171,13 +157,10 @@ export class Profile {
    * starting point of its entry in a status list (src/durable/status-list.ts), which its later
    * events keep current.
    */
-  statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> {
-    const { host } = this;
-    return host.serial(async () => {
-      const record = await host.load(ref);
-      if (!record) return refuse("not_found");
-      const recommendation = host.store.shown()?.recommendation ?? scoreOfRecord(record, now).recommendation;
-      return ok({ status: record.status, recommendation, ...host.store.eventPosition() });
-    });
+  async statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> {
+    const loaded = await this.host.exclusive(() => this.host.read(ref));
+    if (!loaded) return refuse("not_found");
+    const recommendation = loaded.notified?.recommendation ?? scoreOfRecord(loaded.record, now).recommendation;
+    return ok({ status: loaded.record.status, recommendation, ...entryEventPosition(loaded.record.seq) });
   }
 }

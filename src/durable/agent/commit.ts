@@ -1,0 +1,141 @@
+// A group's batch on the agent's shard, in the order the record needs: (1) a plain insert of each
+// entry keyed (sid, n), numbered after the head the object read (a stale instance collides, and the
+// whole batch rolls back); (2) the changes' other rows; (3) the agent row's update where its `seq` is
+// still the one read, checked to have changed exactly one row. Before it, the entries are chained,
+// their leaves made, each keyed change's answer recorded in its entry, and what the batch tells
+// (score.changed among it) written beside the entry that tells it.
+
+import { insertAgent, rowOf, updateAgent, type Loaded } from "../../db/agent-record";
+import { shardStatements, type ShardWrite } from "../../db/shard-writes";
+import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { chainEntries, GENESIS } from "../../domain/entries";
+import { scoreChangedData, scoreCrossed, type AgentEvent, type EventDraft, type Notified } from "../../domain/events";
+import { agentTag, logKey, scoreCommit, type Leaf } from "../../domain/log/leaf";
+import { shardName } from "../../env";
+import { idemOf } from "./recent";
+import type { Group } from "./group";
+import { log } from "./host";
+import { entryEventId, type OutboxItem } from "./outbox";
+import type { Kernel } from "./kernel";
+
+export interface Committed {
+  bookmarks: Record<string, string>;
+  loaded: Loaded;
+}
+
+/** The agent row's update matched no row: the row moved under this instance (or is gone). */
+export class RowMissed extends Error {}
+
+/** Whether a batch failed on a constraint: an entry number another instance of the object took. */
+export const isConstraintError = (err: unknown) => err instanceof RowMissed || /constraint/i.test(String((err as Error)?.message ?? err));
+
+const tags = new Map<string, Promise<string>>();
+
+/** The agent's name in its log, HMAC-SHA256(LOG_KEY, sid). */
+export function logTag(env: { LOG_KEY?: string }, sid: string): Promise<string> {
+  let tag = tags.get(sid);
+  if (!tag) {
+    tag = logKey(env.LOG_KEY).then((key) => {
+      if (!key) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
+      return agentTag(key, sid);
+    });
+    if (tags.size > 10_000) tags.clear();
+    tags.set(sid, tag);
+  }
+  return tag;
+}
+
+export async function commitGroup(kernel: Kernel, ref: AgentRef, group: Group): Promise<Committed> {
+  const before = group.before;
+  const drafts = group.applied.flatMap((a) => a.change.entries ?? []);
+  const head = { n: before?.record.seq ?? 0, hash: before?.record.chainHash ?? GENESIS };
+  const { chained, head: after } = await chainEntries(ref.sid, head, drafts.map((d) => d.draft));
+  group.chainHead = after;
+  const tag = chained.length > 0 ? await logTag(kernel.env, ref.sid) : "";
+  const leaves: Leaf[] = await Promise.all(chained.map(async (c, i) => ({ agent: tag, seq: c.entry.n, entry_hash: c.hash, score_commit: await scoreCommit(drafts[i].composite, c.entry.nonce) })));
+  const record: AgentRecord = { ...group.record!, seq: after.n, chainHash: after.hash };
+  const at = drafts.at(-1)?.draft.at ?? kernel.now();
+
+  // Each change's answer, and what each entry tells: the change's events and control writes with its
+  // last entry, and score.changed with the batch's last when what the row shows crossed the threshold.
+  const told = new Map<number, { events: EventDraft[]; control: NonNullable<OutboxItem["control"]> }>();
+  const tell = (i: number) => told.get(i) ?? told.set(i, { events: [], control: [] }).get(i)!;
+  for (const a of group.applied) {
+    a.result = a.answer({ chained: chained.slice(a.from, a.to), leaves: leaves.slice(a.from, a.to) });
+    const last = a.to - 1;
+    if (last >= 0 && (a.change.events?.length || a.change.control?.length)) {
+      tell(last).events.push(...(a.change.events ?? []));
+      tell(last).control.push(...(a.change.control ?? []));
+    }
+  }
+  const shown = scoreOfRecord(record, at);
+  let notified: Notified | null = before?.notified ?? null;
+  if (!notified || before === null) {
+    notified = { composite: 500, recommendation: "review" };
+    if (before !== null) notified = { composite: shown.composite, recommendation: shown.recommendation };
+  }
+  for (const a of group.applied) {
+    if (a.change.notified) notified = a.change.notified;
+    if (a.change.faceMoved) group.crossed = true;
+  }
+  if (chained.length > 0 && scoreCrossed(notified, shown)) {
+    tell(chained.length - 1).events.push({ type: "score.changed", data: scoreChangedData(record.sid, shown, notified, record.identityLevel) });
+    notified = { composite: shown.composite, recommendation: shown.recommendation };
+    group.crossed = true;
+  }
+
+  const items: OutboxItem[] = chained.map((c, i) => {
+    const t = told.get(i);
+    const events: AgentEvent[] = (t?.events ?? []).map((e, k) => ({ ...e, id: entryEventId(record.sid, c.entry.n, k), sid: record.sid, ownerId: record.operatorId, timestamp: c.entry.at }));
+    return { n: c.entry.n, leaf: leaves[i], events, control: t?.control ?? [] };
+  });
+  const keyedAt = new Map<number, { idem: string; answer: string }>();
+  const jtiAt = new Map<number, string>();
+  for (const a of group.applied) {
+    if (a.to === a.from) continue;
+    const k = a.change.keyed;
+    if (k) keyedAt.set(a.to - 1, { idem: idemOf(k.operatorId, k.idempotency.key), answer: JSON.stringify({ h: k.idempotency.requestHash, r: a.result }) });
+    if (a.change.jti) jtiAt.set(a.to - 1, a.change.jti);
+  }
+  const entryRows: ShardWrite[] = chained.map((c, i) => ({
+    kind: "entry",
+    row: {
+      sid: record.sid,
+      n: c.entry.n,
+      kind: c.entry.kind,
+      at: Date.parse(c.entry.at),
+      body: c.text,
+      hash: c.hash,
+      composite: drafts[i].composite,
+      ...drafts[i].row,
+      idem: keyedAt.get(i)?.idem ?? null,
+      answer: keyedAt.get(i)?.answer ?? null,
+      jti: jtiAt.get(i) ?? null,
+      outbox: items[i].events.length || items[i].control.length ? JSON.stringify({ events: items[i].events, control: items[i].control }) : null,
+    },
+  }));
+
+  const published = kernel.outbox.publishedFor(before);
+  const row = rowOf(record, at, published, notified);
+  const d1 = kernel.shard(ref.shard).withSession("first-primary");
+  const statements = shardStatements(d1, [...entryRows, ...group.applied.flatMap((a) => a.change.rows ?? [])]);
+  const writesRow = group.rowChanges();
+  if (writesRow) statements.push(before === null ? insertAgent(d1, row) : updateAgent(d1, row, before!.record.seq, group.applied.some((a) => a.change.whole)));
+  // An entry not yet handed to the queues has an alarm behind it, within a minute: a crash after the
+  // batch loses nothing (./outbox).
+  if (chained.length > 0) await kernel.timers.within(kernel.now(), 60_000);
+  if (kernel.failing("beforeBatch")) throw new Error("injected: the shard did not take the batch");
+  const results = await d1.batch(statements);
+  if (kernel.failing("afterBatch")) throw new Error("injected: the batch committed and its answer was lost");
+  const changed = results[results.length - 1]?.meta?.changes ?? 0;
+  if (writesRow && changed !== 1) {
+    log("error", "agent row update matched no row: another instance changed it, or it is gone", { sid: ref.sid, expected_seq: before?.record.seq ?? null });
+    throw new RowMissed(`the row of ${ref.sid} did not match seq ${before?.record.seq}`);
+  }
+  const bookmark = d1.getBookmark();
+  kernel.outbox.queue(items);
+  return {
+    bookmarks: bookmark ? { [shardName(ref.shard)]: bookmark } : {},
+    loaded: writesRow ? { record, published, notified, contract: 2 } : before!,
+  };
+}

@@ -1,0 +1,212 @@
+// The agent's one outbox: its history entries after the row's `published` cursor. Whatever a change
+// publishes is derived from its entry: the leaf for the agent's transparency log, and what the entry
+// row keeps in `outbox` (events, control-database writes). After a batch the object sends the new
+// entries' items to the queues and moves the cursor with its next batch; a batch that leaves entries
+// unsent has an alarm within a minute behind it (./commit), which sends what the row still calls
+// unsent, reading it from the shard. Consumers are idempotent by (sid, entry number) and event id,
+// so an entry sent twice (a crash between send and cursor) changes nothing.
+
+import { updatePublished, type Loaded } from "../../db/agent-record";
+import { controlStatements, type ControlWrite } from "../../db/shard-writes";
+import type { AgentRef } from "../../domain/agent";
+import type { AgentEvent } from "../../domain/events";
+import { scoreCommit, type Leaf } from "../../domain/log/leaf";
+import { unpackText } from "../../db/entry-text";
+import { sendLeaves } from "../../domain/log/messages";
+import type { Result } from "../../domain/results";
+import { logTag } from "./commit";
+import { log, ok, refuse } from "./host";
+import type { Kernel } from "./kernel";
+import type { Timer } from "./timers";
+
+/** A send that keeps failing is tried again 5 s after the first failure, then doubled up to 5 minutes, spread ±20% by the agent. */
+export function retryDelay(failures: number, sid: string): number {
+  const wait = Math.min(5_000 * 2 ** Math.max(0, failures - 1), 300_000);
+  if (failures <= 1) return wait;
+  let h = 0x811c9dc5; // FNV-1a
+  for (const ch of `${sid}/${failures}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return Math.round(wait * (0.8 + 0.4 * ((h >>> 0) / 2 ** 32)));
+}
+
+/** Where the events of entries up to `seq` stand, for the status lists' ordering: after every event of them. */
+export const entryEventPosition = (seq: number) => ({ epoch: "0", n: seq * 16 + 15 });
+
+/** What one entry publishes. */
+export interface OutboxItem {
+  n: number;
+  leaf: Leaf;
+  events: AgentEvent[];
+  control: ControlWrite[];
+}
+
+/** An event told with entry `n` (the k-th of its events): the same id every time it is sent. */
+export const entryEventId = (sid: string, n: number, k: number) => `evt_${sid.slice(6)}_0_${n * 16 + k}`;
+
+/** Entries read from the shard per resend (an agent that was cut off from its queues for long has many). */
+const RESEND_PAGE = 500;
+
+type StoredItemRow = { n: number; hash: string; composite: number | null; body: string | ArrayBuffer | Uint8Array | number[]; outbox: string | null };
+
+export class Outbox {
+  /** Entries up to this number were handed to the queues (in this object life; at least the row's cursor). */
+  private sent = 0;
+  /** Committed entries' items not yet sent, oldest first. */
+  private waiting: OutboxItem[] = [];
+  /** Failed sends in a row, and when the alarm tries again (memory: a new object life tries at once). */
+  private failures = 0;
+  private retryAt: number | null = null;
+
+  constructor(private readonly kernel: Kernel) {}
+
+  /** Entries after the cursor: due at once, or at the retry's time after a failed send. */
+  readonly timer: Timer = {
+    name: "outbox",
+    next: (loaded, now) => (this.sent >= loaded.record.seq && this.sent <= loaded.published ? null : (this.retryAt ?? now)),
+    fire: async (loaded) => {
+      await this.resend(loaded.record, loaded);
+    },
+  };
+
+  /** The entries from `from` on sent again (the daily reconciliation found the log lacking them). */
+  republish(ref: AgentRef, from: number): Promise<Result<{ sent: number }>> {
+    return this.kernel.exclusive(async () => {
+      const loaded = await this.kernel.read(ref);
+      if (!loaded) return refuse("not_found");
+      let sent = 0;
+      for (let after = Math.max(0, from - 1); after < loaded.record.seq; after += RESEND_PAGE) {
+        const items = await this.read(ref, after, Math.min(loaded.record.seq, after + RESEND_PAGE));
+        if (!(await this.deliver(ref, loaded, items))) return refuse("unavailable");
+        sent += items.length;
+      }
+      return ok({ sent });
+    });
+  }
+
+  /** The agent was read from its shard: its cursor is at least where the row says. */
+  loaded(loaded: Loaded): void {
+    this.sent = Math.max(this.sent, loaded.published);
+    this.waiting = this.waiting.filter((i) => i.n > this.sent);
+  }
+
+  /** The cursor a batch writes: what was sent, never behind the row's. */
+  publishedFor(before: Loaded | null): number {
+    return Math.max(this.sent, before?.published ?? 0);
+  }
+
+  /** A committed batch's items, sent after its answers. */
+  queue(items: readonly OutboxItem[]): void {
+    this.waiting.push(...items);
+  }
+
+  /** How far this object life handed entries to the queues. */
+  sentUpTo(): number {
+    return this.sent;
+  }
+
+  /** Whether every entry up to `seq` was handed to the queues. */
+  idle(seq: number): boolean {
+    return this.sent >= seq;
+  }
+
+  /** Sends what waits (after the batch's answers), reading from the shard any entry before it that this life never sent. */
+  async send(ref: AgentRef, loaded: Loaded): Promise<void> {
+    // A send that failed waits for the alarm's retry: the batches in between only queue their items.
+    if (this.retryAt !== null) return;
+    if (this.kernel.failing("beforeSend")) {
+      this.waiting = [];
+      this.kernel.forget();
+      throw new Error("injected crash before sending");
+    }
+    const first = this.waiting[0]?.n;
+    if (first !== undefined && first > this.sent + 1) {
+      // An earlier send failed (or came from another life): the entries in between go first.
+      this.waiting = [...(await this.read(ref, this.sent, first - 1)), ...this.waiting];
+    }
+    await this.deliver(ref, loaded, this.waiting.splice(0));
+  }
+
+  /**
+   * At the alarm: every entry after the cursor goes out again (another life may have sent some of
+   * them: consumers take repeats), page by page, and the cursor moves when nothing else will.
+   */
+  async resend(ref: AgentRef, loaded: Loaded): Promise<boolean> {
+    this.retryAt = null;
+    while (this.sent < loaded.record.seq) {
+      const items = await this.read(ref, this.sent, Math.min(loaded.record.seq, this.sent + RESEND_PAGE));
+      if (items.length === 0) break;
+      if (!(await this.deliver(ref, loaded, items))) return false;
+    }
+    if (this.sent > loaded.published) {
+      const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
+      const res = await updatePublished(d1, ref.sid, this.sent, loaded.record.seq).run();
+      if ((res.meta.changes ?? 0) === 1) this.kernel.adopt({ ...loaded, published: this.sent });
+    }
+    return true;
+  }
+
+  /** The control database's bookmark after the last write the outbox made there. */
+  controlBookmark: string | null = null;
+
+  private async applyControl(writes: ControlWrite[]): Promise<void> {
+    const d1 = this.kernel.env.DB.withSession("first-primary");
+    await d1.batch(controlStatements(d1, writes));
+    this.controlBookmark = d1.getBookmark();
+    for (const w of writes) {
+      if (w.kind !== "withdrawal") continue;
+      // A withdrawal may start the reporter's penalty: its limiter learns the new key facts, so its
+      // next report, whichever isolate serves it, is weighed with the penalty. Cached facts live at
+      // most 5 minutes: the penalty applies then at the latest.
+      try {
+        const row = await d1.prepare("SELECT auth_epoch FROM operators WHERE id = ?").bind(w.operatorId).first<{ auth_epoch: number }>();
+        if (row) await this.kernel.env.RATE_LIMITER.getByName(`operator:${w.operatorId}`).raiseEpoch(row.auth_epoch);
+      } catch (err) {
+        log("error", "penalty not announced", { operatorId: w.operatorId, error: String(err) });
+      }
+    }
+  }
+
+  /** Items of entries (after, to] from the shard, as their batch made them. */
+  private async read(ref: AgentRef, after: number, to: number): Promise<OutboxItem[]> {
+    const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
+    const { results } = await d1.prepare("SELECT n, hash, composite, body, outbox FROM entries WHERE sid = ? AND n > ? AND n <= ? ORDER BY n").bind(ref.sid, after, to).all<StoredItemRow>();
+    const tag = await logTag(this.kernel.env, ref.sid);
+    return Promise.all(
+      results.map(async (r): Promise<OutboxItem> => {
+        const { nonce } = JSON.parse(unpackText(r.body)) as { nonce: string };
+        const told = r.outbox ? (JSON.parse(r.outbox) as { events: AgentEvent[]; control: ControlWrite[] }) : { events: [], control: [] };
+        const leaf: Leaf = { agent: tag, seq: r.n, entry_hash: r.hash, score_commit: await scoreCommit(r.composite ?? 0, nonce) };
+        return { n: r.n, leaf, ...told };
+      }),
+    );
+  }
+
+  /**
+   * The control database's writes first (their penalty announced), then one send per queue; false
+   * (and the alarm sends again) when any of them failed. The control database's bookmark, when it was
+   * written, is the answer's.
+   */
+  private async deliver(ref: AgentRef, loaded: Loaded, items: OutboxItem[]): Promise<boolean> {
+    if (items.length === 0) return true;
+    const { env } = this.kernel;
+    const events = items.flatMap((i) => i.events);
+    const control = items.flatMap((i) => i.control);
+    try {
+      if (control.length > 0) await this.applyControl(control);
+      if (env.LOG_QUEUE) await sendLeaves(env.LOG_QUEUE, items.map((i) => ({ log: loaded.record.log ?? ref.log, sid: ref.sid, leaf: i.leaf })));
+      for (let k = 0; k < events.length && env.EVENTS; k += 100) {
+        await env.EVENTS.sendBatch(events.slice(k, k + 100).map((body) => ({ body, contentType: "json" as const })));
+      }
+    } catch (err) {
+      this.failures++;
+      this.retryAt = this.kernel.now() + retryDelay(this.failures, ref.sid);
+      this.waiting = [];
+      log("error", "outbox not sent; the alarm sends it again", { sid: ref.sid, entries: items.length, failures: this.failures, error: String(err) });
+      await this.kernel.timers.earlier(this.retryAt);
+      return false;
+    }
+    this.sent = Math.max(this.sent, items[items.length - 1].n);
+    this.failures = 0;
+    this.retryAt = null;
+    return true;
+  }
+}

@@ -1,0 +1,151 @@
+// The agent's last day, as its object needs it before a batch: each keyed change's answer (replayed
+// to a repeat of its Idempotency-Key for 24 hours), each spent receipt id (single use per agent), and
+// each reporter's report times (scoring model version 3 damps a reporter's reports within a day).
+// All live in the entry rows that recorded them (`idem`, `answer`, `jti`, `operator`, `at`); the
+// object reads the last day's when it wakes and keeps them in step with its batches, so no lookup
+// waits for the shard and one duplicate never aborts its neighbours' batch. Past MAX_HELD records
+// (a very busy agent) the rest is looked up on the shard, within the window's entry numbers.
+
+import type { Loaded } from "../../db/agent-record";
+import { IDEMPOTENCY_TTL_MS, type Idempotency } from "../../domain/idempotency";
+import type { Group } from "./group";
+
+/**
+ * How long both are kept: a key for 24 hours, and a receipt id as long as a receipt could still be
+ * accepted (issued at most 24 hours before its report, a minute's clock skew each way).
+ */
+export const DEDUPE_WINDOW_MS = IDEMPOTENCY_TTL_MS + 5 * 60_000;
+/** Records held in memory at most (about 1 KB each with its answer). */
+export const MAX_HELD = 20_000;
+const PAGE = 500;
+
+interface Keyed {
+  requestHash: string;
+  result: unknown;
+  at: number;
+}
+
+/** The entry row's `idem`: the caller and its key. */
+export const idemOf = (operatorId: number, key: string) => `${operatorId}\n${key}`;
+
+type Row = { n: number; at: number; kind: string; operator: number | null; status: string | null; idem: string | null; answer: string | null; jti: string | null };
+
+export class Recent {
+  private keys = new Map<string, Keyed>();
+  private jtis = new Map<string, number>();
+  /** Report times by reporter, oldest first. */
+  private times = new Map<number, number[]>();
+  /** Whether every record of the window is held (else the shard is asked from `floor` on). */
+  private complete = true;
+  private floor = 0;
+  private d1: D1DatabaseSession | null = null;
+  private sid = "";
+
+  forget(): void {
+    this.keys = new Map();
+    this.jtis = new Map();
+    this.times = new Map();
+    this.complete = true;
+    this.d1 = null;
+  }
+
+  /**
+   * Reads the window's records, newest first, page by page (rows read are a thousandth of the price
+   * of rows written); an agent not registered yet has none.
+   */
+  async load(d1: D1DatabaseSession, sid: string, loaded: Loaded | null, now: number): Promise<void> {
+    this.forget();
+    this.d1 = d1;
+    this.sid = sid;
+    if (!loaded) return;
+    // The window reaches back from now, or from the last entry when that is earlier (a clock behind
+    // the one that stamped it): never fewer records than a caller's own time asks for.
+    let since: number | null = null;
+    let below = loaded.record.seq + 1;
+    for (;;) {
+      const { results } = await d1
+        .prepare("SELECT n, at, kind, operator, status, idem, answer, jti FROM entries WHERE sid = ? AND n < ? ORDER BY n DESC LIMIT ?")
+        .bind(this.sid, below, PAGE)
+        .all<Row>();
+      for (const r of results) {
+        since ??= Math.min(now, r.at) - DEDUPE_WINDOW_MS;
+        if (r.at <= since) return;
+        this.floor = r.n;
+        if (this.keys.size + this.jtis.size >= MAX_HELD) {
+          this.complete = false;
+          return;
+        }
+        this.hold(r);
+      }
+      if (results.length < PAGE) return;
+      below = results[results.length - 1].n;
+    }
+  }
+
+  private hold(r: Row): void {
+    // Newest first: an older record of a key reused after its window never hides the newer one.
+    if (r.idem !== null && r.answer !== null && !this.keys.has(r.idem)) {
+      const { h, r: result } = JSON.parse(r.answer) as { h: string; r: unknown };
+      this.keys.set(r.idem, { requestHash: h, result, at: r.at });
+    }
+    if (r.jti !== null && !this.jtis.has(r.jti)) this.jtis.set(r.jti, r.at);
+    if (r.kind === "report" && r.operator !== null && r.status !== "withdrawn") this.times.set(r.operator, [r.at, ...(this.times.get(r.operator) ?? [])]);
+  }
+
+  /** The reporter's report times on the agent within the window (a very busy agent's: those held). */
+  timesOf(operatorId: number): readonly number[] {
+    return this.times.get(operatorId) ?? [];
+  }
+
+  /** The answer recorded under the caller's key within 24 hours of `now`, or null. */
+  async find(operatorId: number, idempotency: Idempotency, now: number): Promise<{ requestHash: string; result: unknown } | null> {
+    const id = idemOf(operatorId, idempotency.key);
+    const held = this.keys.get(id) ?? (this.complete ? undefined : await this.lookup("idem", id));
+    return held && held.at > now - IDEMPOTENCY_TTL_MS ? { requestHash: held.requestHash, result: held.result } : null;
+  }
+
+  /** A withdrawn report's time leaves its reporter's (the next report is damped as a replay would). */
+  withdrawn(operatorId: number, at: number): void {
+    const times = this.times.get(operatorId);
+    const i = times?.indexOf(at) ?? -1;
+    if (i >= 0) times!.splice(i, 1);
+  }
+
+  /** Whether a receipt id was spent within the window. */
+  async spent(jti: string, now: number): Promise<boolean> {
+    const at = this.jtis.get(jti) ?? (this.complete ? undefined : (await this.lookup("jti", jti))?.at);
+    return at !== undefined && at > now - DEDUPE_WINDOW_MS;
+  }
+
+  private async lookup(column: "idem" | "jti", value: string): Promise<Keyed | undefined> {
+    const r = await this.d1!.prepare(`SELECT n, at, idem, answer, jti FROM entries WHERE sid = ? AND n >= ? AND ${column} = ? ORDER BY n DESC LIMIT 1`)
+      .bind(this.sid, this.floor, value)
+      .first<Row>();
+    if (!r) return undefined;
+    if (column === "jti") return { requestHash: "", result: null, at: r.at };
+    const { h, r: result } = JSON.parse(r.answer!) as { h: string; r: unknown };
+    return { requestHash: h, result, at: r.at };
+  }
+
+  /** What a committed batch recorded joins the index. */
+  committed(group: Group, loaded: Loaded): void {
+    if (this.d1 === null) return;
+    this.sid = loaded.record.sid;
+    for (const a of group.applied) {
+      const at = a.change.entries?.at(-1)?.draft.at ?? 0;
+      if (a.change.keyed && a.to > a.from) {
+        const { operatorId, idempotency } = a.change.keyed;
+        this.keys.set(idemOf(operatorId, idempotency.key), { requestHash: idempotency.requestHash, result: a.result, at });
+      }
+      if (a.change.jti) this.jtis.set(a.change.jti, at);
+      for (const t of a.change.reported ?? []) this.times.set(t.reporter, [...(this.times.get(t.reporter) ?? []).filter((x) => x > t.at - DEDUPE_WINDOW_MS), t.at]);
+    }
+    if (this.complete && this.keys.size + this.jtis.size > MAX_HELD) this.prune(Math.max(...[...this.keys.values()].map((k) => k.at)) - DEDUPE_WINDOW_MS);
+  }
+
+  private prune(since: number): void {
+    for (const [k, v] of this.keys) if (v.at <= since) this.keys.delete(k);
+    for (const [k, at] of this.jtis) if (at <= since) this.jtis.delete(k);
+    if (this.keys.size + this.jtis.size > MAX_HELD) this.complete = false;
+  }
+}
