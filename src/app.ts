@@ -16,6 +16,7 @@ import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
 import { registerAdminCredibility } from "./routes/admin-credibility";
 import { registerAdminHistory } from "./routes/admin-history";
+import { registerAdminMigrate } from "./routes/admin-migrate";
 import { registerAdminModel } from "./routes/admin-model";
 import { registerAdminOperators } from "./routes/admin-operators";
 import { registerAgents } from "./routes/agents";
@@ -92,6 +93,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerAdminCredibility(app);
   registerAdminOperators(app);
   registerAdminHistory(app);
+  registerAdminMigrate(app);
   registerMe(app);
   registerAgents(app);
   registerScores(app);

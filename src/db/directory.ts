@@ -88,3 +88,13 @@ export const unlistedAgents = (d1: Database, afterNum: number, limit: number) =>
     .orderBy(asc(agentDirectory.num))
     .limit(limit)
     .all();
+
+/** Every agent in the directory (the sweep's total). */
+export async function countAgents(d1: Database): Promise<number> {
+  const row = await db(d1).select({ n: count() }).from(agentDirectory).get();
+  return row?.n ?? 0;
+}
+
+/** One page of the whole directory in number order, after `afterNum` (the sweep's). */
+export const agentsAfter = (d1: Database, afterNum: number, limit: number) =>
+  db(d1).select().from(agentDirectory).where(gt(agentDirectory.num, afterNum)).orderBy(asc(agentDirectory.num)).limit(limit).all();

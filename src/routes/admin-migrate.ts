@@ -1,0 +1,80 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { agentsAfter, countAgents } from "../db/directory";
+import { scorerOf } from "../http/agents";
+import { requireAdmin } from "../http/auth";
+import type { AppEnv } from "../http/context";
+import { adminSecurity, createRoute, errorResponses, json } from "./openapi";
+
+// The sweep that moves every agent to the record's contract (docs/operations.md, "The migration
+// sweep"): a page of the directory at a time, each agent's object called once. The CLI
+// (`npm run admin -- migrate-objects`) calls page after page and shows the total, the rate and the
+// time left. Idempotent: an agent already moved answers at once.
+
+export const SWEEP_PAGE = 200;
+/** Objects called at once: enough to keep the shards busy, not so many that one page's subrequests pile up. */
+const AT_ONCE = 25;
+const LIMIT = `limit must be an integer between 1 and ${SWEEP_PAGE}`;
+
+const sweep = createRoute({
+  method: "post",
+  path: "/admin/migrate-objects",
+  operationId: "adminMigrateAgents",
+  tags: ["Admin"],
+  summary: "Move one page of agents to the record's contract (the migration sweep)",
+  description:
+    "Calls the object of each agent after `after` (a directory number; 0 from the first), at most `limit`: an agent whose object still holds " +
+    "the earlier contract's storage moves it to its shard (its unapplied journal, its idempotency records and receipt ids of the last day, " +
+    "its disputes and challenges, its unsent events) and is served from the shard from then on. Call again with `next` until it is null.",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: {
+    body: {
+      required: false,
+      content: {
+        "application/json": {
+          schema: z.object({
+            after: z.number({ error: "after must be a directory number" }).int({ error: "after must be a directory number" }).min(0, "after must be a directory number").optional(),
+            limit: z.number({ error: LIMIT }).int({ error: LIMIT }).min(1, LIMIT).max(SWEEP_PAGE, LIMIT).optional(),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: json(
+      z.object({
+        total: z.number().int().openapi({ description: "Agents in the directory" }),
+        visited: z.number().int(),
+        moved: z.number().int().openapi({ description: "Agents this page moved from the earlier contract" }),
+        failed: z.array(z.string()).openapi({ description: "Agents whose move failed this time (the next sweep tries them again)" }),
+        next: z.number().int().nullable().openapi({ description: "The `after` of the next page; null after the last" }),
+      }),
+      "The page",
+      { total: 1200, visited: 200, moved: 187, failed: [], next: 1223 },
+    ),
+    ...errorResponses(400, 401, 503),
+  },
+});
+
+export function registerAdminMigrate(app: OpenAPIHono<AppEnv>) {
+  app.openapi(sweep, async (c) => {
+    const body = (c.req.valid("json") ?? {}) as { after?: number; limit?: number };
+    const limit = body.limit ?? SWEEP_PAGE;
+    const d1 = c.env.DB.withSession("first-primary");
+    const [total, page] = await Promise.all([countAgents(d1), agentsAfter(d1, body.after ?? 0, limit)]);
+    let moved = 0;
+    const failed: string[] = [];
+    for (let i = 0; i < page.length; i += AT_ONCE) {
+      await Promise.all(
+        page.slice(i, i + AT_ONCE).map(async (entry) => {
+          const ref = { sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log };
+          const out = await scorerOf(c, ref).migrate(ref).catch((err: unknown) => ({ ok: false as const, refusal: String(err) }));
+          if (out.ok && out.result.moved) moved++;
+          // An agent entered in the directory whose registration never reached its shard has nothing to move.
+          else if (!out.ok && out.refusal !== "not_found") failed.push(entry.sid);
+        }),
+      );
+    }
+    return c.json({ total, visited: page.length, moved, failed, next: page.length === limit ? page[page.length - 1].num : null }, 200);
+  });
+}
