@@ -35,6 +35,14 @@ export interface Loaded {
   published: number;
   notified: Notified | null;
   contract: number;
+  /** What the row's score columns show (as of the row's last write): lists and operator figures read them. */
+  shown: Shown;
+}
+
+export interface Shown {
+  composite: number;
+  confidence: string;
+  recommendation: string;
 }
 
 /** The record a row holds (the row of a contract-1 agent has no state: its object's storage does). */
@@ -67,7 +75,7 @@ export function loadedOfRow(ref: AgentRef, row: AgentRow): Loaded {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
-  return { record, published: row.published, notified: state.notified, contract: row.contract };
+  return { record, published: row.published, notified: state.notified, contract: row.contract, shown: { composite: row.composite, confidence: row.confidence, recommendation: row.recommendation } };
 }
 
 /** The agent's record from its shard's primary; null for an agent the shard does not hold. */

@@ -8,7 +8,7 @@ import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AgentRecord } from "../domain/agent";
 import type { Dispute } from "../domain/disputes";
 import type { ControlWrite } from "../domain/events";
-import { MODEL, type ChangeType } from "../domain/model";
+import { DIMENSIONS, MODEL, type ChangeType, type RollupRow } from "../domain/model";
 import { db, type Database } from "./client";
 import { packText } from "./entry-text";
 import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
@@ -42,6 +42,19 @@ export interface RollupAddition {
   net: number[];
   receiptedNet: number[];
 }
+
+/** A rollup row of the model as the shard's additive write takes it. */
+export const rollupAdditionOf = (row: RollupRow): RollupAddition => ({
+  day: row.day,
+  sid: row.agent,
+  reporter: Number(row.reporter),
+  owner: row.owner === null ? null : Number(row.owner),
+  reports: row.reports,
+  receipted: row.receipted,
+  established: row.established,
+  net: DIMENSIONS.map((d) => row.net[d]),
+  receiptedNet: DIMENSIONS.map((d) => row.receiptedNet[d]),
+});
 
 export function configRow(record: AgentRecord, seq: number, changes: ChangeType[], at: number): ShardWrite {
   return {

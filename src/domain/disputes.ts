@@ -34,6 +34,12 @@ export interface Dispute {
   adminNote: string | null;
 }
 
+/** The earliest answer deadline among these disputes (ms; null: none open): the agent's alarm escalates it then. */
+export const disputesDueOf = (disputes: readonly Dispute[]): number | null => {
+  const due = disputes.filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
+  return due.length > 0 ? Math.min(...due) : null;
+};
+
 /** A dispute as its events carry it: never the reporter, nor the notes the other side did not write. */
 export function disputeEventData(d: Dispute) {
   return {

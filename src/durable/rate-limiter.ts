@@ -86,6 +86,19 @@ export class RateLimiter extends DurableObject {
   }
 
   /**
+   * Gives back `units` counted in the current windows (a batch's reports that were answered 503 and
+   * recorded nothing): never below zero, never to a window that has moved on since they were counted.
+   */
+  giveBack(windows: RateWindow[], countedAt: number, units: number): void {
+    for (const w of windows) {
+      const state = this.current(w, countedAt);
+      const stored = this.ctx.storage.kv.get<WindowState>(key(w));
+      if (!stored || stored.start !== state.start || stored.count === 0) continue;
+      this.ctx.storage.kv.put(key(w), { start: stored.start, count: Math.max(0, stored.count - units) });
+    }
+  }
+
+  /**
    * Announces that the owner's facts changed up to `epoch` (never lowers it), and answers once no
    * lease granted under the older facts can still be served: after it, every isolate's next request
    * asks here, learns the epoch and reloads (a revoked key, a reporter's penalty take effect at once).

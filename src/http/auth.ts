@@ -59,6 +59,7 @@ export function requireKey(scope: Scope | null, options: { units?: (c: Context<A
     if (refusal?.status === 401) return refusal;
     if (!decision.allowed) return errors.rateLimited(decision.retryAfter, rateHeaders(decision));
     if (refusal) return new ApiError(refusal.code, refusal.message, { ...refusal.headers, ...rateHeaders(decision) });
+    c.set("rateWindows", windowsOf(entry.facts));
     return decision;
   }
 }
@@ -100,6 +101,17 @@ async function count(c: Context<AppEnv>, entry: KeyEntry, checkEpoch: boolean, u
   const decision = await consume(c, `operator:${operatorId}`, windows, checkEpoch ? entry.epoch : undefined, leaseWant(operatorId), units);
   if (decision.stale) return decision;
   return keepLease(operatorId, windows, now, decision, units);
+}
+
+/**
+ * Gives back to the calling operator's tier limit `units` it counted for this request (a batch's
+ * reports answered 503, which recorded nothing). Best effort: a limiter that cannot be reached keeps
+ * them counted, which only ever errs on the strict side.
+ */
+export async function giveBackUnits(c: Context<AppEnv>, units: number): Promise<void> {
+  const windows = c.get("rateWindows");
+  if (units <= 0 || !windows) return;
+  await c.env.RATE_LIMITER.getByName(`operator:${authOf(c).operatorId}`).giveBack(windows, c.get("deps").now(), units).catch(() => undefined);
 }
 
 /** Tells every isolate that cached facts about this operator's keys are older than `epoch`. */

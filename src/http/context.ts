@@ -53,5 +53,7 @@ export type AppEnv = {
     db: D1DatabaseSession;
     /** A request body validated by the form-aware validator (routes whose payload differs by form). */
     input: unknown;
+    /** The tier windows this request was counted in (a batch gives back what it did not record). */
+    rateWindows: RateWindow[];
   };
 };

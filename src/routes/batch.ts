@@ -6,7 +6,7 @@ import type { Result } from "../domain/results";
 import type { TransactionRecorded } from "../domain/views";
 import type { ReportInput } from "../durable/agent";
 import { settle } from "../http/agent-result";
-import { requireKey } from "../http/auth";
+import { giveBackUnits, requireKey } from "../http/auth";
 import { locate, scorerOf } from "../http/agents";
 import type { AppEnv } from "../http/context";
 import { idempotencyOf } from "../http/idempotency";
@@ -117,6 +117,9 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
         await Promise.all(results.map(async (result, i) => (outcomes[g.items[i].index] = await outcomeOf(c, g.ref, result))));
       }),
     );
+    // Reports answered 503 recorded nothing: their share of the tier limit is given back.
+    const unrecorded = outcomes.filter((o) => "error" in o && o.error.status === 503).length;
+    if (unrecorded > 0) await giveBackUnits(c, unrecorded);
     return c.json(wire(c).batch(outcomes), 200);
   });
 }

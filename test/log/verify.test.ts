@@ -4,7 +4,7 @@
 // missing, a withdrawn report erased, a leaf that shows a sid or score, an attestation that opens its
 // leaf to another score. Where the service cannot be made to misbehave, what it serves is tampered
 // with between it and the verifier (as a compromised service or a network in between would).
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { VERIFY_EXIT, verifyAgent, verifyAttestationLog, verifyExitCode, type AttestationLog, type ListedEntry, type ProblemKind } from "../../clients/typescript/verify";
@@ -12,7 +12,7 @@ import { canonical, sha256HexOfBytes, type Entry } from "../../src/domain/entrie
 import { parseLeaf, signCheckpoint, utf8 } from "../../src/domain/log";
 import { noteSigner, parseLogSigningKeys } from "../../src/domain/log/keys";
 import { logOrigin } from "../../src/env";
-import { bearer, call, createOperator, registerAgent, T_CALL } from "../helpers";
+import { bearer, call, createOperator, registerAgent, shardOf, T_CALL } from "../helpers";
 import { holdQueues, type HeldQueues } from "../queues";
 import { freshSid, leafOf, loggedErrors, sequencer } from "./helpers";
 
@@ -154,9 +154,9 @@ describe("npm run verify (verifyAgent) against the service", () => {
   it("detects a report promised but missing from the log, and one dropped from the entries", async () => {
     const { sid, n, owner, verify, reporter } = await world();
     const { log_promise } = await report(reporter.key, sid);
-    // The leaf never reaches the log: its message lost, and the agent's outbox emptied as if acknowledged.
+    // The leaf never reaches the log: its message lost, and the agent's outbox cursor moved past it as if sent.
     queues.pending.splice(0);
-    await runInDurableObject(env.AGENT.getByName(sid), (_o, state) => void state.storage.sql.exec("DELETE FROM log_outbox"));
+    await (await shardOf(sid)).prepare("UPDATE agents SET published = seq WHERE sid = ?").bind(sid).run();
     await sequence(n);
     const soon = await verify({ promises: [log_promise] });
     expect(soon.promises).toEqual({ checked: 1, pending: 1 });
@@ -174,12 +174,13 @@ describe("npm run verify (verifyAgent) against the service", () => {
     await sequence(n);
     const honest = await verify();
     expect(honest.problems).toEqual([]);
-    expect(honest).toMatchObject({ entries: 7, sequenced: 7 });
-    // The report and its withdrawal erased, the rest re-chained: the log still has all seven.
+    // The dispute's opening is an entry of its own.
+    expect(honest).toMatchObject({ entries: 8, sequenced: 8 });
+    // The report and its dispute and withdrawal erased, the rest re-chained: the log still has all eight.
     const erased = await verify({}, await tamperedEntries(sid, owner.key, (es) => rechain(es.slice(0, 5))));
-    expect(erased.problems).toContainEqual({ kind: "log", message: "the log holds a leaf of entry 7, but the entries end at 5: entries dropped" });
+    expect(erased.problems).toContainEqual({ kind: "log", message: "the log holds a leaf of entry 8, but the entries end at 5: entries dropped" });
     // The withdrawal dropped, so that the report would count again: the log holds the withdrawal.
-    const unwithdrawn = await verify({}, await tamperedEntries(sid, owner.key, (es) => es.slice(0, 6)));
+    const unwithdrawn = await verify({}, await tamperedEntries(sid, owner.key, (es) => es.slice(0, 7)));
     expect(kinds(unwithdrawn.problems)).toContain("log");
   });
 

@@ -1,11 +1,8 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { AgentRef } from "../../src/domain/agent";
-import type { ReportInput } from "../../src/durable/agent";
-import { ACK_WAIT_MS, RETRY_MS } from "../../src/durable/agent/host";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, bearer, call, createOperator, registerAgent, reportRows, settled, shardOf } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, reportRows, shardOf } from "../helpers";
 
 const MALFORMED = "transactions must be an array of 1 to 100 reports";
 type Result = { status: number; transaction_id?: number; error?: unknown; log_promise?: string; updated_scores?: unknown };
@@ -17,22 +14,6 @@ const item = (sid: string, key: string, extra: Record<string, unknown> = {}) => 
 
 async function limited(id: number, perMinute: number) {
   await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: perMinute, rate_limit_per_day: 100_000 } });
-}
-
-/** An agent and a reporter, for tests that play the batch route's part with the agent's object itself. */
-async function handingOut() {
-  const owner = await createOperator();
-  const reporter = await createOperator({ verified: true });
-  const { sid } = await registerAgent(owner.key);
-  const stub = env.AGENT.getByName(sid);
-  const dir = await env.DB.prepare("SELECT num, shard, log FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number; shard: number; log: number }>();
-  const ref: AgentRef = { sid, num: dir!.num, shard: dir!.shard, log: dir!.log };
-  const input = (key: string): ReportInput => ({
-    reporter: reporter.id, verified: true, at: Date.now(), transactionType: "t", outcome: "success", signals: { quality: 800 }, metadata: null, penalty: 1,
-    idempotency: { key, requestHash: key },
-  });
-  const alarm = () => runInDurableObject(stub, async (_o, state) => (await state.storage.getAlarm()) ?? Infinity);
-  return { sid, reporter, stub, ref, input, alarm };
 }
 
 describe("POST /transactions/batch", () => {
@@ -133,6 +114,22 @@ describe("POST /transactions/batch", () => {
     expect(changed[0]).toEqual({ status: 422, error: expect.any(String) });
   });
 
+  it("reports its shard could not take are answered 503, record nothing, and give their share of the tier limit back", async () => {
+    const owner = await createOperator();
+    await limited(owner.id, 12);
+    // Two registrations count 2 of the minute's 12.
+    const [down, up] = [await registerAgent(owner.key), await registerAgent(owner.key)];
+    await runInDurableObject(env.AGENT.getByName(down.sid), (o) => void ((o as Agent).faults.failBeforeBatch = 1));
+    const first = await results(await batch(owner.key, [...Array.from({ length: 5 }, (_, i) => item(down.sid, `d${i}`)), item(up.sid, "u0")]));
+    expect(first.map((r) => r.status)).toEqual([503, 503, 503, 503, 503, 201]);
+    expect(await reportRows(down.sid)).toHaveLength(0);
+    // 6 counted, 5 given back: 9 of the minute's 12 remain (without the 5, 4 would).
+    const next = await batch(owner.key, Array.from({ length: 9 }, (_, i) => item(down.sid, `d${i}`)));
+    expect(next.status).toBe(200);
+    expect((await results(next)).every((r) => r.status === 201)).toBe(true);
+    expect(await reportRows(down.sid)).toHaveLength(9);
+  });
+
   it("takes a body up to 1 MiB and refuses a larger one with 413", async () => {
     const owner = await createOperator();
     await limited(owner.id, 10_000);
@@ -161,75 +158,5 @@ describe("POST /transactions/batch", () => {
       expect(JSON.parse(row!.outcome_counts), `agent ${i}`).toEqual({ [i === 1 ? "failure" : "success"]: i + 1 });
       expect(row!.composite, `agent ${i}`).toBe(last.updated_scores.composite_score);
     }
-  });
-
-  it("moves the alarm set for a missing acknowledgement to the next time something is due once the acknowledgement came", async () => {
-    const owner = await createOperator();
-    const reporter = await createOperator({ verified: true });
-    const { sid } = await registerAgent(owner.key);
-    const stub = env.AGENT.getByName(sid);
-    const alarm = () => runInDurableObject(stub, (_o, state) => state.storage.getAlarm());
-    const out = await results(await batch(reporter.key, [item(sid, "ack-1")]));
-    expect(out[0].status).toBe(201);
-    // Until the acknowledgement (after the answer), the alarm is the retry's, 5 seconds on.
-    const before = Date.now();
-    await settled();
-    expect(await runInDurableObject(stub, (o) => (o as Agent).inspect())).toMatchObject({ pending: 0 });
-    // Not the retry's any more: the log check a minute on comes first (a full alarm every 5 seconds of a batch stream was waste).
-    expect(await alarm()).toBeGreaterThanOrEqual(before + 50_000);
-  });
-
-  it("tells the objects of a shard whose batch failed: their alarms apply the journals a retry's wait on, not an acknowledgement's", async () => {
-    const owner = await createOperator();
-    const reporter = await createOperator({ verified: true });
-    const { sid } = await registerAgent(owner.key);
-    const stub = env.AGENT.getByName(sid);
-    const shard = await shardOf(sid);
-    await shard.exec("CREATE TRIGGER fail_batch BEFORE INSERT ON entries WHEN NEW.kind = 'report' BEGIN SELECT RAISE(ABORT, 'injected failure'); END;");
-    try {
-      // The reports are committed in the object: answered, though the route's shard batch failed.
-      expect((await results(await batch(reporter.key, [item(sid, "fail-1")])))[0].status).toBe(201);
-      await settled();
-      expect(await reportRows(sid)).toHaveLength(0);
-      const ahead = await runInDurableObject(stub, async (_o, state) => ((await state.storage.getAlarm()) ?? Infinity) - Date.now());
-      expect(ahead).toBeLessThanOrEqual(RETRY_MS);
-      expect(RETRY_MS).toBeLessThan(ACK_WAIT_MS);
-    } finally {
-      await shard.exec("DROP TRIGGER fail_batch");
-    }
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await reportRows(sid)).toHaveLength(1);
-    expect((await runInDurableObject(stub, (o) => (o as Agent).inspect())).pending).toBe(0);
-  });
-
-  it("in a stream of batches, an acknowledgement moves the retry's alarm to the oldest hand-out still waiting for one", async () => {
-    const { stub, ref, input, alarm } = await handingOut();
-    // Two batches' hand-outs, the second 3 seconds after the first, and the first acknowledged after
-    // the second was handed out (as a route's acknowledgement, after its answer, often is).
-    const first = await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input("stream-1")], true));
-    await scheduler.wait(3_000);
-    const handedAt = Date.now();
-    const second = await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input("stream-2")], true));
-    expect(await alarm()).toBeLessThan(handedAt + ACK_WAIT_MS - 2_000); // the first hand-out's wait
-    await runInDurableObject(stub, (o) => (o as Agent).acknowledge(first.deferred!.upTo));
-    // The second still waits for its acknowledgement: the alarm that would apply it twice moved on.
-    expect(await alarm()).toBeGreaterThanOrEqual(handedAt + ACK_WAIT_MS - 500);
-    expect(await alarm()).toBeLessThanOrEqual(Date.now() + ACK_WAIT_MS);
-    await runInDurableObject(stub, (o) => (o as Agent).acknowledge(second.deferred!.upTo));
-    expect((await runInDurableObject(stub, (o) => (o as Agent).inspect())).pending).toBe(0);
-    // Nothing waits now: the alarm is the log's check, a minute on.
-    expect(await alarm()).toBeGreaterThan(Date.now() + 40_000);
-  });
-
-  it("drops the retry's alarm once the object's own batch applied what it had handed out", async () => {
-    const { sid, reporter, stub, ref, input, alarm } = await handingOut();
-    // A hand-out whose request never acknowledges: the retry's alarm waits ACK_WAIT_MS.
-    await runInDurableObject(stub, (o) => (o as Agent).reportMany(ref, [input("idle-1")], true));
-    expect(await alarm()).toBeLessThanOrEqual(Date.now() + ACK_WAIT_MS);
-    // A single report's batch applies it with its own: nothing waits, and the alarm is the log's check a minute on,
-    // not one that would fire before the next hand-out's acknowledgement.
-    expect((await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } })).status).toBe(201);
-    expect(await reportRows(sid)).toHaveLength(2);
-    expect(await alarm()).toBeGreaterThan(Date.now() + 40_000);
   });
 });

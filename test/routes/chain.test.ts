@@ -1,5 +1,5 @@
 // The agent's history as a chain of entries: every change one entry, chained, naming no reporter and
-// no free text; each report's 201 carries a signed promise of its leaf; old histories move into it.
+// no free text; each report's 201 carries a signed promise of its leaf.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
@@ -8,7 +8,7 @@ import { readEntries } from "../../src/db/history";
 import { replayOf } from "../../src/domain/replay";
 import { checkChain, GENESIS, saltedHash, scoreCommit, type Entry } from "../../src/domain/entries";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, call, createOperator, emptyAgentObject, registerAgent, shardOf } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, shardOf } from "../helpers";
 
 const entriesOf = async (sid: string) => readEntries(await shardOf(sid), sid);
 const live = (sid: string) => runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
@@ -84,83 +84,14 @@ describe("the chain of an agent's entries", () => {
     expect((await call(`/transactions/${transaction_id}/dispute`, { headers: bearer(owner.key), body: { reason: "never happened" } })).status).toBe(201);
     expect((await call(`/disputes/${transaction_id}/respond`, { headers: bearer(reporter.key), body: { stand: false } })).status).toBe(200);
     const stored = await entriesOf(sid);
-    expect(stored.map((e) => e.kind)).toEqual(["registration", "credibility", "report", "withdrawal"]);
+    // The dispute's opening is an entry too (it moves no score): every step of the agent is in its chain.
+    expect(stored.map((e) => e.kind)).toEqual(["registration", "credibility", "report", "dispute", "withdrawal"]);
     expect(stored[2].status).toBe("withdrawn");
-    expect(stored[3].entry).toMatchObject({ kind: "withdrawal", of: 3 });
+    expect(stored[3].entry).toMatchObject({ kind: "dispute", of: 3, outcome: "opened" });
+    expect(stored[4].entry).toMatchObject({ kind: "withdrawal", of: 3 });
     expect(await checkChain(stored.map((e) => e.text))).toBeNull();
     const state = await live(sid);
     expect(replayOf(stored.map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(state.record!.createdAt), Date.now()).evidence).toEqual(state.record!.evidence);
     expect(Object.keys(state.record!.evidence.reporters)).toEqual([]);
-  });
-});
-
-describe("an agent whose history is in the tables from before the chain", () => {
-  /** An agent as version 1.1 left it: its row and its reports in the old tables. */
-  async function legacyAgent(reports: number) {
-    const owner = await createOperator();
-    const reporters = [await createOperator({ verified: true }), await createOperator({ verified: true })];
-    const { sid } = await registerAgent(owner.key);
-    const shard = await shardOf(sid);
-    const num = (await env.DB.prepare("SELECT num FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number }>())!.num;
-    const t0 = Date.parse("2026-10-01T00:00:00Z");
-    const inserts = [
-      shard.prepare("DELETE FROM entries WHERE sid = ?").bind(sid),
-      shard.prepare("UPDATE agents SET history_version = 1, seq = ?, owner_local = NULL WHERE sid = ?").bind(reports, sid),
-    ];
-    for (let i = 1; i <= reports; i++) {
-      inserts.push(
-        shard
-          .prepare(
-            `INSERT INTO transactions (id, sid, seq, reporter_operator_id, transaction_type, outcome, quality_signal, weight, base, damping, evidence_factor, penalty, evidence, status, created_at)
-             VALUES (?, ?, ?, ?, 'old', ?, ?, 1, 1, 1, 1, 1, 'none', ?, ?)`,
-          )
-          .bind(num * 2 ** 22 + i, sid, i, reporters[i % 2].id, i % 7 === 0 ? "failure" : "success", 500 + (i % 400), i === 3 ? "withdrawn" : "active", new Date(t0 + i * 3_600_000).toISOString()),
-      );
-    }
-    await shard.batch(inserts);
-    await emptyAgentObject(sid);
-    return { sid, owner, num, reports };
-  }
-
-  it("moves into the chain once: ids kept, a withdrawn report followed by its withdrawal, the same scores as a rebuild", async () => {
-    const { sid, owner, num, reports } = await legacyAgent(12);
-    const score = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { composite_score: number };
-    const stored = await entriesOf(sid);
-    // Then version 3 takes over (the switch time has passed): one model entry, the credibility in force.
-    expect(stored.map((e) => e.kind)).toEqual([
-      "registration",
-      ...Array.from({ length: 12 }, (_, i) => (i === 2 ? ["report", "withdrawal"] : ["report"])).flat(),
-      "model",
-      "credibility",
-    ]);
-    expect(stored.filter((e) => e.kind === "report").map((e) => e.ref)).toEqual(Array.from({ length: reports }, (_, i) => num * 2 ** 22 + i + 1));
-    expect(await checkChain(stored.map((e) => e.text))).toBeNull();
-    expect(await (await shardOf(sid)).prepare("SELECT count(*) AS n FROM transactions WHERE sid = ?").bind(sid).first("n")).toBe(0);
-    // A rebuild from the chain gives the same score.
-    await emptyAgentObject(sid);
-    const rebuilt = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as { composite_score: number };
-    expect(rebuilt.composite_score).toBe(score.composite_score);
-    const listed = (await (await call(`/agents/${sid}/transactions`, { headers: bearer(owner.key) })).json()) as { transactions: { transaction_id: number; status: string }[] };
-    expect(listed.transactions.find((t) => t.transaction_id === num * 2 ** 22 + 3)!.status).toBe("withdrawn");
-  });
-
-  it("survives being interrupted halfway: it goes on from the entries already written, and writes none twice", async () => {
-    const { sid, owner } = await legacyAgent(450);
-    await runInDurableObject(env.AGENT.getByName(sid), (o) => {
-      (o as Agent).faults.interruptMigration = 1;
-    });
-    const interrupted = await call(`/score/${sid}`, { headers: bearer(owner.key) });
-    expect(interrupted.status).toBeGreaterThanOrEqual(500);
-    expect((await entriesOf(sid)).length).toBe(200);
-    // And its object's storage lost too: the move starts from what the shard holds.
-    await emptyAgentObject(sid);
-    const done = await call(`/score/${sid}`, { headers: bearer(owner.key) });
-    expect(done.status).toBe(200);
-    const stored = await entriesOf(sid);
-    // Registration, 450 reports, one withdrawal; then the switch to version 3 (model, credibility) once.
-    expect(stored).toHaveLength(1 + 450 + 1 + 2);
-    expect(stored.map((e) => e.n)).toEqual(Array.from({ length: 454 }, (_, i) => i + 1));
-    expect(stored.filter((e) => e.kind === "model")).toHaveLength(1);
-    expect(await checkChain(stored.map((e) => e.text))).toBeNull();
   });
 });

@@ -6,7 +6,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AgentRef } from "../../src/domain/agent";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, createOperator, emptyAgentObject, testApp } from "../helpers";
+import { ADMIN, agentConfig, bearer, createOperator, testApp } from "../helpers";
+import { readEntries, whoOf } from "../../src/db/history";
+import { replayOf } from "../../src/domain/replay";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -112,14 +114,11 @@ describe("scoring model version 3 in the service", () => {
       expect(after.reasons).toContain("RECENT_CONFIG_CHANGE");
     }
 
-    // The object's storage lost: the next call replays the chain from the shard, credibility entries included.
-    const stub = env.AGENT.getByName(sid);
-    const live = await runInDurableObject(stub, (o) => (o as Agent).inspect());
-    await emptyAgentObject(sid);
+    // A replay of the chain on the shard, credibility entries included, gives the live evidence.
+    const live = await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
     const ref = await refOf(sid);
-    await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).sync(ref));
-    const rebuilt = await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect());
-    expect(rebuilt.record!.evidence).toEqual(live.record!.evidence);
+    const stored = await readEntries((env as unknown as Record<string, D1Database>)[`SHARD_${ref.shard}`], sid);
+    expect(replayOf(stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), Date.parse(live.record!.createdAt), t.clock.now).evidence).toEqual(live.record!.evidence);
     const shard = (env as unknown as Record<string, D1Database>)[`SHARD_${ref.shard}`];
     const credibility = await shard.prepare("SELECT COUNT(*) AS n FROM entries WHERE sid = ? AND kind = 'credibility'").bind(sid).first<{ n: number }>();
     expect(credibility!.n).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 // History with a retention window: entries older than HISTORY_WINDOW_DAYS move to the archive (R2)
 // after a snapshot entry, replays start from the snapshot and give the same scores, reads follow into
 // the archive, a move killed halfway loses and doubles nothing, and erasure keeps the chain whole.
-import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, evictDurableObject, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { listPages, readPage } from "../../src/db/history-archive";
@@ -12,7 +12,7 @@ import { checkChain, saltedHash, type Entry } from "../../src/domain/entries";
 import worker from "../../src/index";
 import { checkSnapshots, replayScore } from "../../clients/typescript/verify";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, createOperator, emptyAgentObject, shardOf, T_CALL, testApp } from "../helpers";
+import { ADMIN, agentConfig, bearer, createOperator, shardOf, T_CALL, testApp } from "../helpers";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -86,10 +86,9 @@ const scoreOf = async (app: ReturnType<typeof testApp>, sid: string, key: string
   return body;
 };
 
-/** Empties the agent's object and has it rebuild from its shard (a configuration report that changes nothing loads it). */
+/** A new life of the agent's object (evicted, nothing in memory): it reads the agent from its shard (a configuration report that changes nothing loads it). */
 async function rebuild(app: ReturnType<typeof testApp>, sid: string, key: string) {
-  await emptyAgentObject(sid);
-  expect((await runInDurableObject(env.AGENT.getByName(sid), (o) => (o as Agent).inspect())).record).toBeNull();
+  await evictDurableObject(env.AGENT.getByName(sid));
   expect((await app.request(`/agents/${sid}/config`, { headers: bearer(key), body: agentConfig })).status).toBe(200);
 }
 

@@ -10,13 +10,12 @@ import { shardStatements, type ShardWrite } from "../../db/shard-writes";
 import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { chainEntries, GENESIS } from "../../domain/entries";
 import { scoreChangedData, scoreCrossed, type AgentEvent, type EventDraft, type Notified } from "../../domain/events";
-import { agentTag, logKey, scoreCommit, type Leaf } from "../../domain/log/leaf";
-import { shardName } from "../../env";
+import type { Leaf } from "../../domain/log/leaf";
+import { shardName, type Env } from "../../env";
 import { idemOf } from "./recent";
 import type { Group } from "./group";
-import { log } from "./host";
-import { entryEventId, type OutboxItem } from "./outbox";
-import type { Kernel } from "./kernel";
+import { log, type FaultPoint } from "./host";
+import { entryEventId, leafOf, type OutboxItem } from "./items";
 
 export interface Committed {
   bookmarks: Record<string, string>;
@@ -29,30 +28,23 @@ export class RowMissed extends Error {}
 /** Whether a batch failed on a constraint: an entry number another instance of the object took. */
 export const isConstraintError = (err: unknown) => err instanceof RowMissed || /constraint/i.test(String((err as Error)?.message ?? err));
 
-const tags = new Map<string, Promise<string>>();
-
-/** The agent's name in its log, HMAC-SHA256(LOG_KEY, sid). */
-export function logTag(env: { LOG_KEY?: string }, sid: string): Promise<string> {
-  let tag = tags.get(sid);
-  if (!tag) {
-    tag = logKey(env.LOG_KEY).then((key) => {
-      if (!key) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
-      return agentTag(key, sid);
-    });
-    if (tags.size > 10_000) tags.clear();
-    tags.set(sid, tag);
-  }
-  return tag;
+/** What a batch needs of the kernel: its shard, clock and faults, its timers, its outbox. */
+export interface CommitHost {
+  readonly env: Env;
+  now(): number;
+  failing(point: FaultPoint): boolean;
+  shard(n: number): D1Database;
+  readonly timers: { within(now: number, ms: number): Promise<void> };
+  readonly outbox: { publishedFor(before: Loaded | null): number; queue(items: readonly OutboxItem[]): void };
 }
 
-export async function commitGroup(kernel: Kernel, ref: AgentRef, group: Group): Promise<Committed> {
+export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Group): Promise<Committed> {
   const before = group.before;
   const drafts = group.applied.flatMap((a) => a.change.entries ?? []);
   const head = { n: before?.record.seq ?? 0, hash: before?.record.chainHash ?? GENESIS };
   const { chained, head: after } = await chainEntries(ref.sid, head, drafts.map((d) => d.draft));
   group.chainHead = after;
-  const tag = chained.length > 0 ? await logTag(kernel.env, ref.sid) : "";
-  const leaves: Leaf[] = await Promise.all(chained.map(async (c, i) => ({ agent: tag, seq: c.entry.n, entry_hash: c.hash, score_commit: await scoreCommit(drafts[i].composite, c.entry.nonce) })));
+  const leaves: Leaf[] = await Promise.all(chained.map((c, i) => leafOf(kernel.env, ref.sid, { n: c.entry.n, hash: c.hash, composite: drafts[i].composite, nonce: c.entry.nonce })));
   const record: AgentRecord = { ...group.record!, seq: after.n, chainHash: after.hash };
   const at = drafts.at(-1)?.draft.at ?? kernel.now();
 
@@ -136,6 +128,6 @@ export async function commitGroup(kernel: Kernel, ref: AgentRef, group: Group): 
   kernel.outbox.queue(items);
   return {
     bookmarks: bookmark ? { [shardName(ref.shard)]: bookmark } : {},
-    loaded: writesRow ? { record, published, notified, contract: 2 } : before!,
+    loaded: writesRow ? { record, published, notified, contract: 2, shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! } } : before!,
   };
 }

@@ -5,9 +5,9 @@
 // and a withdrawal's penalty, are derived from the entry through the outbox.
 
 import { findReport } from "../../db/agents";
-import type { ShardWrite } from "../../db/shard-writes";
+import { rollupAdditionOf, type ShardWrite } from "../../db/shard-writes";
 import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
-import { DISPUTE_WINDOW_MS, MAX_OPEN_DISPUTES, RESPOND_WITHIN_MS, type Dispute } from "../../domain/disputes";
+import { DISPUTE_WINDOW_MS, disputesDueOf, MAX_OPEN_DISPUTES, RESPOND_WITHIN_MS, type Dispute } from "../../domain/disputes";
 import { disputeEvent, type ControlWrite, type EventDraft } from "../../domain/events";
 import { DAY_MS, MODEL, rollupsOf, type TrackedReport } from "../../domain/model";
 import type { Result } from "../../domain/results";
@@ -16,14 +16,7 @@ import { readEntries } from "../../db/history";
 import { disputeWrite, withdrawalWrite, type EntryWrite } from "./entry-writes";
 import { answer, refuse, type AgentHost, type Outcome } from "./host";
 import { replayOnShard } from "./replay";
-import { rollupAddition } from "./reports";
 import type { Timer } from "./timers";
-
-/** The earliest answer deadline among these disputes (null: none open). */
-export const disputesDueOf = (disputes: readonly Dispute[]): number | null => {
-  const due = disputes.filter((d) => d.status === "open").map((d) => Date.parse(d.respondBy));
-  return due.length > 0 ? Math.min(...due) : null;
-};
 
 export class Disputes {
   constructor(private readonly host: AgentHost) {}
@@ -161,7 +154,7 @@ export class Disputes {
     }
     const fromDay = Math.floor(now / DAY_MS) - MODEL.credibility.standingWindowMs / DAY_MS + 1;
     const { rows } = rollupsOf(reports, fromDay);
-    return { kind: "rollupsRebuilt", sid: record.sid, fromDay, rows: rows.map(rollupAddition) };
+    return { kind: "rollupsRebuilt", sid: record.sid, fromDay, rows: rows.map(rollupAdditionOf) };
   }
 
   /** Disputes the reporter let lapse go to the admins; the report keeps counting until they decide. */

@@ -161,17 +161,16 @@ export class Kernel implements AgentHost {
       committed = { bookmarks: {}, loaded: (await this.read(ref))! };
     }
     this.loaded = committed.loaded;
-    this.recent.committed(group, committed.loaded);
+    this.recent.committed(group.applied, committed.loaded);
     if (group.applied.some((a) => a.change.reread)) this.forget();
-    // A change the control database must show (a claim's owner, a dispute) is answered once it does:
-    // its caller's next read (its own agents, its disputes) finds it.
-    const control = group.applied.some((a) => a.change.control?.length);
-    if (!control) group.answerAll(committed.bookmarks, group.faceMoved(committed.loaded));
+    // Answered once what the batch tells is on its way: a caller that reads on (its own agents after a
+    // claim, its disputes, a webhook test) finds it, and what the control database must show is there.
     try {
       await this.outbox.send(ref, committed.loaded);
     } finally {
       const bookmark = this.outbox.controlBookmark;
-      if (control) group.answerAll({ ...committed.bookmarks, ...(bookmark ? { DB: bookmark } : {}) }, group.faceMoved(committed.loaded));
+      const control = group.applied.some((a) => a.change.control?.length);
+      group.answerAll({ ...committed.bookmarks, ...(control && bookmark ? { DB: bookmark } : {}) }, group.faceMoved(committed.loaded));
     }
     await this.timers.after(committed.loaded, this.now());
   }

@@ -24,8 +24,12 @@ export class Model {
   readonly timer: Timer = {
     name: "model",
     next: (loaded, now) => {
-      const { record } = loaded;
+      const { record, shown } = loaded;
       if (!isV3(record.evidence) || Object.keys(record.evidence.reporters).length === 0) return null;
+      // Due now when the row shows a face (confidence, recommendation) the score no longer has; else
+      // when time alone next changes it, within a day.
+      const score = scoreOfRecord(record, now);
+      if (score.confidence !== shown.confidence || score.recommendation !== shown.recommendation) return now;
       return nextFaceChange(record, now, DAY_MS);
     },
     fire: async (loaded, now) => {

@@ -10,14 +10,26 @@ import { updatePublished, type Loaded } from "../../db/agent-record";
 import { controlStatements, type ControlWrite } from "../../db/shard-writes";
 import type { AgentRef } from "../../domain/agent";
 import type { AgentEvent } from "../../domain/events";
-import { scoreCommit, type Leaf } from "../../domain/log/leaf";
+import type { Env } from "../../env";
 import { unpackText } from "../../db/entry-text";
 import { sendLeaves } from "../../domain/log/messages";
 import type { Result } from "../../domain/results";
-import { logTag } from "./commit";
-import { log, ok, refuse } from "./host";
-import type { Kernel } from "./kernel";
+import { log, ok, refuse, type FaultPoint } from "./host";
+import { leafOf, type OutboxItem } from "./items";
 import type { Timer } from "./timers";
+
+/** What the outbox needs of the kernel. */
+export interface OutboxHost {
+  readonly env: Env;
+  now(): number;
+  failing(point: FaultPoint): boolean;
+  shard(n: number): D1Database;
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
+  read(ref: AgentRef): Promise<Loaded | null>;
+  adopt(loaded: Loaded): void;
+  forget(): void;
+  readonly timers: { earlier(at: number): Promise<void> };
+}
 
 /** A send that keeps failing is tried again 5 s after the first failure, then doubled up to 5 minutes, spread ±20% by the agent. */
 export function retryDelay(failures: number, sid: string): number {
@@ -28,19 +40,7 @@ export function retryDelay(failures: number, sid: string): number {
   return Math.round(wait * (0.8 + 0.4 * ((h >>> 0) / 2 ** 32)));
 }
 
-/** Where the events of entries up to `seq` stand, for the status lists' ordering: after every event of them. */
-export const entryEventPosition = (seq: number) => ({ epoch: "0", n: seq * 16 + 15 });
 
-/** What one entry publishes. */
-export interface OutboxItem {
-  n: number;
-  leaf: Leaf;
-  events: AgentEvent[];
-  control: ControlWrite[];
-}
-
-/** An event told with entry `n` (the k-th of its events): the same id every time it is sent. */
-export const entryEventId = (sid: string, n: number, k: number) => `evt_${sid.slice(6)}_0_${n * 16 + k}`;
 
 /** Entries read from the shard per resend (an agent that was cut off from its queues for long has many). */
 const RESEND_PAGE = 500;
@@ -56,12 +56,16 @@ export class Outbox {
   private failures = 0;
   private retryAt: number | null = null;
 
-  constructor(private readonly kernel: Kernel) {}
+  constructor(private readonly kernel: OutboxHost) {}
 
-  /** Entries after the cursor: due at once, or at the retry's time after a failed send. */
+  /**
+   * Entries this object life has not handed to the queues: due at once (a new life after a crash),
+   * or at the retry's time after a failed send. The row's cursor may lag what this life sent: the
+   * next batch moves it, and a new life sends those entries again (consumers take repeats).
+   */
   readonly timer: Timer = {
     name: "outbox",
-    next: (loaded, now) => (this.sent >= loaded.record.seq && this.sent <= loaded.published ? null : (this.retryAt ?? now)),
+    next: (loaded, now) => (this.sent >= loaded.record.seq ? null : (this.retryAt ?? now)),
     fire: async (loaded) => {
       await this.resend(loaded.record, loaded);
     },
@@ -169,13 +173,11 @@ export class Outbox {
   private async read(ref: AgentRef, after: number, to: number): Promise<OutboxItem[]> {
     const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
     const { results } = await d1.prepare("SELECT n, hash, composite, body, outbox FROM entries WHERE sid = ? AND n > ? AND n <= ? ORDER BY n").bind(ref.sid, after, to).all<StoredItemRow>();
-    const tag = await logTag(this.kernel.env, ref.sid);
     return Promise.all(
       results.map(async (r): Promise<OutboxItem> => {
         const { nonce } = JSON.parse(unpackText(r.body)) as { nonce: string };
         const told = r.outbox ? (JSON.parse(r.outbox) as { events: AgentEvent[]; control: ControlWrite[] }) : { events: [], control: [] };
-        const leaf: Leaf = { agent: tag, seq: r.n, entry_hash: r.hash, score_commit: await scoreCommit(r.composite ?? 0, nonce) };
-        return { n: r.n, leaf, ...told };
+        return { n: r.n, leaf: await leafOf(this.kernel.env, ref.sid, { n: r.n, hash: r.hash, composite: r.composite ?? 0, nonce }), ...told };
       }),
     );
   }

@@ -11,7 +11,7 @@ import type { ConfigUpdated, Registration } from "../../domain/views";
 import { inheritanceOf, inheritanceStep, type Inherited } from "./credibility";
 import { claimWrite, configWrite, registrationWrite, statusWrite, type EntryWrite } from "./entry-writes";
 import { answer, ok, owned, refuse, replayed, type AgentHost } from "./host";
-import { entryEventPosition } from "./outbox";
+import { entryEventPosition } from "./items";
 import { replayOnShard } from "./replay";
 
 export interface RegistrationInput {

@@ -8,7 +8,7 @@
 
 import type { Loaded } from "../../db/agent-record";
 import { IDEMPOTENCY_TTL_MS, type Idempotency } from "../../domain/idempotency";
-import type { Group } from "./group";
+import type { Change } from "./host";
 
 /**
  * How long both are kept: a key for 24 hours, and a receipt id as long as a receipt could still be
@@ -128,10 +128,10 @@ export class Recent {
   }
 
   /** What a committed batch recorded joins the index. */
-  committed(group: Group, loaded: Loaded): void {
+  committed(applied: readonly { change: Change; result?: unknown; from: number; to: number }[], loaded: Loaded): void {
     if (this.d1 === null) return;
     this.sid = loaded.record.sid;
-    for (const a of group.applied) {
+    for (const a of applied) {
       const at = a.change.entries?.at(-1)?.draft.at ?? 0;
       if (a.change.keyed && a.to > a.from) {
         const { operatorId, idempotency } = a.change.keyed;

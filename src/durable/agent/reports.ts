@@ -3,10 +3,10 @@
 // receipt is checked, its id spent once, and the report folded into the record with its entry, its
 // rollup row (scoring model version 3) and, for a keyed report, its answer recorded in its entry.
 
-import type { RollupAddition, ShardWrite } from "../../db/shard-writes";
+import { rollupAdditionOf, type ShardWrite } from "../../db/shard-writes";
 import { applyReportTo, localOf, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type Report } from "../../domain/agent";
 import type { Idempotency } from "../../domain/idempotency";
-import { addToRollup, DIMENSIONS, evidenceFactor, isEstablished, MODEL, type RollupRow } from "../../domain/model";
+import { addToRollup, evidenceFactor, isEstablished, MODEL } from "../../domain/model";
 import { checkReceipt } from "../../domain/receipts";
 import type { Result } from "../../domain/results";
 import { isV3 } from "../../domain/scoring";
@@ -94,18 +94,5 @@ function rollupRows(record: AgentRecord, input: ReportInput, receipted: boolean)
   const established = reporter ? isEstablished({ days: reporter.days, firstAt: reporter.firstAt }, input.at) : false;
   const owner = record.operatorId === null ? null : String(record.operatorId);
   const row = addToRollup(null, { reporter: String(input.reporter), agent: record.sid, owner, at: input.at, outcome: input.outcome, signals: input.signals, receipted, established });
-  return [{ kind: "rollup", add: rollupAddition(row) }];
+  return [{ kind: "rollup", add: rollupAdditionOf(row) }];
 }
-
-/** A rollup row as the shard's additive write takes it. */
-export const rollupAddition = (row: RollupRow): RollupAddition => ({
-  day: row.day,
-  sid: row.agent,
-  reporter: Number(row.reporter),
-  owner: row.owner === null ? null : Number(row.owner),
-  reports: row.reports,
-  receipted: row.receipted,
-  established: row.established,
-  net: DIMENSIONS.map((d) => row.net[d]),
-  receiptedNet: DIMENSIONS.map((d) => row.receiptedNet[d]),
-});

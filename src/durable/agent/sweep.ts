@@ -17,10 +17,10 @@ import type { Dispute } from "../../domain/disputes";
 import type { AgentEvent, Notified } from "../../domain/events";
 import { replayOf } from "../../domain/replay";
 import type { Result } from "../../domain/results";
-import { disputesDueOf } from "./disputes";
+import { disputesDueOf } from "../../domain/disputes";
 import { idemOf } from "./recent";
 import { log, ok, refuse } from "./host";
-import type { Kernel } from "./kernel";
+import type { AgentHost } from "./host";
 
 /** The shard writes the earlier contract's journal held (src/db/shard-writes.ts of that contract). */
 type LegacyShardWrite =
@@ -40,7 +40,7 @@ const ENTRY_PROPS: Record<(typeof ENTRY_COLUMNS)[number], string> = { sid: "sid"
 
 export class Sweep {
   constructor(
-    private readonly kernel: Kernel,
+    private readonly kernel: AgentHost,
     private readonly storage: DurableObjectStorage,
   ) {}
 
@@ -91,13 +91,17 @@ export class Sweep {
       await this.moveChallenges(d1, ref.sid, now);
       record = { ...record, disputesDue: await this.moveDisputes(d1, ref.sid) };
     } else {
+      // An agent untouched since before the history was a chain: release 1.1's objects move that history when woken.
+      const version = await d1.prepare("SELECT history_version AS v FROM agents WHERE sid = ?").bind(ref.sid).first<number>("v");
+      if (version !== null && version < 2) throw new Error(`${ref.sid}: its history is still in the tables from before the chain; wake it under release 1.1 first (docs/operations.md)`);
       // No storage (it was never written, or lost): the shard's history is replayed.
       record = await this.rebuilt(d1, loaded);
     }
-    await replaceAgent(d1, rowOf(record, now, published, notified)).run();
+    const row = rowOf(record, now, published, notified);
+    await replaceAgent(d1, row).run();
     await this.storage.deleteAll();
     log("info", "agent moved to the record's contract", { sid: ref.sid, seq: record.seq, published });
-    return { record, published, notified, contract: 2 };
+    return { record, published, notified, contract: 2, shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! } };
   }
 
   private fact<T>(key: string): T | null {
