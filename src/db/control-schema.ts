@@ -27,7 +27,7 @@ export const operators = sqliteTable("operators", {
   tier: text("tier", { enum: TIER_NAMES }).notNull().default("free"),
   rateLimitPerMinute: integer("rate_limit_per_minute"),
   rateLimitPerDay: integer("rate_limit_per_day"),
-  // Projection kept by the agents' scorer objects (deltas, so concurrent agents never overwrite each
+  // Projection kept by the agents' objects (deltas, so concurrent agents never overwrite each
   // other): sums over the operator's agents of evidence and evidence x composite, as of each agent's
   // last score update. The operator score is derived from them without reading every agent.
   agentEvidence: real("agent_evidence").notNull().default(0),

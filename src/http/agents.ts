@@ -41,7 +41,7 @@ export async function locate(c: Context<AppEnv>, sid: string): Promise<AgentRef>
   return ref;
 }
 
-type Scorer = DurableObjectStub<import("../durable/agent").Agent>;
+type AgentStub = DurableObjectStub<import("../durable/agent").Agent>;
 const ids = new WeakMap<object, Map<string, DurableObjectId>>();
 
 /**
@@ -49,7 +49,7 @@ const ids = new WeakMap<object, Map<string, DurableObjectId>>();
  * it on every request otherwise. The stub itself is made per request: a stub is an I/O object, and
  * the runtime refuses one made in another request's context.
  */
-export function scorerOf(c: Context<AppEnv>, ref: AgentRef): Scorer {
+export function agentOf(c: Context<AppEnv>, ref: AgentRef): AgentStub {
   const namespace = c.env.AGENT;
   let byName = ids.get(namespace);
   if (!byName) ids.set(namespace, (byName = new Map()));
@@ -72,7 +72,7 @@ export async function readAgent(c: Context<AppEnv>, sid: string): Promise<{ ref:
   // A row still on the earlier contract (its object's storage holds the truth until the sweep moves
   // it) is moved by its object first.
   if (row && row.contract >= 2) return { ref, row };
-  const synced = await scorerOf(c, ref).migrate(ref);
+  const synced = await agentOf(c, ref).migrate(ref);
   if (!synced.ok) throw refusalError(synced.refusal);
   const fresh = await readAgentRow(shardDatabases(c.env)[ref.shard].withSession("first-primary"), sid);
   if (!fresh) throw errors.agentNotFound();

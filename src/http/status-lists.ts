@@ -4,7 +4,7 @@ import type { AgentRef } from "../domain/agent";
 import { refusalError } from "../domain/errors";
 import { statusListUri, type StatusPointer } from "../domain/status-list";
 import type { AgentFacts } from "../domain/status-list";
-import { scorerOf } from "./agents";
+import { agentOf } from "./agents";
 import type { Env } from "../env";
 import type { AppEnv } from "./context";
 
@@ -53,7 +53,7 @@ export async function listAgent(c: Context<AppEnv>, sid: string, facts: AgentFac
 
 /** What the agent's object says it is now, and where its events stand. */
 export async function currentFacts(c: Context<AppEnv>, ref: AgentRef): Promise<AgentFacts> {
-  const out = await scorerOf(c, ref).statusFacts(ref, c.get("deps").now());
+  const out = await agentOf(c, ref).statusFacts(ref, c.get("deps").now());
   if (!out.ok) throw refusalError(out.refusal);
   const { status, recommendation, epoch, n } = out.result;
   return { status, recommendation, version: { at: c.get("deps").now(), epoch, n } };

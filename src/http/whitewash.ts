@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import type { Inherited } from "../durable/agent/credibility";
 import { shardDatabases } from "../env";
-import { locate, scorerOf } from "./agents";
+import { locate, agentOf } from "./agents";
 import type { AppEnv } from "./context";
 
 /** Candidates read per shard: a fleet of identical agents is many rows, but few are in caution. */
@@ -34,7 +34,7 @@ export async function whitewashOf(c: Context<AppEnv>, fingerprint: string, opera
   if (operatorId !== null) {
     for (const row of rows.filter((r) => r.operatorId === operatorId)) {
       const ref = await locate(c, row.sid);
-      const out = await scorerOf(c, ref).inheritance(ref, now);
+      const out = await agentOf(c, ref).inheritance(ref, now);
       if (out.ok && out.result) {
         inheritance = out.result;
         break;

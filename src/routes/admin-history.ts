@@ -3,7 +3,7 @@ import { locateTransaction } from "../domain/agent";
 import { SID_PATTERN } from "../domain/identifiers";
 import { errors } from "../domain/errors";
 import { purgeFace, settle } from "../http/agent-result";
-import { locate, scorerOf } from "../http/agents";
+import { locate, agentOf } from "../http/agents";
 import { requireAdmin } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { sid, timestamp } from "../http/wire/common";
@@ -118,7 +118,7 @@ export function registerAdminHistory(app: OpenAPIHono<AppEnv>) {
       if (!where.legacy && where.num !== ref.num) throw errors.transactionNotFound();
       target = where.legacy ? { n: null, ref: id } : { n: where.seq, ref: null };
     }
-    const out = settle(c, agent, await scorerOf(c, ref).eraseText(ref, target, c.get("deps").now()));
+    const out = settle(c, agent, await agentOf(c, ref).eraseText(ref, target, c.get("deps").now()));
     if (target !== null && !out.found) throw errors.transactionNotFound();
     // The name went with the rest: the page this data centre cached shows it no more.
     if (target === null) purgeFace(c, agent);

@@ -7,7 +7,7 @@ import { AGENT_STATUSES } from "../domain/agent";
 import { APPLICATION_STATUSES } from "../domain/applications";
 import { errors } from "../domain/errors";
 import { purgeFace, settle } from "../http/agent-result";
-import { forgetOperator, locate, scorerOf } from "../http/agents";
+import { forgetOperator, locate, agentOf } from "../http/agents";
 import { newApiKey } from "../domain/identifiers";
 import { sequencerName } from "../domain/log/messages";
 import { TIER_NAMES } from "../domain/limits";
@@ -337,7 +337,7 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
     const { sid } = c.req.valid("param");
     const { status } = c.req.valid("json");
     const ref = await locate(c, sid);
-    settle(c, sid, await scorerOf(c, ref).setStatus(ref, status, c.get("deps").now()));
+    settle(c, sid, await agentOf(c, ref).setStatus(ref, status, c.get("deps").now()));
     // The badge and the page say whether the agent is suspended: this data centre's copies go now.
     purgeFace(c, sid);
     return c.json({ sid, status }, 200);

@@ -6,7 +6,7 @@ import { newSid, newToken, sha256Hex } from "../domain/identifiers";
 import type { Registration } from "../domain/views";
 import type { AppEnv } from "../http/context";
 import { authOf, requireKey } from "../http/auth";
-import { forgetOperator, locate, scorerOf } from "../http/agents";
+import { forgetOperator, locate, agentOf } from "../http/agents";
 import { listAgent } from "../http/status-lists";
 import { whitewashOf } from "../http/whitewash";
 import { NEW_AGENT } from "../domain/status-list";
@@ -179,7 +179,7 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
   const ref = { sid, num: entry.num, shard, log };
   const print = await fingerprint(input.config);
   const whitewash = await whitewashOf(c, print, operatorId, now);
-  const out = await scorerOf(c, ref).register(ref, {
+  const out = await agentOf(c, ref).register(ref, {
     operatorId,
     name: input.name,
     description: input.description,
@@ -216,7 +216,7 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
     const { sid } = c.req.valid("param");
     const ref = await locate(c, sid);
     const operatorId = authOf(c).operatorId;
-    const out = await scorerOf(c, ref).claim(ref, { operatorId, claimTokenHash: await sha256Hex(c.req.valid("json").claim_token), now: c.get("deps").now() });
+    const out = await agentOf(c, ref).claim(ref, { operatorId, claimTokenHash: await sha256Hex(c.req.valid("json").claim_token), now: c.get("deps").now() });
     settle(c, sid, out);
     forgetOperator(operatorId);
     return c.json({ sid, message: CLAIMED }, 200);
@@ -226,12 +226,12 @@ export function registerAgents(app: OpenAPIHono<AppEnv>) {
     const { sid } = c.req.valid("param");
     const body = c.req.valid("json");
     const auth = authOf(c);
-    // The scorer checks that the agent exists and that the caller owns it.
+    // The agent's object checks that the agent exists and that the caller owns it.
     const config = configurationOfA(body);
     const print = await fingerprint(config);
     const ref = await locate(c, sid);
     const out = await idempotent(c, { sid, ...body }, (idempotency) =>
-      scorerOf(c, ref).updateConfig(ref, { callerId: auth.operatorId, now: c.get("deps").now(), idempotency, config, fingerprint: print }),
+      agentOf(c, ref).updateConfig(ref, { callerId: auth.operatorId, now: c.get("deps").now(), idempotency, config, fingerprint: print }),
     );
     return c.json(wire(c).config(settle(c, sid, out)), 200);
   });

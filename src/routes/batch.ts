@@ -7,7 +7,7 @@ import type { TransactionRecorded } from "../domain/views";
 import type { ReportInput } from "../durable/agent";
 import { settle } from "../http/agent-result";
 import { giveBackUnits, requireKey } from "../http/auth";
-import { locate, scorerOf } from "../http/agents";
+import { locate, agentOf } from "../http/agents";
 import type { AppEnv } from "../http/context";
 import { idempotencyOf } from "../http/idempotency";
 import { reportInput, withPromise, type ReportBody } from "../http/reports";
@@ -113,7 +113,7 @@ export function registerBatch(app: OpenAPIHono<AppEnv>) {
     // One call per agent, in parallel: each agent's object commits its reports in one batch of its own.
     await Promise.all(
       [...byAgent.values()].map(async (g) => {
-        const results = await scorerOf(c, g.ref).reportMany(g.ref, g.inputs);
+        const results = await agentOf(c, g.ref).reportMany(g.ref, g.inputs);
         await Promise.all(results.map(async (result, i) => (outcomes[g.items[i].index] = await outcomeOf(c, g.ref, result))));
       }),
     );

@@ -10,7 +10,7 @@ import { LIMITS } from "../domain/limits";
 import type { AgentScore } from "../domain/views";
 import { settle } from "../http/agent-result";
 import { toAgentScore } from "../domain/views";
-import { locate, operatorFacts, readAgent, scorerOf } from "../http/agents";
+import { locate, operatorFacts, readAgent, agentOf } from "../http/agents";
 import { authOf, requireKey } from "../http/auth";
 import { granting, type AppEnv } from "../http/context";
 import { contentDigestMatches, readSignatureInput, REQUIRED_COMPONENTS, verifySignature } from "../http/message-signature";
@@ -104,12 +104,12 @@ async function checkAgentSignature(c: Context<AppEnv>, ref: AgentRef, agent: Age
   }
   const { keyid, nonce: given } = input.claims;
   if (agent.identityKey === null || keyid !== agent.identityKey) throw errors.signatureRefused("keyid must be the agent's proven key (its identity_key)");
-  const keys = settle(c, ref.sid, await scorerOf(c, ref).signatureKeys(ref)).keys;
+  const keys = settle(c, ref.sid, await agentOf(c, ref).signatureKeys(ref)).keys;
   const key = keys.find((k) => k.thumbprint === keyid);
   if (!key || !(await verifySignature(c.req.raw, key.jwk))) throw errors.signatureRefused("the signature does not verify with the key keyid names");
   const issued = await checkNonce(await signingKeys(c), ref.sid, given, now);
   if (!issued.ok) throw refusalError("invalid_nonce");
-  const spent = await scorerOf(c, ref).spendNonce(ref, { nonce: given, expiresAt: issued.expiresAt, now });
+  const spent = await agentOf(c, ref).spendNonce(ref, { nonce: given, expiresAt: issued.expiresAt, now });
   if (!spent.ok) throw spent.refusal === "invalid_nonce" ? errors.signatureRefused("the nonce is not one the service issued for this agent, or it was used or has expired") : refusalError(spent.refusal);
 }
 
@@ -138,7 +138,7 @@ export function registerCredentials(app: OpenAPIHono<AppEnv>) {
       signingKeys(c),
       statusPlaceOf(c, ref),
       unresolvedDisputes(c.get("db"), sid),
-      scorerOf(c, ref).signatureKeys(ref),
+      agentOf(c, ref).signatureKeys(ref),
     ]);
     if (!place) throw errors.statusListsUnavailable();
     const jwk = settle(c, sid, agentKeys).keys.find((k) => k.thumbprint === agent.identityKey)?.jwk;

@@ -3,7 +3,7 @@ import { disputesByStatus, getDispute, listDisputes } from "../db/disputes";
 import { DISPUTE_DECISIONS, DISPUTE_STATUSES } from "../domain/disputes";
 import { errors, refusalError } from "../domain/errors";
 import { settle } from "../http/agent-result";
-import { locate, locateReport, scorerOf } from "../http/agents";
+import { locate, locateReport, agentOf } from "../http/agents";
 import { authOf, requireAdmin, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
@@ -128,7 +128,7 @@ export function registerDisputes(app: OpenAPIHono<AppEnv>) {
     const transactionId = c.req.valid("param").id;
     const { reason, statement } = c.req.valid("json");
     const ref = await locateReport(c, transactionId);
-    const opened = settle(c, ref.sid, await scorerOf(c, ref).openDispute(ref, { callerId: authOf(c).operatorId, transactionId, reason, statement, now: c.get("deps").now() }));
+    const opened = settle(c, ref.sid, await agentOf(c, ref).openDispute(ref, { callerId: authOf(c).operatorId, transactionId, reason, statement, now: c.get("deps").now() }));
     return c.json({ dispute: view.view(opened, "owner") }, 201);
   });
 
@@ -148,7 +148,7 @@ export function registerDisputes(app: OpenAPIHono<AppEnv>) {
     // Only the reporter may answer; to anyone else the dispute does not exist.
     if (!found || found.reporterOperatorId !== operatorId) throw errors.disputeNotFound();
     const ref = await locate(c, found.sid);
-    const answered = settle(c, ref.sid, await scorerOf(c, ref).answerDispute(ref, { callerId: operatorId, disputeId, stand, note, now: c.get("deps").now() }));
+    const answered = settle(c, ref.sid, await agentOf(c, ref).answerDispute(ref, { callerId: operatorId, disputeId, stand, note, now: c.get("deps").now() }));
     return c.json({ dispute: view.view(answered, "reporter") }, 200);
   });
 
@@ -165,7 +165,7 @@ export function registerDisputes(app: OpenAPIHono<AppEnv>) {
     const found = await getDispute(c.env.DB.withSession("first-primary"), disputeId);
     if (!found) throw errors.disputeNotFound();
     const ref = await locate(c, found.sid);
-    const decided = settle(c, ref.sid, await scorerOf(c, ref).decideDispute(ref, { disputeId, outcome, note, now: c.get("deps").now() }));
+    const decided = settle(c, ref.sid, await agentOf(c, ref).decideDispute(ref, { disputeId, outcome, note, now: c.get("deps").now() }));
     return c.json({ dispute: view.view(decided, "admin") }, 200);
   });
 }

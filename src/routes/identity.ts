@@ -7,7 +7,7 @@ import { errors, refusalError } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
 import { LIMITS } from "../domain/limits";
 import { settle } from "../http/agent-result";
-import { locate, scorerOf } from "../http/agents";
+import { locate, agentOf } from "../http/agents";
 import { authOf, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { MAX_SIGNATURE_LIFETIME_S, readSignatureInput, verifySignature } from "../http/message-signature";
@@ -159,12 +159,12 @@ async function countProof(c: Context<AppEnv>, sid: string) {
 
 /** The key a proof names, with its directory fetched again when its copy is an hour old. */
 async function provingKey(c: Context<AppEnv>, ref: AgentRef, keyid: string, now: number) {
-  const scorer = scorerOf(c, ref);
-  const known = settle(c, ref.sid, await scorer.signatureKeys(ref));
+  const agent = agentOf(c, ref);
+  const known = settle(c, ref.sid, await agent.signatureKeys(ref));
   const key = known.keys.find((k) => k.thumbprint === keyid);
   if (!key?.directoryUrl || now - (known.directories[key.directoryUrl] ?? 0) < DIRECTORY_TTL_MS) return key;
   const fresh = await directoryKeys(c, key.directoryUrl, now);
-  settle(c, ref.sid, await scorer.refreshDirectory(ref, { url: fresh.url, keys: fresh.keys, now }));
+  settle(c, ref.sid, await agent.refreshDirectory(ref, { url: fresh.url, keys: fresh.keys, now }));
   return fresh.keys.find((k) => k.thumbprint === keyid);
 }
 
@@ -187,21 +187,21 @@ export function registerIdentity(app: OpenAPIHono<AppEnv>) {
       keys = found.keys;
       directoryUrl = found.url;
     }
-    const added = settle(c, sid, await scorerOf(c, ref).addKeys(ref, { callerId: authOf(c).operatorId, keys, directoryUrl, now }));
+    const added = settle(c, sid, await agentOf(c, ref).addKeys(ref, { callerId: authOf(c).operatorId, keys, directoryUrl, now }));
     return c.json(identity.keys(added.keys, added.identityKey), 201);
   });
 
   app.openapi(listKeys, async (c) => {
     const { sid } = c.req.valid("param");
     const ref = await locate(c, sid);
-    const listed = settle(c, sid, await scorerOf(c, ref).listKeys(ref, authOf(c).operatorId));
+    const listed = settle(c, sid, await agentOf(c, ref).listKeys(ref, authOf(c).operatorId));
     return c.json(identity.keys(listed.keys, listed.identityKey), 200);
   });
 
   app.openapi(removeKey, async (c) => {
     const { sid, thumbprint } = c.req.valid("param");
     const ref = await locate(c, sid);
-    const out = settle(c, sid, await scorerOf(c, ref).removeKey(ref, { callerId: authOf(c).operatorId, thumbprint, now: c.get("deps").now() }));
+    const out = settle(c, sid, await agentOf(c, ref).removeKey(ref, { callerId: authOf(c).operatorId, thumbprint, now: c.get("deps").now() }));
     return c.json(identity.proof("Key removed", out.identityLevel, out.identityKey), 200);
   });
 
@@ -211,7 +211,7 @@ export function registerIdentity(app: OpenAPIHono<AppEnv>) {
     const now = c.get("deps").now();
     // 64 random bytes, base64: the Web Bot Auth nonce format, so agents sign with web-bot-auth as it is.
     const nonce = generateNonce();
-    settle(c, sid, await scorerOf(c, ref).issueNonce(ref, { callerId: authOf(c).operatorId, nonce, expiresAt: now + CHALLENGE_TTL_S * 1000, now }));
+    settle(c, sid, await agentOf(c, ref).issueNonce(ref, { callerId: authOf(c).operatorId, nonce, expiresAt: now + CHALLENGE_TTL_S * 1000, now }));
     return c.json({ nonce, expires_in: CHALLENGE_TTL_S }, 200);
   });
 
@@ -227,7 +227,7 @@ export function registerIdentity(app: OpenAPIHono<AppEnv>) {
     const key = await provingKey(c, ref, keyid, now);
     if (!key) throw errors.signatureRefused("keyid is not a key registered for this agent");
     if (!(await verifySignature(c.req.raw, key.jwk))) throw errors.signatureRefused("the signature does not verify with the key keyid names");
-    const out = settle(c, sid, await scorerOf(c, ref).proveSignature(ref, { nonce, thumbprint: key.thumbprint, now }));
+    const out = settle(c, sid, await agentOf(c, ref).proveSignature(ref, { nonce, thumbprint: key.thumbprint, now }));
     return c.json(identity.proof("Identity verified by HTTP message signature", out.identityLevel, out.identityKey), 200);
   });
 }

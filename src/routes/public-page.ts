@@ -5,7 +5,7 @@ import { errors } from "../domain/errors";
 import { SID_PATTERN } from "../domain/identifiers";
 import { LIMITS } from "../domain/limits";
 import { settle } from "../http/agent-result";
-import { locate, scorerOf } from "../http/agents";
+import { locate, agentOf } from "../http/agents";
 import { authOf, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { cachedAnswer, storeAnswer } from "../http/edge-cache";
@@ -166,7 +166,7 @@ export function registerPublicPage(app: OpenAPIHono<AppEnv>) {
   app.openapi(setting, async (c) => {
     const { sid } = c.req.valid("param");
     const ref = await locate(c, sid);
-    const out = await scorerOf(c, ref).setPublicProfile(ref, { callerId: authOf(c).operatorId, publicProfile: c.req.valid("json").public_profile, now: c.get("deps").now() });
+    const out = await agentOf(c, ref).setPublicProfile(ref, { callerId: authOf(c).operatorId, publicProfile: c.req.valid("json").public_profile, now: c.get("deps").now() });
     const { publicProfile } = settle(c, sid, out);
     const origin = publicOrigin(c.env);
     c.executionCtx.waitUntil(purgePage(origin, sid));

@@ -6,7 +6,7 @@ import { authOf, requireKey } from "../http/auth";
 import { reportInput, withPromise } from "../http/reports";
 import { idempotent } from "../http/idempotency";
 import { settle } from "../http/agent-result";
-import { locate, ownedAgent, scorerOf } from "../http/agents";
+import { locate, ownedAgent, agentOf } from "../http/agents";
 import { listTransactions } from "../db/agents";
 import { archivedTransactions } from "../db/archived-reads";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
@@ -103,7 +103,7 @@ export function registerTransactions(app: OpenAPIHono<AppEnv>) {
     const body = c.req.valid("json");
     const ref = await locate(c, body.sid);
     const input = reportInput(c, body, c.get("deps").now());
-    const out = await idempotent(c, body, (idempotency) => scorerOf(c, ref).reportTransaction(ref, { ...input, idempotency }));
+    const out = await idempotent(c, body, (idempotency) => agentOf(c, ref).reportTransaction(ref, { ...input, idempotency }));
     return c.json(wire(c).transaction(await withPromise(c, ref, settle(c, body.sid, out))), 201);
   });
 }

@@ -10,7 +10,7 @@ import { consume } from "../http/rate-limit";
 import { LIMITS } from "../domain/limits";
 import { checkCallbackUrl } from "../net/callback-guard";
 import { deliverChallenge } from "../net/delivery";
-import { locate, ownedAgent, scorerOf } from "../http/agents";
+import { locate, ownedAgent, agentOf } from "../http/agents";
 import { identityLabel, identityLevel } from "../http/wire/common";
 import { sidParam } from "./fields";
 import { bearer, createRoute, errorResponses, json, jsonBody } from "./openapi";
@@ -107,13 +107,13 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     const tokenHash = await sha256Hex(token);
     const now = deps.now();
     const ref = await locate(c, sid);
-    const scorer = scorerOf(c, ref);
+    const agent = agentOf(c, ref);
     // Kept by the agent's object before delivery, so a receiver that confirms at once finds its token.
-    settle(c, sid, await scorer.addChallenge(ref, { tokenHash, expiresAt: now + CHALLENGE_TTL_SECONDS * 1000 }));
+    settle(c, sid, await agent.addChallenge(ref, { tokenHash, expiresAt: now + CHALLENGE_TTL_SECONDS * 1000 }));
     const delivered = await deliverChallenge(check.url, { challenge_token: token, sid }, deps.fetchOutbound);
     if (!delivered) {
       // The token may have reached someone before the failure: it must not stay usable.
-      await scorer.voidChallenge(ref, tokenHash);
+      await agent.voidChallenge(ref, tokenHash);
       throw errors.callbackFailed();
     }
     return c.json(SENT, 202);
@@ -125,7 +125,7 @@ export function registerVerification(app: OpenAPIHono<AppEnv>) {
     // A token that cannot be one is refused like a wrong one, after the owner check.
     const tokenHash = await sha256Hex(TOKEN_PATTERN.test(token) ? token : "");
     const ref = await locate(c, sid);
-    const out = settle(c, sid, await scorerOf(c, ref).confirmIdentity(ref, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() }));
+    const out = settle(c, sid, await agentOf(c, ref).confirmIdentity(ref, { callerId: authOf(c).operatorId, tokenHash, now: c.get("deps").now() }));
     // The agent's level now: 1, or 2 where a proven key keeps it there.
     const level = out.identityLevel as 1 | 2;
     return c.json({ message: "Identity verified by callback challenge", identity_level: level, identity_label: IDENTITY_LABELS[level] }, 200);

@@ -54,17 +54,17 @@ async function transactions(h: App, key: string, sid: string) {
   return ((await res.json()) as { transactions: { transaction_id: number; status: string }[] }).transactions;
 }
 
-const scorer = (sid: string) => env.AGENT.get(env.AGENT.idFromName(sid));
+const agentObject = (sid: string) => env.AGENT.get(env.AGENT.idFromName(sid));
 
 /** Runs the agent object's alarm as if it were `at`. */
 async function alarmAt(sid: string, at: number) {
-  await runInDurableObject(scorer(sid), (o) => {
+  await runInDurableObject(agentObject(sid), (o) => {
     (o as Agent).clock = () => at;
   });
-  await runInDurableObject(scorer(sid), async (_o, state) => {
+  await runInDurableObject(agentObject(sid), async (_o, state) => {
     if ((await state.storage.getAlarm()) === null) await state.storage.setAlarm(Date.now() + DAY);
   });
-  expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
+  expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
 }
 
 /** An agent of `owner` with two praises and one failure by `reporter`; the failure is returned. */
@@ -258,7 +258,7 @@ describe("an unanswered dispute", () => {
     const before = await score(h, owner.key, sid);
     const opened = ((await (await dispute(h, owner.key, failure)).json()) as { dispute: DisputeJson }).dispute;
     const deadline = Date.parse(opened.respond_by);
-    const alarm = await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm());
+    const alarm = await runInDurableObject(agentObject(sid), async (_o, state) => state.storage.getAlarm());
     expect(alarm).not.toBeNull();
     expect(alarm!).toBeLessThanOrEqual(deadline);
 
@@ -301,7 +301,7 @@ describe("an unanswered dispute", () => {
     await emptyAgentObject(sid);
     // The next change rebuilds the object; the open dispute's deadline is its alarm again.
     await report(h, reporter.key, sid, "success", 900);
-    const alarm = await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm());
+    const alarm = await runInDurableObject(agentObject(sid), async (_o, state) => state.storage.getAlarm());
     expect(alarm).not.toBeNull();
     expect(alarm!).toBeLessThanOrEqual(deadline);
     await alarmAt(sid, deadline);

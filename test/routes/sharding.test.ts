@@ -11,8 +11,8 @@ import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgen
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const shards = () => [env.SHARD_0, env.SHARD_1!];
-const scorer = (sid: string) => env.AGENT.getByName(sid);
-const inspect = (sid: string) => runInDurableObject(scorer(sid), (o) => (o as Agent).inspect());
+const agentObject = (sid: string) => env.AGENT.getByName(sid);
+const inspect = (sid: string) => runInDurableObject(agentObject(sid), (o) => (o as Agent).inspect());
 const shardNumber = async (sid: string) =>
   (await env.DB.prepare("SELECT shard FROM agent_directory WHERE sid = ?").bind(sid).first<number>("shard"))!;
 
@@ -138,7 +138,7 @@ describe("replayable history", () => {
     expect(replayed.evidence).toEqual(live.evidence);
 
     // A new life of the object, nothing in memory, reads the same working state from the shard.
-    await evictDurableObject(scorer(sid));
+    await evictDurableObject(agentObject(sid));
     const rebuilt = (await inspect(sid)).record!;
     expect(rebuilt.evidence).toEqual(live.evidence);
     expect(rebuilt.seq).toBe(live.seq);
@@ -194,12 +194,12 @@ describe("time alone", () => {
     const shard = await shardOf(sid);
     const before = await shard.prepare("SELECT composite, confidence FROM agents WHERE sid = ?").bind(sid).first<{ composite: number; confidence: string }>();
     expect(before!.confidence).toBe("medium");
-    expect(await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm())).not.toBeNull();
+    expect(await runInDurableObject(agentObject(sid), async (_o, state) => state.storage.getAlarm())).not.toBeNull();
     // Two years later, with no event at all.
-    await runInDurableObject(scorer(sid), (o) => {
+    await runInDurableObject(agentObject(sid), (o) => {
       (o as Agent).clock = () => T_CALL + 730 * 86_400_000;
     });
-    expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
+    expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
     const after = await shard.prepare("SELECT composite, confidence FROM agents WHERE sid = ?").bind(sid).first<{ composite: number; confidence: string }>();
     expect(after!.confidence).toBe("low");
     expect(after!.composite).toBeLessThan(before!.composite);
@@ -217,11 +217,11 @@ describe("the alarm's time", () => {
     expect(day).toBeLessThan(1000);
     // The alarm runs the day before the face changes: the next one comes at the change, not a day later.
     const from = T_CALL + (day - 1) * DAY;
-    await runInDurableObject(scorer(sid), (o) => {
+    await runInDurableObject(agentObject(sid), (o) => {
       (o as Agent).clock = () => from;
     });
-    expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
-    const alarm = await runInDurableObject(scorer(sid), async (_o, state) => state.storage.getAlarm());
+    expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
+    const alarm = await runInDurableObject(agentObject(sid), async (_o, state) => state.storage.getAlarm());
     expect(alarm).toBe(nextFaceChange(record, from, DAY));
     expect(alarm!).toBeLessThan(from + DAY);
     expect(face(alarm!)).not.toBe(face(from));
@@ -236,8 +236,8 @@ describe("a cold object woken by its alarm", () => {
     const { sid } = await registerAgent(owner.key);
     for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
     // An eviction: nothing in memory, storage as it was; then the alarm is the first thing to run.
-    await evictDurableObject(scorer(sid));
-    expect(await runDurableObjectAlarm(scorer(sid))).toBe(true);
+    await evictDurableObject(agentObject(sid));
+    expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
     await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
     // The fourth report within 24 hours counts 1/√4, as replaying the history gives it.
     expect((await reportRows(sid)).map((r) => r.damping)).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2]);
