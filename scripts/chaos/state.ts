@@ -1,7 +1,7 @@
 // The service's state on disk after the run (the service stopped): the report rows of every shard,
 // read with `wrangler d1 execute --local --persist-to` as an operator would, and what each agent's
-// object still holds in its storage (its journal of shard writes, its outbox of events, its outbox of
-// log leaves, in their tables and in the agent's row), read from the object's SQLite file.
+// object still holds in its own storage (nothing, under the record's contract), read from the
+// object's SQLite file.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -72,65 +72,44 @@ export async function shardConfigs(service: ChaosService): Promise<ShardConfig[]
   );
 }
 
-/** Every history entry (`sid/n`) in the shards' SQLite files, read beside the running service. */
-function shardEntryKeys(persistTo: string, DatabaseSync: typeof import("node:sqlite").DatabaseSync): Set<string> {
-  const keys = new Set<string>();
-  const root = join(persistTo, "v3", "d1");
-  if (!existsSync(root)) return keys;
-  for (const dir of readdirSync(root)) {
-    for (const file of readdirSync(join(root, dir)).filter((f) => f.endsWith(".sqlite"))) {
-      const db = new DatabaseSync(join(root, dir, file), { readOnly: true });
-      try {
-        if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'").get()) continue;
-        for (const r of db.prepare("SELECT sid, n FROM entries").all() as { sid: string; n: number }[]) keys.add(`${r.sid}/${r.n}`);
-      } finally {
-        db.close();
-      }
-    }
-  }
-  return keys;
-}
-
 /**
- * What every agent object still holds for the shard, the events queue and the log: journal entries
- * the shard lacks (in the agent's row, where a change's entry rides until the next write drops it
- * once applied, and in the journal table, whose rows wait for the alarm's drop), events not sent,
- * and log leaves the log has not acknowledged (in the log outbox, and in the agent's row). An entry
- * is waiting when a history row it writes is not on a shard; one that writes no history row (a
- * score refresh, a rollup) cannot be told from an applied one here and is counted apart
- * (`unchecked`).
+ * What the agents' objects still hold in their own storage: under the record's contract, nothing
+ * but an alarm. An object whose SQLite file holds a table of its own (the earlier contract's
+ * journal, outbox, answers...) is counted: none may be left after the sweep.
  */
-export async function agentStorage(persistTo: string): Promise<{ objects: number; journal: number; outbox: number; logOutbox: number; unchecked: number }> {
+export async function agentStorage(persistTo: string): Promise<{ objects: number; withTables: number; tables: string[] }> {
   const { DatabaseSync } = await import("node:sqlite");
   const root = join(persistTo, "v3", "do");
-  const totals = { objects: 0, journal: 0, outbox: 0, logOutbox: 0, unchecked: 0 };
+  const totals = { objects: 0, withTables: 0, tables: [] as string[] };
   if (!existsSync(root)) return totals;
-  const onShard = shardEntryKeys(persistTo, DatabaseSync);
   for (const dir of readdirSync(root).filter((d) => d.endsWith("-Agent"))) {
     for (const file of readdirSync(join(root, dir)).filter((f) => f.endsWith(".sqlite"))) {
       const db = new DatabaseSync(join(root, dir, file), { readOnly: true });
       try {
-        const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name));
-        const count = (table: string) => (tables.has(table) ? Number((db.prepare(`SELECT count(*) AS c FROM ${table}`).get() as { c: number }).c) : 0);
+        const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'").all() as { name: string }[]).map((t) => t.name);
         totals.objects++;
-        totals.outbox += count("outbox");
-        // Leaves up to the log's acknowledgement stay as rows for the next leaves to take over: not waiting.
-        const acked = tables.has("meta") ? (db.prepare("SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = 'log_acked'").get() as { n: number } | undefined)?.n ?? 0 : 0;
-        totals.logOutbox += tables.has("log_outbox") ? Number((db.prepare("SELECT count(*) AS c FROM log_outbox WHERE n > ?").get(acked) as { c: number }).c) : 0;
-        const row = tables.has("agent") ? (db.prepare("SELECT * FROM agent WHERE id = 1").get() as { journal?: string | null; leaves?: string | null } | undefined) : undefined;
-        type Kept = { shard: { kind: string; row?: { sid: string; n: number } }[] };
-        // The journal table's rows stay after they are applied until the alarm's drop: told apart the same way.
-        const tableRows = tables.has("journal") ? (db.prepare("SELECT shard FROM journal").all() as { shard: string }[]).map((r) => ({ shard: JSON.parse(r.shard) }) as Kept) : [];
-        for (const entry of [...(JSON.parse(row?.journal ?? "[]") as Kept[]), ...tableRows]) {
-          const rows = entry.shard.filter((w) => w.kind === "entry" && w.row).map((w) => `${w.row!.sid}/${w.row!.n}`);
-          if (rows.length === 0) totals.unchecked++;
-          else if (rows.some((k) => !onShard.has(k))) totals.journal++;
+        if (tables.length > 0) {
+          totals.withTables++;
+          totals.tables.push(...tables.filter((t) => !totals.tables.includes(t)));
         }
-        totals.logOutbox += (JSON.parse(row?.leaves ?? "[]") as { seq: number }[]).filter((l) => l.seq > acked).length;
       } finally {
         db.close();
       }
     }
   }
   return totals;
+}
+
+/** Per shard, the agents whose outbox cursor is behind their last entry (a lag the next batch or the alarm moves). */
+export async function cursorLag(service: ChaosService): Promise<{ agents: number; entries: number }> {
+  const shards = databaseNames(service.root).slice(1);
+  let agents = 0;
+  let entries = 0;
+  for (const shard of shards) {
+    for (const r of execute(service, shard, "SELECT count(*) AS agents, coalesce(sum(seq - published), 0) AS entries FROM agents WHERE published < seq")) {
+      agents += Number(r.agents);
+      entries += Number(r.entries);
+    }
+  }
+  return { agents, entries };
 }
