@@ -16,7 +16,7 @@ import { createDohResolver } from "./net/resolver";
 import { registerAdmin } from "./routes/admin";
 import { registerAdminCredibility } from "./routes/admin-credibility";
 import { registerAdminHistory } from "./routes/admin-history";
-import { registerAdminMigrate } from "./routes/admin-migrate";
+import { registerAdminMigrate, registerAdminReconcile } from "./routes/admin-migrate";
 import { registerAdminModel } from "./routes/admin-model";
 import { registerAdminOperators } from "./routes/admin-operators";
 import { registerAgents } from "./routes/agents";
@@ -94,6 +94,7 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerAdminOperators(app);
   registerAdminHistory(app);
   registerAdminMigrate(app);
+  registerAdminReconcile(app);
   registerMe(app);
   registerAgents(app);
   registerScores(app);

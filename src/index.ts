@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { metering } from "./d1-meter";
 import type { Env } from "./env";
 import { createQueueHandler } from "./queues";
+import { continueReconcilePass, reconcilePass } from "./queues/reconcile";
 import { archivePass, continueArchivePass } from "./queues/archive";
 import { runCredibilityJob } from "./queues/credibility-job";
 import { pruneDeliveries } from "./queues/pruning";
@@ -27,10 +28,14 @@ export default {
       ctx.waitUntil(runCredibilityJob(metered, controller.scheduledTime).then(() => undefined));
       // At 03:30 the daily cron starts (or goes on with) the pass itself: one runner, not two.
       const at = new Date(controller.scheduledTime);
-      if (at.getUTCHours() !== 3 || at.getUTCMinutes() !== 30) ctx.waitUntil(continueArchivePass(metered, controller.scheduledTime).then(() => undefined));
+      if (at.getUTCHours() !== 3 || at.getUTCMinutes() !== 30) {
+        ctx.waitUntil(continueArchivePass(metered, controller.scheduledTime).then(() => undefined));
+        ctx.waitUntil(continueReconcilePass(metered, controller.scheduledTime).then(() => undefined));
+      }
       return;
     }
     ctx.waitUntil(pruneDeliveries(metered, controller.scheduledTime).then(() => undefined));
     ctx.waitUntil(archivePass(metered, controller.scheduledTime).then(() => undefined));
+    ctx.waitUntil(reconcilePass(metered, controller.scheduledTime).then(() => undefined));
   },
 } satisfies ExportedHandler<Env>;

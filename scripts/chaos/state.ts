@@ -86,7 +86,8 @@ export async function agentStorage(persistTo: string): Promise<{ objects: number
     for (const file of readdirSync(join(root, dir)).filter((f) => f.endsWith(".sqlite"))) {
       const db = new DatabaseSync(join(root, dir, file), { readOnly: true });
       try {
-        const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'").all() as { name: string }[]).map((t) => t.name);
+        // The runtime's own tables (`_cf_…`, miniflare's `__miniflare_do_name`) are not the object's.
+        const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name).filter((t) => !/^(_cf|__miniflare|sqlite)/.test(t));
         totals.objects++;
         if (tables.length > 0) {
           totals.withTables++;

@@ -136,6 +136,15 @@ export class LogSequencer extends DurableObject<Env> {
     };
   }
 
+  /**
+   * How far the log holds each agent's leaves without a gap (by its tag; 0 for an agent it has never
+   * heard of): the daily reconciliation compares these marks with the shards' last entry numbers.
+   * Never published.
+   */
+  marks(tags: readonly string[]): number[] {
+    return tags.map((tag) => this.store.agent(tag)?.acked ?? 0);
+  }
+
   /** The log's counters, for operators and the benchmark: leaves accepted and published, batches, R2 writes, the object's storage. */
   stats(): { accepted: number; published: number; batches: number; r2_writes: number; storage_bytes: number; rows_written_since_start: number } {
     const { accepted, published } = this.store.counters();

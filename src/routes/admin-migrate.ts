@@ -3,9 +3,10 @@ import { agentsAfter, countAgents } from "../db/directory";
 import { agentOf } from "../http/agents";
 import { requireAdmin } from "../http/auth";
 import type { AppEnv } from "../http/context";
+import { AGENTS_PER_RECONCILE, reconcilePass } from "../queues/reconcile";
 import { adminSecurity, createRoute, errorResponses, json } from "./openapi";
 
-// The sweep that moves every agent to the record's contract (docs/operations.md, "The migration
+// Two passes over every agent that operators run: the sweep that moves every agent to the record's contract (docs/operations.md, "The migration
 // sweep"): a page of the directory at a time, each agent's object called once. The CLI
 // (`npm run admin -- migrate-objects`) calls page after page and shows the total, the rate and the
 // time left. Idempotent: an agent already moved answers at once.
@@ -14,6 +15,7 @@ export const SWEEP_PAGE = 200;
 /** Objects called at once: enough to keep the shards busy, not so many that one page's subrequests pile up. */
 const AT_ONCE = 25;
 const LIMIT = `limit must be an integer between 1 and ${SWEEP_PAGE}`;
+const RECONCILE_LIMIT = `limit must be an integer between 1 and ${AGENTS_PER_RECONCILE}`;
 
 const sweep = createRoute({
   method: "post",
@@ -76,5 +78,54 @@ export function registerAdminMigrate(app: OpenAPIHono<AppEnv>) {
       );
     }
     return c.json({ total, visited: page.length, moved, failed, next: page.length === limit ? page[page.length - 1].num : null }, 200);
+  });
+}
+
+const reconcile = createRoute({
+  method: "post",
+  path: "/admin/log/reconcile",
+  operationId: "adminReconcileLog",
+  tags: ["Admin"],
+  summary: "Run one bounded pass of the log's reconciliation (what the daily cron runs)",
+  description:
+    "Compares each agent's last entry number on its shard with how far its log holds its leaves without a gap, and has every agent the log " +
+    "lags send its entries again from the first the log lacks. Goes on from where the last pass stopped, or from `after` when given.",
+  security: adminSecurity,
+  middleware: [requireAdmin],
+  request: {
+    body: {
+      required: false,
+      content: {
+        "application/json": {
+          schema: z.object({
+            after: z.number({ error: "after must be a directory number" }).int({ error: "after must be a directory number" }).min(0, "after must be a directory number").optional(),
+            limit: z.number({ error: RECONCILE_LIMIT }).int({ error: RECONCILE_LIMIT }).min(1, RECONCILE_LIMIT).max(AGENTS_PER_RECONCILE, RECONCILE_LIMIT).optional(),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: json(
+      z.object({
+        total: z.number().int().openapi({ description: "Agents in the directory" }),
+        visited: z.number().int(),
+        republished: z.number().int().openapi({ description: "Agents the log lagged, told to send again" }),
+        entries: z.number().int().openapi({ description: "Entries they sent again" }),
+        failed: z.number().int(),
+        complete: z.boolean().openapi({ description: "The pass reached the directory's last agent" }),
+        next: z.number().int().openapi({ description: "The `after` of the next page (0 once complete)" }),
+      }),
+      "The pass",
+      { total: 1200, visited: 500, republished: 1, entries: 3, failed: 0, complete: false, next: 1523 },
+    ),
+    ...errorResponses(400, 401, 503),
+  },
+});
+
+export function registerAdminReconcile(app: OpenAPIHono<AppEnv>) {
+  app.openapi(reconcile, async (c) => {
+    const body = (c.req.valid("json") ?? {}) as { after?: number; limit?: number };
+    return c.json(await reconcilePass(c.env, c.get("deps").now(), body.limit, body.after), 200);
   });
 }

@@ -9,7 +9,7 @@ import { createLogClient } from "../../clients/typescript/log";
 import { readEntries } from "../../src/db/history";
 import { parseBundle, parseLeaf, tileWidth, TILE_WIDTH, type Leaf } from "../../src/domain/log";
 import type { Agent } from "../agent-under-test";
-import { bearer, call, createOperator, registerAgent, settled, shardOf } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, settled, shardOf } from "../helpers";
 import { holdQueues, type HeldQueues } from "../queues";
 import { bucketTiles, sequencer } from "./helpers";
 import { logTag } from "../../src/durable/agent/items";
@@ -122,6 +122,31 @@ describe("the transparency log, end to end", () => {
     await sequence(n);
     const { head, seqs } = await inLog(sid, tagOf(lost[0].body));
     expect(seqs).toEqual(seqsTo(head));
+  });
+
+  it("a message lost after the queue took it is found by the reconciliation, which has the agent send again from the first entry its log lacks", async () => {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    const n = await logOf(sid);
+    await sequence(n);
+    await report(reporter.key, sid);
+    // The queue took the message, then lost it: the object, which handed it over, will not send it again.
+    const at = queues.pending.findIndex((m) => m.queue === "trust-log");
+    const lost = queues.pending.splice(at, 1)[0];
+    const tag = tagOf(lost.body);
+    expect((await (await sequencer(n)).marks([tag]))[0]).toBe(1);
+    const pass = await call("/admin/log/reconcile", { headers: ADMIN, body: { after: 0, limit: 500 } });
+    expect(pass.status).toBe(200);
+    // (The file's other agents, whose leaves this test never sequenced, lag too.)
+    const first = (await pass.json()) as { republished: number; failed: number; complete: boolean };
+    expect(first).toMatchObject({ failed: 0, complete: true });
+    expect(first.republished).toBeGreaterThanOrEqual(1);
+    for (const log of new Set([n, ...(await env.DB.prepare("SELECT DISTINCT log FROM agent_directory").all<{ log: number }>()).results.map((r) => r.log)])) await sequence(log);
+    const { head, seqs } = await inLog(sid, tag);
+    expect(seqs).toEqual(seqsTo(head));
+    // Once the logs hold everything, a pass finds nothing to do.
+    expect(await (await call("/admin/log/reconcile", { headers: ADMIN, body: { after: 0 } })).json()).toMatchObject({ republished: 0 });
   });
 
   it("a queue that refuses a send: the object's alarm sends it again at the retry's time", async () => {
