@@ -1,7 +1,7 @@
 // Feeding report streams to an agent's object and watching its recommendation after every report.
 
 import type { SimReport } from "./population";
-import type { AgentStub } from "./scorers";
+import type { Scorer } from "./scorers";
 
 export interface Watched {
   everClear: boolean;
@@ -15,7 +15,7 @@ export interface Watched {
 }
 
 /** Feeds the stream until `until` (exclusive), looking at the score after every report. */
-export function drive(agent: AgentStub, stream: Iterator<SimReport>, until: number): Watched {
+export function drive(agent: Scorer, stream: Iterator<SimReport>, until: number): Watched {
   const w: Watched = { everClear: false, everCaution: false, last: "review", firstClearAt: Infinity, maxComposite: -Infinity, reports: 0 };
   for (let r = stream.next(); !r.done && r.value.at < until; r = stream.next()) {
     agent.report(r.value);
@@ -33,7 +33,7 @@ export function drive(agent: AgentStub, stream: Iterator<SimReport>, until: numb
 }
 
 /** Feeds reports until `count` have been applied; returns the time of the last (the stream is left where it stopped). */
-export function feed(agent: AgentStub, stream: Iterator<SimReport>, count: number, watch?: (rec: string, n: number) => boolean): { at: number; stopped: number } {
+export function feed(agent: Scorer, stream: Iterator<SimReport>, count: number, watch?: (rec: string, n: number) => boolean): { at: number; stopped: number } {
   let at = NaN;
   for (let n = 1; n <= count; n++) {
     const r = stream.next().value as SimReport;
