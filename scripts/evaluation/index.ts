@@ -27,8 +27,8 @@ export interface Metrics {
   users: number;
   ratings: number;
   /** Per scorer: the model's composite and the baselines (fraud = positive). */
-  auc: Record<AgentStub, number>;
-  ap: Record<AgentStub, number>;
+  auc: Record<Scorer, number>;
+  ap: Record<Scorer, number>;
   fraud: Shares;
   benign: Shares;
   online: { ratings: number; negatives: number; auc: { model: number; meanSoFar: number; negativeShareSoFar: number } };
@@ -38,8 +38,8 @@ export interface Metrics {
   snapshot: { trusted: number; withCredibility: number; edges: number };
 }
 
-export type AgentStub = "model" | "meanRating" | "negativeShare" | "fairnessGoodness";
-export const SCORERS: AgentStub[] = ["model", "meanRating", "negativeShare", "fairnessGoodness"];
+export type Scorer = "model" | "meanRating" | "negativeShare" | "fairnessGoodness";
+export const SCORERS: Scorer[] = ["model", "meanRating", "negativeShare", "fairnessGoodness"];
 
 export interface EvaluateOptions {
   anchor: number;
@@ -71,7 +71,7 @@ function runProtocol(ratings: readonly Rating[], labels: ReadonlyMap<number, 1 |
   const received = receivedStats(ratings);
   const fg = fairnessGoodness(ratings);
   const labelled = users.filter((u) => u.label !== null);
-  const fraudness: Record<AgentStub, (u: (typeof users)[number]) => number> = {
+  const fraudness: Record<Scorer, (u: (typeof users)[number]) => number> = {
     model: (u) => -u.composite,
     meanRating: (u) => {
       const s = received.get(u.id);
@@ -83,8 +83,8 @@ function runProtocol(ratings: readonly Rating[], labels: ReadonlyMap<number, 1 |
     },
     fairnessGoodness: (u) => -(fg.get(u.id) ?? 0),
   };
-  const aucs = {} as Record<AgentStub, number>;
-  const aps = {} as Record<AgentStub, number>;
+  const aucs = {} as Record<Scorer, number>;
+  const aps = {} as Record<Scorer, number>;
   for (const s of SCORERS) {
     const items = labelled.map((u) => ({ score: fraudness[s](u), positive: u.label === -1 }));
     aucs[s] = auc(items);
