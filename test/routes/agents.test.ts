@@ -76,7 +76,7 @@ describe("POST /register", () => {
 
 describe("GET /score/{sid}", () => {
   it("returns every Form A field with the operator", async () => {
-    const { key } = await createOperator({ name: "AgentStub Inc" });
+    const { key } = await createOperator({ name: "Scorer Inc" });
     const { sid } = await registerAgent(key, { name: "Scored" });
     const res = await call(`/score/${sid}`, { headers: bearer(key) });
     expect(res.status).toBe(200);
@@ -92,7 +92,7 @@ describe("GET /score/{sid}", () => {
       confidence: "low",
       recommendation: "review",
       reasons: expect.arrayContaining(["INSUFFICIENT_EVIDENCE", "IDENTITY_UNVERIFIED"]),
-      operator: { name: "AgentStub Inc", score: 500, verified: false },
+      operator: { name: "Scorer Inc", score: 500, verified: false },
       config_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
       identity_level: 0,
       identity_label: "Unverified",
