@@ -27,8 +27,13 @@
 //                                                    (each page as its object has it)
 //   erase <sid> [--transaction ID]                   erase the free text of one report, or of every
 //                                                    entry of the agent, on its shard and in the archive
+//   migrate-objects [--limit N]                      the sweep: every agent's object moves what its
+//                                                    storage holds of the earlier contract to its shard
+//   reconcile-log [--limit N]                        the log's reconciliation now: agents whose log
+//                                                    lags their shard send their entries again
 //
-// The long ones (credibility-run, archive, backfill-status-lists, reseal-webhooks) print their
+// The long ones (credibility-run, archive, backfill-status-lists, reseal-webhooks, migrate-objects,
+// reconcile-log) print their
 // progress to standard error: how far, of what total, and the time left (scripts/progress.ts).
 // Target: --url, else TRUST_API_URL, else http://127.0.0.1:8787 (npm start).
 // Token: ADMIN_TOKEN from the environment, else from .dev.vars (local development).
@@ -92,6 +97,8 @@ const COMMANDS: Record<string, { args: string[]; flags: Flag[] }> = {
   anchors: { args: [], flags: ["set"] },
   archive: { args: [], flags: ["limit", "once"] },
   "backfill-status-lists": { args: [], flags: ["limit"] },
+  "migrate-objects": { args: [], flags: ["limit"] },
+  "reconcile-log": { args: [], flags: ["limit"] },
   erase: { args: ["sid"], flags: ["transaction"] },
 };
 
@@ -368,6 +375,46 @@ export async function run(
       const transaction = values.transaction === undefined ? undefined : id(values.transaction as string, "transaction id");
       const body = { sid: args[0], ...(transaction === undefined ? {} : { transaction_id: transaction }) };
       return print(JSON.stringify(ok("erase", await connect().POST("/admin/history/erase", { body })), null, 2));
+    }
+    case "migrate-objects": {
+      // Every agent's object, a page at a time: each moves what its storage holds of the earlier
+      // contract to its shard. Run it again until it moves nothing and fails none.
+      const limit = values.limit === undefined ? undefined : Number(values.limit as string);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 200)) throw new UsageError("--limit must be a whole number of agents from 1 to 200");
+      const client = connect();
+      const sweep = bar("migrate-objects", "agents", null);
+      const total = { visited: 0, moved: 0, failed: [] as string[] };
+      let after = 0;
+      for (;;) {
+        const done = ok("migrate-objects", await client.POST("/admin/migrate-objects", { body: { after, ...(limit === undefined ? {} : { limit }) } }));
+        total.visited += done.visited;
+        total.moved += done.moved;
+        total.failed.push(...done.failed);
+        sweep.update(total.visited, done.total);
+        if (done.next === null) break;
+        after = done.next;
+      }
+      sweep.done(`${total.moved} moved to the record's contract, ${total.failed.length} failed`);
+      if (total.failed.length > 0) print(`Failed (run the sweep again; docs/operations.md): ${total.failed.slice(0, 20).join(", ")}${total.failed.length > 20 ? ", …" : ""}`);
+      return print(JSON.stringify({ visited: total.visited, moved: total.moved, failed: total.failed.length }, null, 2));
+    }
+    case "reconcile-log": {
+      // The daily reconciliation, every page of it now: agents whose log lags their shard send again.
+      const limit = values.limit === undefined ? undefined : Number(values.limit as string);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 500)) throw new UsageError("--limit must be a whole number of agents from 1 to 500");
+      const client = connect();
+      const pass = bar("reconcile-log", "agents", null);
+      const total = { visited: 0, republished: 0, entries: 0, failed: 0 };
+      let after = 0;
+      for (;;) {
+        const done = ok("reconcile-log", await client.POST("/admin/log/reconcile", { body: { after, ...(limit === undefined ? {} : { limit }) } }));
+        for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += done[key];
+        pass.update(total.visited, done.total);
+        if (done.complete) break;
+        after = done.next;
+      }
+      pass.done(`${total.republished} agents sent ${total.entries} entries again, ${total.failed} failed`);
+      return print(JSON.stringify(total, null, 2));
     }
     case "backfill-status-lists": {
       const { limit } = page(values);
