@@ -152,6 +152,17 @@ describe("the commands", () => {
     expect(unknown.stderr).toContain("Agent not found");
   });
 
+  it("migrate-objects sweeps every agent to the record's contract with its progress, and reconcile-log finds the logs complete", async () => {
+    const sweep = await admin(["migrate-objects", "--limit", "2"]);
+    expect(sweep.status).toBe(0);
+    expect(JSON.parse(sweep.stdout)).toMatchObject({ visited: expect.any(Number), moved: 0, failed: 0 });
+    expect(sweep.stderr).toMatch(/migrate-objects: .* agents/);
+    const reconciled = await admin(["reconcile-log"]);
+    expect(reconciled.status).toBe(0);
+    expect(JSON.parse(reconciled.stdout)).toMatchObject({ visited: expect.any(Number), failed: 0 });
+    expect((await admin(["migrate-objects", "--limit", "201"])).status).toBe(2);
+  });
+
   it("anchors sets and shows the anchors, and refuses an operator that does not exist", async () => {
     const unknown = await admin(["anchors", "--set", "99999999"]);
     expect(unknown.status).toBe(1);
