@@ -216,3 +216,23 @@ export const rollups = sqliteTable("rollups", {
   net: text("net").notNull(),
   receiptedNet: text("receipted_net").notNull(),
 }, (t) => [primaryKey({ columns: [t.day, t.sid, t.reporter] })]);
+
+/**
+ * One vote per (agent, reporter) pair (scoring model version 4): the pair's state, written in the
+ * batch of the change that moved it, and the columns the cross-agent job reads (it reads nothing
+ * else written on the report path). `reporter` is the reporter's commitment on the agent (the
+ * history's name for it); `operator_id` the operator, for the job. WITHOUT ROWID in the migration.
+ */
+export const pairs = sqliteTable("pairs", {
+  sid: text("sid").notNull(),
+  reporter: text("reporter").notNull(),
+  operatorId: integer("operator_id").notNull(),
+  /** The pair's stability vote (0..1000), −1 when it has none. */
+  vote: integer("vote").notNull(),
+  /** The pair's first report (ms). */
+  firstAt: integer("first_at").notNull(),
+  /** The UTC day of the pair's first receipted report, −1 when none. */
+  receiptDay: integer("receipt_day").notNull(),
+  /** The whole PairState (JSON, without its reporter). */
+  pair: text("pair").notNull(),
+}, (t) => [primaryKey({ columns: [t.sid, t.reporter] })]);
