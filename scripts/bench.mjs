@@ -96,7 +96,7 @@ const HOST = "127.0.0.1";
 /** The fuller baseline's API key (bench/baseline/migrations/0001_keys.sql stores its SHA-256). */
 const BASELINE_KEY = "bench-baseline-key";
 
-// Targets (docs/performance.md#targets). One agent against the bare baseline is shown without one:
+// Targets (docs/performance.md#the-floor-and-the-targets). One agent against the bare baseline is shown without one:
 // its target is against the fuller baseline.
 const TARGETS = {
   batch: { min: 5, text: "≥ 5x single reports" },
