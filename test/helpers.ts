@@ -2,7 +2,7 @@ import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnE
 import { env } from "cloudflare:workers";
 import { createApp } from "../src/app";
 import { unpackText, type StoredText } from "../src/db/entry-text";
-import type { Env } from "../src/env";
+import { shardDatabases, type Env } from "../src/env";
 import type { Deps } from "../src/http/context";
 
 export const ADMIN = { authorization: "Bearer test-admin-token" };
@@ -110,8 +110,7 @@ export async function settled(): Promise<void> {
 export async function shardOf(sid: string): Promise<D1Database> {
   const entry = await env.DB.prepare("SELECT shard FROM agent_directory WHERE sid = ?").bind(sid).first<{ shard: number }>();
   if (!entry) throw new Error(`no directory entry for ${sid}`);
-  const shard = (env as unknown as Record<string, D1Database>)[`SHARD_${entry.shard}`];
-  return shard;
+  return shardDatabases(env)[entry.shard];
 }
 
 /**

@@ -1,16 +1,15 @@
 // A log's origin is fixed when the log is created and kept with it: configuration read later never
 // renames a log (its checkpoints, its keys' names, what the Worker says of it).
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { verifyCheckpoint } from "../../src/domain/log";
-import type { Env } from "../../src/env";
 import { testApp } from "../helpers";
+import type { LogSequencer as LogSequencerUnderTest } from "../log-sequencer-under-test";
 import { checkpointOf, freshSid, leafOf, sequencer, verifiersOf } from "./helpers";
 
 /** The object's configuration from now on, as a redeployment with PUBLIC_ORIGIN changed would give it. */
 const configure = (stub: Awaited<ReturnType<typeof sequencer>>, publicOrigin: string) =>
-  runInDurableObject(stub, (instance) => void ((instance as unknown as { env: Env }).env = { ...env, PUBLIC_ORIGIN: publicOrigin }));
+  runInDurableObject(stub, (instance) => void ((instance as LogSequencerUnderTest).vars = { PUBLIC_ORIGIN: publicOrigin }));
 
 const firstLine = (note: string | null) => note?.slice(0, note.indexOf("\n"));
 

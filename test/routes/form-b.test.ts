@@ -52,9 +52,10 @@ describe("one agent, two renderings, same numbers", () => {
       recommendation: string;
       dimensions: Record<string, number>;
       updated_at: string;
+      model: unknown;
     };
     expect(Object.keys(b).sort()).toEqual(["confidence", "dimensions", "identity_level", "model", "reasons", "recommendation", "score", "sid", "status", "updated_at"]);
-    expect((b as unknown as { model: unknown }).model).toEqual((a as unknown as { model: unknown }).model);
+    expect(b.model).toEqual(a.model);
     expect(b.score).toBe(a.composite_score);
     expect(b.confidence).toBe(a.confidence);
     expect(b.recommendation).toBe(a.recommendation);

@@ -9,6 +9,7 @@ import { DECOYS_PER_LIST, LIST_CAPACITY, STATUS_VALUES, eventVersion, isNewer } 
 import { dropAnswer } from "../../src/http/edge-cache";
 import { statusListCacheKey } from "../../src/routes/status-lists";
 import { ADMIN, createOperator, freshIp, registerAgent, testApp } from "../helpers";
+import { holdQueues } from "../queues";
 import { deliverEvents, statusEvent } from "./status-helpers";
 
 const T0 = Date.parse("2026-11-21T10:20:30Z");
@@ -95,11 +96,19 @@ describe("GET /status/{n}", () => {
     const owner = await createOperator();
     const { sid } = await registerAgent(owner.key);
     const place = await placeOf(sid);
-    await h.request(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } });
-    // The events queue runs on its own: wait (polling, bounded) until the list's object has the fact.
     const entry = () =>
       runInDurableObject(env.STATUS_LIST.getByName(`list:${place.list}`), (_o, state) => state.storage.sql.exec<{ value: number }>("SELECT value FROM entries WHERE idx = ?", place.idx).one().value);
-    for (let i = 0; i < 150 && (await entry()) !== STATUS_VALUES.suspended; i++) await new Promise((r) => setTimeout(r, 100));
+    // The events queue held and driven by the test: the list learns of the change through it alone.
+    const queues = holdQueues();
+    try {
+      expect((await h.request(`/admin/agents/${sid}`, { headers: ADMIN, body: { status: "suspended" } })).status).toBe(200);
+      expect(queues.pending.some((m) => m.queue === "trust-events" && (m.body as { type: string; sid: string }).type === "agent.status_changed" && (m.body as { sid: string }).sid === sid)).toBe(true);
+      expect(await entry()).toBe(STATUS_VALUES.valid);
+      await queues.drain();
+    } finally {
+      queues.release();
+    }
+    expect(await entry()).toBe(STATUS_VALUES.suspended);
     h.clock.now = start + 61_000;
     expect((await read(place.list!)).list.getStatus(place.idx!)).toBe(STATUS_VALUES.suspended);
   });

@@ -131,6 +131,9 @@ describe("POST /agents/{sid}/config", () => {
     const { sid, fingerprint } = await registerAgent(owner.key);
     for (let i = 0; i < 6; i++) await report(reporter.key, { sid, qualitySignal: 950, reliabilitySignal: 100, securitySignal: 900 });
     const before = (await (await call(`/score/${sid}`, { headers: bearer(owner.key) })).json()) as Record<string, number>;
+    // Both kinds are there, so the checks below for each one run.
+    const dims = ["reliability", "quality", "financial", "security", "stability"].map((d) => before[d] - 500);
+    expect(dims.some((was) => was > 10) && dims.some((was) => was < 0)).toBe(true);
     const res = await call(`/agents/${sid}/config`, { headers: bearer(owner.key), body: { ...agentConfig, modelName: "claude-opus" } });
     const body = (await res.json()) as { change_detected: boolean; change_type: string; fingerprint_hash: string; updated_scores: { dimensions: Record<string, number> } };
     expect(body.change_detected).toBe(true);
