@@ -38,6 +38,8 @@ declare namespace Cloudflare {
     ROLLUP_LAG_SECONDS?: string;
     /** Rollup rows one pass of the credibility job computes at most (default 250,000: a Worker's 128 MB). */
     CREDIBILITY_MAX_PASS_ROWS?: string;
+    /** Pairs one run of the cross-agent job computes at most (default 1,000,000: a Worker's 128 MB). */
+    CREDIBILITY_MAX_PAIRS?: string;
     /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */
     LOG_QUEUE?: Queue<import("./domain/log/messages").LogMessage>;
     /** How many logs there are (logs 0 ... LOG_COUNT-1; default 1). Only ever raised. */

@@ -1622,6 +1622,20 @@ export interface components {
             checks: {
                 [key: string]: "ok" | "failing";
             };
+            /** @description The cross-agent credibility job: the snapshot in force, its age, and whether runs are failing */
+            credibility: {
+                /**
+                 * @description failing: a run of the cross-agent job failed or was given up since the last snapshot, a run has been under way for 6 hours, or the snapshot in force is over 2 days old; unknown: the control database did not answer. It does not change the answer's status code: the service serves with the snapshot in force
+                 * @enum {string}
+                 */
+                status: "ok" | "failing" | "unknown";
+                /** @description The credibility snapshot in force; null before the first */
+                snapshot: string | null;
+                /** @description Seconds since the snapshot in force was published */
+                age_seconds: number | null;
+                /** @description Why it is failing */
+                problem: string | null;
+            };
         };
         ErrorA: {
             /** @description What went wrong, in the specification's words */
@@ -2697,6 +2711,12 @@ export interface operations {
                      *         "db": "ok",
                      *         "shard_0": "ok",
                      *         "shard_1": "ok"
+                     *       },
+                     *       "credibility": {
+                     *         "status": "ok",
+                     *         "snapshot": "2026-11-27.1",
+                     *         "age_seconds": 3720,
+                     *         "problem": null
                      *       }
                      *     }
                      */
@@ -2736,6 +2756,12 @@ export interface operations {
                      *         "db": "ok",
                      *         "shard_0": "ok",
                      *         "shard_1": "failing"
+                     *       },
+                     *       "credibility": {
+                     *         "status": "ok",
+                     *         "snapshot": "2026-11-27.1",
+                     *         "age_seconds": 3720,
+                     *         "problem": null
                      *       }
                      *     }
                      */

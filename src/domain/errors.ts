@@ -146,6 +146,9 @@ export const errors = {
   noCheckpoint: () => new ApiError("not_found", "The log has no checkpoint yet"),
   logKeyNotConfigured: () => new ApiError("unavailable", "The transparency log is not configured (LOG_KEY)"),
   logNotConfigured: () => new ApiError("unavailable", "The transparency log is not configured (LOG_SIGNING_KEYS)"),
+  /** R2 could not give the credibility snapshot: the values in force stay. */
+  snapshotUnavailable: (why: string) =>
+    new ApiError("unavailable", `The credibility snapshot cannot be read (${why}); retry later`, { "Retry-After": String(RETRY_AFTER_S) }),
 } as const;
 
 /** What an agent object's refusals mean to a client. */

@@ -343,7 +343,12 @@ export const sample = {
   unknownAgentPage: elided(renderErrorPage(errors.agentNotFound(), EXAMPLE_REQUEST_ID)),
   rateLimitedPage: elided(renderErrorPage(errors.rateLimited(42), EXAMPLE_REQUEST_ID)),
   publicProfile: publicProfileView(SID, true, EXAMPLE_ORIGIN),
-  health: { status: "ok" as const, version: SERVICE_VERSION, checks: { db: "ok" as const, shard_0: "ok" as const, shard_1: "ok" as const } },
+  health: {
+    status: "ok" as const,
+    version: SERVICE_VERSION,
+    checks: { db: "ok" as const, shard_0: "ok" as const, shard_1: "ok" as const },
+    credibility: { status: "ok" as const, snapshot: "2026-11-27.1", age_seconds: 3_720, problem: null },
+  },
 };
 
 /** Examples of the payloads that have a name in the documents. */

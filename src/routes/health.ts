@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { credibilityHealth, parseRunState, RUN_STATE_KEY, type CredibilityRunState } from "../db/credibility-run";
 import { shardDatabases } from "../env";
 import type { AppEnv } from "../http/context";
 import { SERVICE_VERSION } from "../version";
@@ -10,6 +11,17 @@ const healthSchema = z
     status: z.enum(["ok", "degraded"]),
     version: z.string(),
     checks: z.record(z.string(), z.enum(["ok", "failing"])).openapi({ description: "The control database (db) and each shard (shard_0, shard_1, ...)" }),
+    credibility: z
+      .object({
+        status: z.enum(["ok", "failing", "unknown"]).openapi({
+          description:
+            "failing: a run of the cross-agent job failed or was given up since the last snapshot, a run has been under way for 6 hours, or the snapshot in force is over 2 days old; unknown: the control database did not answer. It does not change the answer's status code: the service serves with the snapshot in force",
+        }),
+        snapshot: z.string().nullable().openapi({ description: "The credibility snapshot in force; null before the first" }),
+        age_seconds: z.number().int().min(0).nullable().openapi({ description: "Seconds since the snapshot in force was published" }),
+        problem: z.string().nullable().openapi({ description: "Why it is failing" }),
+      })
+      .openapi({ description: "The cross-agent credibility job: the snapshot in force, its age, and whether runs are failing" }),
   })
   .openapi("Health");
 
@@ -28,6 +40,7 @@ const health = createRoute({
 });
 
 type Checks = Record<string, "ok" | "failing">;
+type Checked = { checks: Checks; job: CredibilityRunState | null };
 
 /**
  * The checks are kept a few seconds per isolate (and bindings): the route is public and unlimited,
@@ -35,29 +48,43 @@ type Checks = Record<string, "ok" | "failing">;
  * of queries.
  */
 const CHECKS_TTL_MS = 5_000;
-const lastChecks = new WeakMap<object, { at: number; checks: Checks }>();
+const lastChecks = new WeakMap<object, { at: number; checked: Checked }>();
 
-async function checkDatabases(env: AppEnv["Bindings"]): Promise<Checks> {
+async function checkDatabases(env: AppEnv["Bindings"]): Promise<Checked> {
   const kept = lastChecks.get(env);
-  if (kept && Date.now() - kept.at < CHECKS_TTL_MS) return kept.checks;
-  const check = (database: D1Database) =>
+  if (kept && Date.now() - kept.at < CHECKS_TTL_MS) return kept.checked;
+  type Row = { ok: number; job?: string | null };
+  const check = (database: D1Database, sql = "SELECT 1 AS ok") =>
     database
-      .prepare("SELECT 1 AS ok")
-      .first<{ ok: number }>()
-      .then((row) => (row?.ok === 1 ? ("ok" as const) : ("failing" as const)))
-      .catch(() => "failing" as const);
+      .prepare(sql)
+      .first<Row>()
+      .then((row) => ({ status: row?.ok === 1 ? ("ok" as const) : ("failing" as const), row }))
+      .catch(() => ({ status: "failing" as const, row: null }));
   const shards = shardDatabases(env);
-  const results = await Promise.all([check(env.DB), ...shards.map(check)]);
-  const checks: Checks = { db: results[0] };
-  shards.forEach((_, i) => (checks[`shard_${i}`] = results[i + 1]));
-  lastChecks.set(env, { at: Date.now(), checks });
-  return checks;
+  // The control database's check reads the job's state in the same query: one query per database.
+  const results = await Promise.all([check(env.DB, `SELECT 1 AS ok, (SELECT value FROM model_settings WHERE key = '${RUN_STATE_KEY}') AS job`), ...shards.map((d) => check(d))]);
+  const checks: Checks = { db: results[0].status };
+  shards.forEach((_, i) => (checks[`shard_${i}`] = results[i + 1].status));
+  let job: CredibilityRunState | null = null;
+  try {
+    if (results[0].status === "ok") job = parseRunState(results[0].row?.job);
+  } catch {
+    job = null;
+  }
+  const checked = { checks, job };
+  lastChecks.set(env, { at: Date.now(), checked });
+  return checked;
 }
 
 export function registerHealth(app: OpenAPIHono<AppEnv>) {
   app.openapi(health, async (c) => {
-    const checks = await checkDatabases(c.env);
+    const { checks, job } = await checkDatabases(c.env);
     const ok = Object.values(checks).every((v) => v === "ok");
-    return c.json({ status: ok ? ("ok" as const) : ("degraded" as const), version: SERVICE_VERSION, checks }, ok ? 200 : 503);
+    const now = c.get("deps").now();
+    const h = job ? credibilityHealth(job, now) : null;
+    const credibility = h
+      ? { status: h.status, snapshot: h.snapshot, age_seconds: h.ageSeconds, problem: h.problem }
+      : { status: "unknown" as const, snapshot: null, age_seconds: null, problem: "the control database did not answer" };
+    return c.json({ status: ok ? ("ok" as const) : ("degraded" as const), version: SERVICE_VERSION, checks, credibility }, ok ? 200 : 503);
   });
 }
