@@ -52,6 +52,21 @@ const graph = new Map<string, string[]>(
   }),
 );
 
+// The targets a file imports for types alone: every statement naming them is `import type { … }`
+// or marks each name `type`.
+const isTypeOnly = (statement: string) => {
+  const m = /^\s*(?:import|export)\s+(type\s+)?\{([^}]*)\}/.exec(statement);
+  return !!m && (!!m[1] || m[2].split(",").every((name) => !name.trim() || /^type\s/.test(name.trim())));
+};
+const typeOnlyImports = new Map<string, Set<string>>(
+  files.map((file) => {
+    const statements = [...sources[`../${file}`].matchAll(IMPORT)].map((m) => ({ target: resolve(file, m[1]), typeOnly: isTypeOnly(m[0]) }));
+    const typed = statements.filter((s) => s.typeOnly).map((s) => s.target);
+    const valued = statements.filter((s) => !s.typeOnly).map((s) => s.target);
+    return [file, new Set(typed.filter((t): t is string => t !== null && !valued.includes(t)))];
+  }),
+);
+
 describe("architecture", () => {
   it("finds the source files and their imports", () => {
     expect(files.length).toBeGreaterThan(20);
@@ -109,14 +124,105 @@ describe("architecture", () => {
   });
 
   it("keeps the agent object's feature modules apart: they reach the kernel through its host interface only", () => {
-    // Each feature module owns its statements; they share the host interface and helpers (entry-writes, replay, credibility, items).
-    const features = files.filter((f) => /^src\/durable\/agent\/(reports|profile|identity|disputes|retention|model|sweep)\.ts$/.test(f));
-    expect(features).toHaveLength(7);
-    const reaching = features.flatMap((file) =>
-      (graph.get(file) ?? [])
-        .filter((t) => ["src/durable/agent.ts", "src/durable/agent/kernel.ts", "src/durable/agent/commit.ts", "src/durable/agent/group.ts", "src/durable/agent/outbox.ts"].includes(t) || (features.includes(t) && t !== file))
-        .map((t) => `${file} → ${t}`),
-    );
-    expect(reaching).toEqual([]);
+    // docs/architecture.md: the kernel serialises, loads, commits and publishes; each feature module
+    // owns its statements and reaches the kernel only through the host interface, sharing helpers.
+    // Every file under src/durable/agent/ has one of these parts: a new one must be placed here.
+    const unplaced = files.filter((f) => f.startsWith(AGENT_DIR) && !(nameOf(f) in AGENT_PARTS));
+    expect(unplaced).toEqual([]);
+    const missing = Object.keys(AGENT_PARTS).filter((name) => !files.includes(`${AGENT_DIR}${name}.ts`));
+    expect(missing).toEqual([]);
+    expect(Object.values(AGENT_PARTS).filter((part) => part === "feature")).toHaveLength(7);
+    expect(agentViolations(graph, typeOnlyImports)).toEqual([]);
+  });
+
+  it("lets no route, nothing of http/ and not the Worker's entry import the agent object's internals (only its class and stub in src/durable/agent.ts)", () => {
+    expect(internalsReached(graph)).toEqual([]);
+  });
+
+  it("would catch a feature module reaching the kernel or another feature, a helper reaching a feature, a route reaching an internal", () => {
+    // The checks above run on these graphs too: each planted import must be named.
+    const planted = (file: string, target: string, typeOnly = false) => {
+      const g = new Map(graph);
+      g.set(file, [...(graph.get(file) ?? []), target]);
+      const types = new Map(typeOnlyImports);
+      if (typeOnly) types.set(file, new Set([...(typeOnlyImports.get(file) ?? []), target]));
+      return { g, types };
+    };
+    const feature = planted("src/durable/agent/reports.ts", "src/durable/agent/kernel.ts");
+    expect(agentViolations(feature.g, feature.types)).toEqual(["src/durable/agent/reports.ts (feature) → src/durable/agent/kernel.ts (kernel)"]);
+    const other = planted("src/durable/agent/sweep.ts", "src/durable/agent/disputes.ts", true);
+    expect(agentViolations(other.g, other.types)).toEqual(["src/durable/agent/sweep.ts (feature) → src/durable/agent/disputes.ts (feature)"]);
+    const recent = planted("src/durable/agent/retention.ts", "src/durable/agent/recent.ts");
+    expect(agentViolations(recent.g, recent.types)).toEqual(["src/durable/agent/retention.ts (feature) → src/durable/agent/recent.ts (kernel)"]);
+    // A feature names its timer by the Timer interface (a type), never the alarm's machinery.
+    const timers = planted("src/durable/agent/profile.ts", "src/durable/agent/timers.ts");
+    expect(agentViolations(timers.g, timers.types)).toEqual(["src/durable/agent/profile.ts (feature) → src/durable/agent/timers.ts (kernel)"]);
+    const timerType = planted("src/durable/agent/profile.ts", "src/durable/agent/timers.ts", true);
+    expect(agentViolations(timerType.g, timerType.types)).toEqual([]);
+    const helper = planted("src/durable/agent/credibility.ts", "src/durable/agent/model.ts", true);
+    expect(agentViolations(helper.g, helper.types)).toEqual(["src/durable/agent/credibility.ts (shared) → src/durable/agent/model.ts (feature)"]);
+    const kernel = planted("src/durable/agent/commit.ts", "src/durable/agent/reports.ts", true);
+    expect(agentViolations(kernel.g, kernel.types)).toEqual(["src/durable/agent/commit.ts (kernel) → src/durable/agent/reports.ts (feature)"]);
+    const route = planted("src/routes/transactions.ts", "src/durable/agent/host.ts", true);
+    expect(internalsReached(route.g)).toEqual(["src/routes/transactions.ts → src/durable/agent/host.ts"]);
+    const http = planted("src/http/agents.ts", "src/durable/agent/kernel.ts");
+    expect(internalsReached(http.g)).toEqual(["src/http/agents.ts → src/durable/agent/kernel.ts"]);
   });
 });
+
+// The agent's object: src/durable/agent.ts (its RPC face) over the parts in src/durable/agent/.
+const AGENT_DIR = "src/durable/agent/";
+type Part = "kernel" | "shared" | "feature";
+/** kernel: serialises, loads, commits, publishes, runs the alarm; shared: the host interface and the helpers features share; feature: one area's changes. */
+const AGENT_PARTS: Record<string, Part> = {
+  kernel: "kernel",
+  group: "kernel",
+  commit: "kernel",
+  outbox: "kernel",
+  timers: "kernel",
+  recent: "kernel",
+  host: "shared",
+  items: "shared",
+  "entry-writes": "shared",
+  replay: "shared",
+  credibility: "shared",
+  reports: "feature",
+  profile: "feature",
+  identity: "feature",
+  disputes: "feature",
+  retention: "feature",
+  model: "feature",
+  sweep: "feature",
+};
+
+const nameOf = (file: string) => file.slice(AGENT_DIR.length).replace(/\.tsx?$/, "");
+const partOf = (file: string): Part | null => (file.startsWith(AGENT_DIR) ? (AGENT_PARTS[nameOf(file)] ?? null) : null);
+
+/**
+ * The imports across the object's parts that its design forbids: a feature reaches no kernel part
+ * and no other feature (it may name the Timer interface of timers.ts, as a type, to give its timer);
+ * a shared helper reaches no kernel part and no feature; the kernel reaches no feature (jobs come to
+ * it through the host interface).
+ */
+function agentViolations(g: Map<string, string[]>, typeOnly: Map<string, Set<string>>): string[] {
+  return [...g].flatMap(([file, targets]) => {
+    const from = partOf(file);
+    if (!from) return [];
+    return targets
+      .filter((t) => {
+        const to = partOf(t);
+        if (!to || t === file) return false;
+        if (from === "feature") return to === "feature" || (to === "kernel" && !(t === `${AGENT_DIR}timers.ts` && typeOnly.get(file)?.has(t)));
+        if (from === "shared") return to !== "shared";
+        return to === "feature";
+      })
+      .map((t) => `${file} (${from}) → ${t} (${partOf(t)})`);
+  });
+}
+
+/** Imports of the object's internals from routes/, http/ or the Worker's entry (they call the object through src/durable/agent.ts). */
+function internalsReached(g: Map<string, string[]>): string[] {
+  return [...g]
+    .filter(([file]) => /^src\/(routes|http)\//.test(file) || /^src\/(index|app)\.ts$/.test(file))
+    .flatMap(([file, targets]) => targets.filter((t) => t.startsWith(AGENT_DIR)).map((t) => `${file} → ${t}`));
+}

@@ -8,3 +8,6 @@ export interface Idempotency {
   /** A hash of what the request asks for (method, path, validated body). */
   requestHash: string;
 }
+
+/** The entry row's `idem`: the caller and its key. */
+export const idemOf = (operatorId: number, key: string) => `${operatorId}\n${key}`;

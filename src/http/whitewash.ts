@@ -4,7 +4,7 @@
 // and what carries); one of another owner only marks the new agent SIMILAR_TO_CAUTIONED.
 
 import type { Context } from "hono";
-import type { Inherited } from "../durable/agent/credibility";
+import type { Inherited } from "../durable/agent";
 import { shardDatabases } from "../env";
 import { locate, agentOf } from "./agents";
 import type { AppEnv } from "./context";

@@ -7,7 +7,7 @@
 // (a very busy agent) the rest is looked up on the shard, within the window's entry numbers.
 
 import type { Loaded } from "../../db/agent-record";
-import { IDEMPOTENCY_TTL_MS, type Idempotency } from "../../domain/idempotency";
+import { IDEMPOTENCY_TTL_MS, idemOf, type Idempotency } from "../../domain/idempotency";
 import type { Change } from "./host";
 
 /**
@@ -25,8 +25,8 @@ interface Keyed {
   at: number;
 }
 
-/** The entry row's `idem`: the caller and its key. */
-export const idemOf = (operatorId: number, key: string) => `${operatorId}\n${key}`;
+/** The entry row's `idem` (domain/idempotency.ts), as the kernel's commit names it. */
+export { idemOf };
 
 type Row = { n: number; at: number; kind: string; operator: number | null; status: string | null; idem: string | null; answer: string | null; jti: string | null };
 

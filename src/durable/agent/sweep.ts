@@ -11,6 +11,7 @@ import { packText } from "../../db/entry-text";
 import { readEntries, whoOf } from "../../db/history";
 import { controlStatements, type ControlWrite } from "../../db/shard-writes";
 import { GENESIS } from "../../domain/entries";
+import { idemOf } from "../../domain/idempotency";
 import { SEQUENCE_SPACE, type AgentRecord, type AgentRef } from "../../domain/agent";
 import type { AgentKey } from "../../domain/agent-keys";
 import type { Dispute } from "../../domain/disputes";
@@ -18,7 +19,6 @@ import type { AgentEvent, Notified } from "../../domain/events";
 import { replayOf } from "../../domain/replay";
 import type { Result } from "../../domain/results";
 import { disputesDueOf } from "../../domain/disputes";
-import { idemOf } from "./recent";
 import { log, ok, refuse } from "./host";
 import type { AgentHost } from "./host";
 
