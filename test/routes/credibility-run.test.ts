@@ -344,3 +344,59 @@ describe("the snapshot reader", () => {
     await expect(credibilityOf(r2.env, [300], NOW)).rejects.toThrow(/bucket 37 of 2026-11-28.1 is missing/);
   });
 });
+
+describe("the cross-agent job at size", () => {
+  it("reads 50,000 pairs on two shards by the primary key, page by page, and publishes what the pure computation gives", async () => {
+    // A deterministic world: 1,000 agents (500 a shard, owners among 1,500 operators, every tenth
+    // unowned), 50 distinct reporters each among 2,000 operators, votes mostly successes, 60% receipted.
+    let seedValue = 7;
+    const random = () => ((seedValue = (seedValue * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+    const w: World = { owners: new Map(), pairs: [], anchors: [1, 2, 3] };
+    const VOTES = [1000, 1000, 1000, 650, 500, 250, 0];
+    for (let a = 0; a < 1000; a++) {
+      const sid = `SID-0x${a.toString(16).padStart(16, "0")}`;
+      const shard = a % 2;
+      w.owners.set(sid, { shard, owner: a % 10 === 9 ? null : (a % 1500) + 1 });
+      const reporters = new Set<number>();
+      while (reporters.size < 50) reporters.add(1 + Math.floor(random() * 2000));
+      for (const operator of reporters) {
+        const receiptDay = random() < 0.6 ? TODAY - Math.floor(random() * 60) : -1;
+        w.pairs.push({ shard, sid, operator, vote: VOTES[Math.floor(random() * VOTES.length)], firstAt: NOW - 60 * DAY_MS + Math.floor(random() * 59 * DAY_MS), receiptDay });
+      }
+    }
+    for (const [sid, { shard, owner }] of w.owners) {
+      await shards[shard]
+        .prepare("INSERT INTO agents (sid, operator_id, name, model_provider, model_name, fingerprint, last_config_change_at, evidence, created_at, updated_at) VALUES (?, ?, 'Agent', 'p', 'm', 'f', '2026-01-01', '{}', '2026-01-01', '2026-01-01')")
+        .bind(sid, owner)
+        .run();
+    }
+    for (let i = 0; i < w.pairs.length; i += 1000) {
+      const rows = w.pairs.slice(i, i + 1000);
+      for (const s of [0, 1]) {
+        const mine = rows.filter((p) => p.shard === s);
+        if (mine.length === 0) continue;
+        const values = mine.map((p) => `('${p.sid}', 'c-${p.operator}', ${p.operator}, ${p.vote}, ${p.firstAt}, ${p.receiptDay}, '{}')`).join(", ");
+        await shards[s].prepare(`INSERT INTO pairs (sid, reporter, operator_id, vote, first_at, receipt_day, pair) VALUES ${values}`).run();
+      }
+    }
+    await setAnchors(env, w.anchors, NOW);
+
+    // The cursor's query is a range search on the primary key, not a scan and a sort.
+    const plan = await env.SHARD_0.prepare("EXPLAIN QUERY PLAN SELECT p.sid FROM pairs p LEFT JOIN agents a ON a.sid = p.sid WHERE (p.sid, p.reporter) > (?, ?) ORDER BY p.sid, p.reporter LIMIT 10")
+      .bind("SID-0x0000000000000010", "c-5")
+      .all<{ detail: string }>();
+    const details = plan.results.map((r) => r.detail).join("; ");
+    expect(details).toMatch(/SEARCH p USING PRIMARY KEY \(\(sid,reporter\)>\(\?,\?\)\)/);
+    expect(details).not.toMatch(/TEMP B-TREE/);
+
+    const want = expected(w, TODAY);
+    const started = performance.now();
+    const { calls, outcome } = await publish(env, NOW, { pages: 4 });
+    const ms = performance.now() - started;
+    console.log(JSON.stringify({ measured: "credibility run", pairs: w.pairs.length, operators: want.size, invocations: calls, ms: Math.round(ms) }));
+    expect(calls).toBe(3); // 11 pages of 5,000 (one empty), 4 an invocation
+    expect(outcome.state.last).toMatchObject({ pairs: 50_000, operators: 2001 });
+    expect((await published(outcome.state.last!.id))(want.keys())).toEqual(want);
+    expect(outcome.state.last!.credible).toBe([...want.values()].filter((l) => l > 0).length);
+  });
+});
