@@ -1635,6 +1635,8 @@ export interface components {
                 age_seconds: number | null;
                 /** @description Why it is failing */
                 problem: string | null;
+                /** @description Anchors named by the admins (GET /admin/model/anchors); 0 is a warning: trust grows only from anchors, so with none no agent can be clear */
+                anchors: number | null;
             };
         };
         ErrorA: {
@@ -2716,7 +2718,8 @@ export interface operations {
                      *         "status": "ok",
                      *         "snapshot": "2026-11-27.1",
                      *         "age_seconds": 3720,
-                     *         "problem": null
+                     *         "problem": null,
+                     *         "anchors": 3
                      *       }
                      *     }
                      */
@@ -2761,7 +2764,8 @@ export interface operations {
                      *         "status": "ok",
                      *         "snapshot": "2026-11-27.1",
                      *         "age_seconds": 3720,
-                     *         "problem": null
+                     *         "problem": null,
+                     *         "anchors": 3
                      *       }
                      *     }
                      */

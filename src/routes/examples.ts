@@ -347,7 +347,7 @@ export const sample = {
     status: "ok" as const,
     version: SERVICE_VERSION,
     checks: { db: "ok" as const, shard_0: "ok" as const, shard_1: "ok" as const },
-    credibility: { status: "ok" as const, snapshot: "2026-11-27.1", age_seconds: 3_720, problem: null },
+    credibility: { status: "ok" as const, snapshot: "2026-11-27.1", age_seconds: 3_720, problem: null, anchors: 3 },
   },
 };
 

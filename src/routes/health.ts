@@ -20,6 +20,9 @@ const healthSchema = z
         snapshot: z.string().nullable().openapi({ description: "The credibility snapshot in force; null before the first" }),
         age_seconds: z.number().int().min(0).nullable().openapi({ description: "Seconds since the snapshot in force was published" }),
         problem: z.string().nullable().openapi({ description: "Why it is failing" }),
+        anchors: z.number().int().min(0).nullable().openapi({
+          description: "Anchors named by the admins (GET /admin/model/anchors); 0 is a warning: trust grows only from anchors, so with none no agent can be clear",
+        }),
       })
       .openapi({ description: "The cross-agent credibility job: the snapshot in force, its age, and whether runs are failing" }),
   })
@@ -40,7 +43,7 @@ const health = createRoute({
 });
 
 type Checks = Record<string, "ok" | "failing">;
-type Checked = { checks: Checks; job: CredibilityRunState | null };
+type Checked = { checks: Checks; job: CredibilityRunState | null; anchors: number | null };
 
 /**
  * The checks are kept a few seconds per isolate (and bindings): the route is public and unlimited,
@@ -53,7 +56,7 @@ const lastChecks = new WeakMap<object, { at: number; checked: Checked }>();
 async function checkDatabases(env: AppEnv["Bindings"]): Promise<Checked> {
   const kept = lastChecks.get(env);
   if (kept && Date.now() - kept.at < CHECKS_TTL_MS) return kept.checked;
-  type Row = { ok: number; job?: string | null };
+  type Row = { ok: number; job?: string | null; anchors?: string | null };
   const check = (database: D1Database, sql = "SELECT 1 AS ok") =>
     database
       .prepare(sql)
@@ -62,29 +65,33 @@ async function checkDatabases(env: AppEnv["Bindings"]): Promise<Checked> {
       .catch(() => ({ status: "failing" as const, row: null }));
   const shards = shardDatabases(env);
   // The control database's check reads the job's state in the same query: one query per database.
-  const results = await Promise.all([check(env.DB, `SELECT 1 AS ok, (SELECT value FROM model_settings WHERE key = '${RUN_STATE_KEY}') AS job`), ...shards.map((d) => check(d))]);
+  const results = await Promise.all([check(env.DB, `SELECT 1 AS ok, (SELECT value FROM model_settings WHERE key = '${RUN_STATE_KEY}') AS job, (SELECT value FROM model_settings WHERE key = 'anchors') AS anchors`), ...shards.map((d) => check(d))]);
   const checks: Checks = { db: results[0].status };
   shards.forEach((_, i) => (checks[`shard_${i}`] = results[i + 1].status));
   let job: CredibilityRunState | null = null;
+  let anchors: number | null = null;
   try {
-    if (results[0].status === "ok") job = parseRunState(results[0].row?.job);
+    if (results[0].status === "ok") {
+      job = parseRunState(results[0].row?.job);
+      anchors = results[0].row?.anchors ? (JSON.parse(results[0].row.anchors) as number[]).length : 0;
+    }
   } catch {
     job = null;
   }
-  const checked = { checks, job };
+  const checked = { checks, job, anchors };
   lastChecks.set(env, { at: Date.now(), checked });
   return checked;
 }
 
 export function registerHealth(app: OpenAPIHono<AppEnv>) {
   app.openapi(health, async (c) => {
-    const { checks, job } = await checkDatabases(c.env);
+    const { checks, job, anchors } = await checkDatabases(c.env);
     const ok = Object.values(checks).every((v) => v === "ok");
     const now = c.get("deps").now();
     const h = job ? credibilityHealth(job, now) : null;
     const credibility = h
-      ? { status: h.status, snapshot: h.snapshot, age_seconds: h.ageSeconds, problem: h.problem }
-      : { status: "unknown" as const, snapshot: null, age_seconds: null, problem: "the control database did not answer" };
+      ? { status: h.status, snapshot: h.snapshot, age_seconds: h.ageSeconds, problem: h.problem, anchors }
+      : { status: "unknown" as const, snapshot: null, age_seconds: null, problem: "the control database did not answer", anchors: null };
     return c.json({ status: ok ? ("ok" as const) : ("degraded" as const), version: SERVICE_VERSION, checks, credibility }, ok ? 200 : 503);
   });
 }

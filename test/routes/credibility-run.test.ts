@@ -228,7 +228,7 @@ describe("the cross-agent job", () => {
     expect(health.status).toBe(200);
     const body = (await health.json()) as { status: string; credibility: Record<string, unknown> };
     expect(body.status).toBe("ok");
-    expect(body.credibility).toEqual({ status: "failing", snapshot: "2026-11-28.1", age_seconds: 25 * 3600, problem: expect.stringMatching(/^run 2026-11-29\.2: .*shard unreachable/) });
+    expect(body.credibility).toEqual({ status: "failing", snapshot: "2026-11-28.1", age_seconds: 25 * 3600, problem: expect.stringMatching(/^run 2026-11-29\.2: .*shard unreachable/), anchors: 3 });
 
     // The next invocation goes on at shard 1 (shard 0's pages stay staged) and clears the failure.
     const resumed = await runCredibility(env, later, { pageRows: 4 });
@@ -236,7 +236,11 @@ describe("the cross-agent job", () => {
     expect(resumed.state.failure).toBeNull();
     expect(resumed.state.last).toMatchObject({ id: "2026-11-29.2", pairs: w.pairs.length });
     const ok = await testApp({ now: later + 60_000 }).request("/health");
-    expect(((await ok.json()) as { credibility: unknown }).credibility).toEqual({ status: "ok", snapshot: "2026-11-29.2", age_seconds: 60, problem: null });
+    expect(((await ok.json()) as { credibility: unknown }).credibility).toEqual({ status: "ok", snapshot: "2026-11-29.2", age_seconds: 60, problem: null, anchors: 3 });
+    // No anchor named: said, since with none no agent can be clear.
+    await env.DB.prepare("DELETE FROM model_settings WHERE key = 'anchors'").run();
+    const none = await testApp({ now: later + 60_000 }).request("/health");
+    expect(((await none.json()) as { credibility: { anchors: number } }).credibility.anchors).toBe(0);
   });
 
   it("never stops silently: too many pairs, errors in a row, a stalled run and a stale snapshot all show as failing", async () => {
