@@ -35,11 +35,16 @@ const BATCH_SIZE = 10;
 export function holdQueues(deps: Partial<QueueDeps> = {}, options: { log?: boolean } = {}) {
   const pending: Held[] = [];
   const retried: Retried[] = [];
+  const refusing = new Set<string>();
+  const accept = (queue: string) => {
+    if (refusing.has(queue)) throw new Error(`${queue} is unavailable`);
+  };
   const held = options.log ? [...PRODUCERS, ["LOG_QUEUE", QUEUES.log] as const] : PRODUCERS;
   const producers = held.map(([binding, queue]) => {
     const producer = env[binding] as unknown as Record<string, unknown>;
-    producer.send = async (body: unknown) => void pending.push({ queue, body, attempts: 1 });
+    producer.send = async (body: unknown) => (accept(queue), void pending.push({ queue, body, attempts: 1 }));
     producer.sendBatch = async (messages: Iterable<{ body: unknown }>) => {
+      accept(queue);
       for (const m of messages) pending.push({ queue, body: m.body, attempts: 1 });
     };
     return producer;
@@ -52,6 +57,8 @@ export function holdQueues(deps: Partial<QueueDeps> = {}, options: { log?: boole
     pending,
     /** Messages the consumer retried, oldest first; `redeliver()` sends them again. */
     retried,
+    /** The queues (by name) whose sends fail while they are here, as an unavailable queue's do. */
+    refusing,
 
     /** Delivers everything held, batch after batch, including what the consumers send on; how many batches ran. */
     async drain(maxBatches = 100): Promise<number> {
