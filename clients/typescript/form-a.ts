@@ -810,6 +810,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{sid}/log-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys that find the agent's leaves in its log, for the epochs the caller owned it (owner)
+         * @description A leaf is `{tag, commit}`: `tag` = HMAC-SHA256(k, `<n>`) under the agent's key k of the owner epoch entry n falls in, so only a holder of k links the agent's leaves. Entries up to `cutover` have leaves of the format before, named by `agent`. The same payload under API-Version B. See docs/transparency.md.
+         *
+         *     Needs an API key with the `agents:read` scope.
+         */
+        get: operations["getAgentLogKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{sid}/entries": {
         parameters: {
             query?: never;
@@ -2224,6 +2246,32 @@ export interface components {
             /** @description A compact JWS the agent signed with one of its registered keys (typ trust-receipt+jwt; sub the SID, aud your operator id, jti, iat within 24 h): the report weighs 1.5x. An invalid receipt never fails the report. */
             receipt?: string;
         };
+        LogKeys: {
+            sid: string;
+            /** @description Where the agent's leaves are */
+            log: {
+                /** @description The agent's log: its leaves are read under /log/{log}/ */
+                log: number;
+                /** @description The log's origin (its checkpoints' first line) */
+                origin: string;
+            };
+            /** @description The agent's last entry number: its leaves are those of entries 1 … seq (the newest may not be sequenced yet) */
+            seq: number;
+            /** @description The agent's constant name under the log key, HMAC-SHA256(log key, sid): the `agent` of each of its leaves written before the cut-over (`{agent, seq, entry_hash, score_commit}`) */
+            agent: string;
+            /** @description Entries 1 … cutover have leaves of the format before; entries after it have tagged leaves `{tag, commit}`. 0 for an agent registered since; null until the migration sweep reached the agent (every leaf so far is of the format before) */
+            cutover: number | null;
+            /** @description The owner epochs after the cut-over that the caller owned (or nobody did: a self-registered agent before its claim), with their keys. A leaf's `commit` is SHA-256 of `<n>:<entry hash>:<score>:<nonce>` */
+            epochs: {
+                epoch: number;
+                /** @description The epoch's first entry number */
+                from: number;
+                /** @description Its last entry number; null for the current epoch */
+                to: number | null;
+                /** @description k = HMAC-SHA256(log key, `<sid>:<epoch>`), lowercase hex: entry n's leaf has tag = HMAC-SHA256(k, `<n>`) (n in decimal) */
+                key: string;
+            }[];
+        };
         EntryList: {
             sid: string;
             /** @description Where the agent's leaves are */
@@ -2232,19 +2280,19 @@ export interface components {
                 log: number;
                 /** @description The log's origin (its checkpoints' first line) */
                 origin: string;
-                /** @description The agent's name in the log: HMAC-SHA256(log key, sid), lowercase hex. Each leaf's `agent` */
+                /** @description The agent's constant name under the log key, HMAC-SHA256(log key, sid), lowercase hex: the `agent` of its leaves written before its cut-over. Later leaves are tagged per entry: GET /agents/{sid}/log-keys gives their keys */
                 agent: string;
             };
             entries: {
-                /** @description The entry's number: 1, 2, 3, … with no gap (its leaf's `seq`) */
+                /** @description The entry's number: 1, 2, 3, … with no gap (its leaf's tag is HMAC-SHA256(k, `<n>`); a leaf of before shows it as `seq`) */
                 n: number;
                 /** @enum {string} */
                 kind: "registration" | "report" | "config" | "withdrawal" | "dispute" | "claim" | "status" | "identity" | "credibility" | "inheritance" | "model" | "snapshot";
                 /** @description The entry's RFC 8785 canonical JSON, byte for byte what `hash` covers (parse it, never re-serialise it to hash) */
                 entry: string;
-                /** @description Lowercase hex SHA-256 of `entry`: the next entry's `prev` and its leaf's `entry_hash` */
+                /** @description Lowercase hex SHA-256 of `entry`: the next entry's `prev`, committed to by its leaf (`entry_hash` in a leaf of before) */
                 hash: string;
-                /** @description The composite its leaf commits to: the leaf's score_commit is SHA-256 of `<score>:<entry's nonce>`. Null for an entry written before the service kept it (its entry's own score, where it has one, is the same) */
+                /** @description The composite its leaf commits to: the leaf's `commit` is SHA-256 of `<n>:<hash>:<score>:<entry's nonce>` (a leaf of before: `score_commit` is SHA-256 of `<score>:<entry's nonce>`). Null for an entry written before the service kept it (its entry's own score, where it has one, is the same) */
                 score: number | null;
                 /** @description The clear text of the entry's salted hashes, with their `salt` (a report: `type`, `metadata`; the registration: `name`, `description`): each hash is SHA-256 of `<salt>:<field>:<text>` (metadata as JSON). Null when the entry has none, or once the salt was erased */
                 opening: {
@@ -2574,19 +2622,6 @@ export interface components {
             description: string;
             verification: string[];
         };
-        LogKeys: {
-            logs: {
-                /** @description The log's number n: its reads are under /log/{n}/ */
-                log: number;
-                /**
-                 * @description The log's origin: the first line of its checkpoints and the name of its keys
-                 * @example trust.example.com/log/0
-                 */
-                origin: string;
-                /** @description Every key that signs the log's checkpoints, as signed-note verifier keys (`<name>+<hex key ID>+<base64(0x01 || Ed25519 public key)>`, Go's note.NewVerifier) */
-                verifier_keys: string[];
-            }[];
-        };
     };
     responses: never;
     parameters: never;
@@ -2642,6 +2677,7 @@ export type TransactionBatchRequest = components['schemas']['TransactionBatchReq
 export type TransactionList = components['schemas']['TransactionList'];
 export type TransactionRecordedA = components['schemas']['TransactionRecordedA'];
 export type TransactionRequest = components['schemas']['TransactionRequest'];
+export type LogKeys = components['schemas']['LogKeys'];
 export type EntryList = components['schemas']['EntryList'];
 export type AgentKeys = components['schemas']['AgentKeys'];
 export type AgentKey = components['schemas']['AgentKey'];
@@ -2673,7 +2709,6 @@ export type AiCatalogAttestation = components['schemas']['AiCatalogAttestation']
 export type AiCatalogFragment = components['schemas']['AiCatalogFragment'];
 export type AiCatalogEntry = components['schemas']['AiCatalogEntry'];
 export type AiCatalogAttestationType = components['schemas']['AiCatalogAttestationType'];
-export type LogKeys = components['schemas']['LogKeys'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
 export type HeaderCacheControl = components['headers']['Cache-Control'];
 export type HeaderXRateLimitLimit = components['headers']['X-RateLimit-Limit'];
@@ -6813,7 +6848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 711 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">711<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Status</dt><dd>Active</dd><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJWVG9HNEhsU2cwaGVXRXRnZ1E4QmJ6S0JHMVpUSGkrOGxrYjJhY25XM25jPSIsImluY2x1c2lvbiI6WyJKK3dDL2hnOHMrcFcyUFh6SkR1SUlSMnlWOGEvaG1YdjFDS2dXWnFqWEJBPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcblZUb0c0SGxTZzBoZVdFdGdnUThCYnpLQkcxWlRIaSs4bGtiMmFjblczbmM9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 711 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">711<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Status</dt><dd>Active</dd><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJOTzFnMTBITVdNWnhlSFVuOUxnaFJHd0o5eFBlSUxQcC9aRUtGdGJ1V0FnPSIsImluY2x1c2lvbiI6WyJPSmpTVXVxclFyY1hFeEwxTnFUdmxzajVNYzUwSVZmWGFmWit0aWpDaUprPSJdLCJsZWFmIjp7InRhZyI6IjFhNmJiYjhiYzViMzg2NDE4OWQwZWVhNzMyODU3NmRkYWEzYjMxZmU0NzM3NWY1MjdlMDZhZjI5ZTAwZTViYmYiLCJjb21taXQiOiJhMTMxZjlkNzQxMDI3NWU0YjY4NTBmMTQzMGI1NDc1MjBlN2RmYWQ0NzJhYTQxMTM5ODIxYWQ3NDFmZjg1Mzk4In0sIm9wZW5pbmciOnsic2lkIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsIm4iOjIsImVudHJ5X2hhc2giOiJlY2YzN2ZkMGUzNDRmZjE5NGM1ZTBmYWZkNTY1MWJkNDI3NjMxNjE5ZjkxNWQyNzI1NzYwNTVkNGM3MDY5ODEzIiwic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbk5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
                     "text/html": string;
                     /**
                      * @example {
@@ -7575,6 +7610,173 @@ export interface operations {
             };
         };
     };
+    getAgentLogKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Omit it, or send A: Form A payloads and errors */
+                "api-version"?: "A";
+            };
+            path: {
+                /** @description The agent's SID */
+                sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *       "log": {
+                     *         "log": 0,
+                     *         "origin": "trust.example.com/log/0"
+                     *       },
+                     *       "seq": 2,
+                     *       "agent": "df80d30e13c3d02390efcfa15c213939d152767263adeab5f085ed5945309bee",
+                     *       "cutover": 0,
+                     *       "epochs": [
+                     *         {
+                     *           "epoch": 0,
+                     *           "from": 1,
+                     *           "to": null,
+                     *           "key": "55f451f4d92a0123f8154c3fc8c4aa4d7ffb583ee95262fe61366af6fbf92500"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogKeys"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid SID format. Expected: SID-0x[16 hex chars]",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Missing or invalid Authorization header. Use: Bearer sk_svc_...",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Not the owner, or the key lacks a scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden: you do not own this agent",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Agent not found",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests. Please try again later.",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+            /** @description Temporarily unavailable or not configured */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The transparency log is not configured (LOG_KEY)",
+                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorA"];
+                };
+            };
+        };
+    };
     listAgentEntries: {
         parameters: {
             query?: {
@@ -7613,7 +7815,7 @@ export interface operations {
                      *       "log": {
                      *         "log": 0,
                      *         "origin": "trust.example.com/log/0",
-                     *         "agent": "1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7"
+                     *         "agent": "df80d30e13c3d02390efcfa15c213939d152767263adeab5f085ed5945309bee"
                      *       },
                      *       "entries": [
                      *         {
@@ -8854,7 +9056,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJWVG9HNEhsU2cwaGVXRXRnZ1E4QmJ6S0JHMVpUSGkrOGxrYjJhY25XM25jPSIsImluY2x1c2lvbiI6WyJKK3dDL2hnOHMrcFcyUFh6SkR1SUlSMnlWOGEvaG1YdjFDS2dXWnFqWEJBPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcblZUb0c0SGxTZzBoZVdFdGdnUThCYnpLQkcxWlRIaSs4bGtiMmFjblczbmM9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJOTzFnMTBITVdNWnhlSFVuOUxnaFJHd0o5eFBlSUxQcC9aRUtGdGJ1V0FnPSIsImluY2x1c2lvbiI6WyJPSmpTVXVxclFyY1hFeEwxTnFUdmxzajVNYzUwSVZmWGFmWit0aWpDaUprPSJdLCJsZWFmIjp7InRhZyI6IjFhNmJiYjhiYzViMzg2NDE4OWQwZWVhNzMyODU3NmRkYWEzYjMxZmU0NzM3NWY1MjdlMDZhZjI5ZTAwZTViYmYiLCJjb21taXQiOiJhMTMxZjlkNzQxMDI3NWU0YjY4NTBmMTQzMGI1NDc1MjBlN2RmYWQ0NzJhYTQxMTM5ODIxYWQ3NDFmZjg1Mzk4In0sIm9wZW5pbmciOnsic2lkIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsIm4iOjIsImVudHJ5X2hhc2giOiJlY2YzN2ZkMGUzNDRmZjE5NGM1ZTBmYWZkNTY1MWJkNDI3NjMxNjE5ZjkxNWQyNzI1NzYwNTVkNGM3MDY5ODEzIiwic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbk5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                      *     }
                      */
                     "application/json": components["schemas"]["Attestation"];
@@ -12117,7 +12319,7 @@ export interface operations {
                  *       "params": {
                  *         "name": "verify_attestation",
                  *         "arguments": {
-                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJWVG9HNEhsU2cwaGVXRXRnZ1E4QmJ6S0JHMVpUSGkrOGxrYjJhY25XM25jPSIsImluY2x1c2lvbiI6WyJKK3dDL2hnOHMrcFcyUFh6SkR1SUlSMnlWOGEvaG1YdjFDS2dXWnFqWEJBPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcblZUb0c0SGxTZzBoZVdFdGdnUThCYnpLQkcxWlRIaSs4bGtiMmFjblczbmM9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJOTzFnMTBITVdNWnhlSFVuOUxnaFJHd0o5eFBlSUxQcC9aRUtGdGJ1V0FnPSIsImluY2x1c2lvbiI6WyJPSmpTVXVxclFyY1hFeEwxTnFUdmxzajVNYzUwSVZmWGFmWit0aWpDaUprPSJdLCJsZWFmIjp7InRhZyI6IjFhNmJiYjhiYzViMzg2NDE4OWQwZWVhNzMyODU3NmRkYWEzYjMxZmU0NzM3NWY1MjdlMDZhZjI5ZTAwZTViYmYiLCJjb21taXQiOiJhMTMxZjlkNzQxMDI3NWU0YjY4NTBmMTQzMGI1NDc1MjBlN2RmYWQ0NzJhYTQxMTM5ODIxYWQ3NDFmZjg1Mzk4In0sIm9wZW5pbmciOnsic2lkIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsIm4iOjIsImVudHJ5X2hhc2giOiJlY2YzN2ZkMGUzNDRmZjE5NGM1ZTBmYWZkNTY1MWJkNDI3NjMxNjE5ZjkxNWQyNzI1NzYwNTVkNGM3MDY5ODEzIiwic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbk5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                  *         }
                  *       }
                  *     }
@@ -12143,7 +12345,7 @@ export interface operations {
                      *         "content": [
                      *           {
                      *             "type": "text",
-                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":711,\"confidence\":\"low\",\"recommendation\":\"review\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"VToG4HlSg0heWEtggQ8BbzKBG1ZTHi+8lkb2acnW3nc=\",\"inclusion\":[\"J+wC/hg8s+pW2PXzJDuIIR2yV8a/hmXv1CKgWZqjXBA=\"],\"leaf\":{\"agent\":\"1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7\",\"seq\":2,\"entry_hash\":\"ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813\",\"score_commit\":\"70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c\"},\"opening\":{\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\nVToG4HlSg0heWEtggQ8BbzKBG1ZTHi+8lkb2acnW3nc=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
+                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":711,\"confidence\":\"low\",\"recommendation\":\"review\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"NO1g10HMWMZxeHUn9LghRGwJ9xPeILPp/ZEKFtbuWAg=\",\"inclusion\":[\"OJjSUuqrQrcXExL1NqTvlsj5Mc50IVfXafZ+tijCiJk=\"],\"leaf\":{\"tag\":\"1a6bbb8bc5b3864189d0eea7328576ddaa3b31fe47375f527e06af29e00e5bbf\",\"commit\":\"a131f9d7410275e4b6850f1430b547520e7dfad472aa41139821ad741ff85398\"},\"opening\":{\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"n\":2,\"entry_hash\":\"ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813\",\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\nNO1g10HMWMZxeHUn9LghRGwJ9xPeILPp/ZEKFtbuWAg=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
                      *           }
                      *         ],
                      *         "structuredContent": {
@@ -12169,21 +12371,22 @@ export interface operations {
                      *               "origin": "trust.example.com/log/0",
                      *               "index": 1,
                      *               "tree_size": 2,
-                     *               "root": "VToG4HlSg0heWEtggQ8BbzKBG1ZTHi+8lkb2acnW3nc=",
+                     *               "root": "NO1g10HMWMZxeHUn9LghRGwJ9xPeILPp/ZEKFtbuWAg=",
                      *               "inclusion": [
-                     *                 "J+wC/hg8s+pW2PXzJDuIIR2yV8a/hmXv1CKgWZqjXBA="
+                     *                 "OJjSUuqrQrcXExL1NqTvlsj5Mc50IVfXafZ+tijCiJk="
                      *               ],
                      *               "leaf": {
-                     *                 "agent": "1fa4e40dcfd27eb4becf99f9450de1746f2bf2c1da22408182e061de6bca3aa7",
-                     *                 "seq": 2,
-                     *                 "entry_hash": "ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813",
-                     *                 "score_commit": "70bf34f4ac2fa78f6d6093ef5bd808314e0ffbaec4053bca16dc59179441846c"
+                     *                 "tag": "1a6bbb8bc5b3864189d0eea7328576ddaa3b31fe47375f527e06af29e00e5bbf",
+                     *                 "commit": "a131f9d7410275e4b6850f1430b547520e7dfad472aa41139821ad741ff85398"
                      *               },
                      *               "opening": {
+                     *                 "sid": "SID-0x3f9a0c1d2e4b5a69",
+                     *                 "n": 2,
+                     *                 "entry_hash": "ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813",
                      *                 "score": 538,
                      *                 "nonce": "99887766554433221100ffeeddccbbaa"
                      *               },
-                     *               "checkpoint": "trust.example.com/log/0\n2\nVToG4HlSg0heWEtggQ8BbzKBG1ZTHi+8lkb2acnW3nc=\n\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+                     *               "checkpoint": "trust.example.com/log/0\n2\nNO1g10HMWMZxeHUn9LghRGwJ9xPeILPp/ZEKFtbuWAg=\n\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
                      *             }
                      *           }
                      *         }
@@ -12341,7 +12544,7 @@ export interface operations {
                      *       "required": false,
                      *       "params": {
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJWVG9HNEhsU2cwaGVXRXRnZ1E4QmJ6S0JHMVpUSGkrOGxrYjJhY25XM25jPSIsImluY2x1c2lvbiI6WyJKK3dDL2hnOHMrcFcyUFh6SkR1SUlSMnlWOGEvaG1YdjFDS2dXWnFqWEJBPSJdLCJsZWFmIjp7ImFnZW50IjoiMWZhNGU0MGRjZmQyN2ViNGJlY2Y5OWY5NDUwZGUxNzQ2ZjJiZjJjMWRhMjI0MDgxODJlMDYxZGU2YmNhM2FhNyIsInNlcSI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZV9jb21taXQiOiI3MGJmMzRmNGFjMmZhNzhmNmQ2MDkzZWY1YmQ4MDgzMTRlMGZmYmFlYzQwNTNiY2ExNmRjNTkxNzk0NDE4NDZjIn0sIm9wZW5pbmciOnsic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcblZUb0c0SGxTZzBoZVdFdGdnUThCYnpLQkcxWlRIaSs4bGtiMmFjblczbmM9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJOTzFnMTBITVdNWnhlSFVuOUxnaFJHd0o5eFBlSUxQcC9aRUtGdGJ1V0FnPSIsImluY2x1c2lvbiI6WyJPSmpTVXVxclFyY1hFeEwxTnFUdmxzajVNYzUwSVZmWGFmWit0aWpDaUprPSJdLCJsZWFmIjp7InRhZyI6IjFhNmJiYjhiYzViMzg2NDE4OWQwZWVhNzMyODU3NmRkYWEzYjMxZmU0NzM3NWY1MjdlMDZhZjI5ZTAwZTViYmYiLCJjb21taXQiOiJhMTMxZjlkNzQxMDI3NWU0YjY4NTBmMTQzMGI1NDc1MjBlN2RmYWQ0NzJhYTQxMTM5ODIxYWQ3NDFmZjg1Mzk4In0sIm9wZW5pbmciOnsic2lkIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsIm4iOjIsImVudHJ5X2hhc2giOiJlY2YzN2ZkMGUzNDRmZjE5NGM1ZTBmYWZkNTY1MWJkNDI3NjMxNjE5ZjkxNWQyNzI1NzYwNTVkNGM3MDY5ODEzIiwic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbk5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
                      *         "jwks_uri": "https://trust.example.com/.well-known/jwks.json",
                      *         "attestation_uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
                      *         "status_list": {

@@ -32,7 +32,10 @@ export {
   checkpointText,
   CheckpointError,
   consistencyProof,
+  entryCommit,
+  entryTag,
   fromBase64,
+  isTagged,
   inclusionProof,
   leafBytes,
   leafHash,
@@ -49,6 +52,8 @@ export {
   verifyInclusion,
   type Checkpoint,
   type Leaf,
+  type LegacyLeaf,
+  type TaggedLeaf,
   type TileSource,
 } from "../../src/domain/log/index";
 

@@ -3,7 +3,8 @@
 //   const report = await verifyAgent({ baseUrl: "https://trust.example.com", sid, key });
 //   if (!report.ok) console.log(report.problems);
 //
-// With the owner's key it reads the agent's chained entries (GET /agents/{sid}/entries) and checks
+// With the owner's key it reads the agent's chained entries (GET /agents/{sid}/entries) and the keys
+// that find its leaves (GET /agents/{sid}/log-keys: a leaf names no agent without them), and checks
 // that they chain (numbers, `prev` links, hashes), that each entry's leaf is in the agent's log and
 // included in a checkpoint signed by the log's key (proofs computed from the tiles), that each leaf
 // commits to the entry and its score, and that replaying the entries through the model gives the
@@ -17,7 +18,7 @@ import { chainModel, historyOfEntries, replayHistory, snapshotOf } from "../../s
 import type { AttestationLog } from "../../src/domain/attestations";
 import { checkChain, sha256HexOfBytes, type Entry } from "../../src/domain/entries";
 import { scoreOfEvidence } from "../../src/domain/scoring";
-import { CheckpointError, createLogClient, fromBase64, leafHash, LogReadError, parseLeaf, scoreCommit, toBase64, verifyCheckpoint, verifyInclusion, type Checkpoint, type Leaf } from "./log";
+import { CheckpointError, createLogClient, entryCommit, entryTag, fromBase64, isTagged, leafBytes, leafHash, LogReadError, parseLeaf, scoreCommit, toBase64, verifyCheckpoint, verifyInclusion, type Checkpoint, type Leaf } from "./log";
 import { parseBundle, tileWidth, TILE_WIDTH } from "../../src/domain/log/tiles";
 
 export type ProblemKind = "chain" | "log" | "checkpoint" | "stale" | "fork" | "replay" | "promise";
@@ -160,7 +161,11 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
     }
   }
 
-  // The promises, read before the log: they name the log and the agent's tag for a reporter.
+  // The owner's keys: the tag of each entry's leaf, and the agent's name on leaves of before.
+  let ownerKeys: OwnerLogKeys | null = null;
+  if (options.key) ownerKeys = await get<OwnerLogKeys>(`/agents/${encodeURIComponent(options.sid)}/log-keys`, true);
+
+  // The promises, read before the log: they name the log and the leaf for a reporter.
   const promised: { claims: PromiseClaims; jws: string }[] = [];
   if (options.promises?.length) {
     const jwks = createLocalJWKSet(await get<JSONWebKeySet>("/.well-known/jwks.json"));
@@ -177,8 +182,7 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
     }
   }
   const origin = where?.origin ?? promised[0]?.claims.log ?? null;
-  const tag = where?.agent ?? promised[0]?.claims.leaf.agent ?? null;
-  if (!origin || !tag) return finish();
+  if (!origin || (!ownerKeys && promised.length === 0)) return finish();
   const n = Number(/\/log\/(\d+)$/.exec(origin)?.[1] ?? NaN);
   if (!Number.isInteger(n)) {
     problem("log", `the agent's log origin ${origin} names no log number`);
@@ -213,7 +217,9 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
   }
 
   // The agent's leaves in the tree, newest first, each proven included.
-  const leaves = await agentLeaves(log, checkpoint, tag, Math.max(listed.length, ...promised.map((p) => p.claims.seq)));
+  const wanted = new Set([...listed.map((e) => e.n), ...promised.map((p) => p.claims.seq)]);
+  const names = await leafNames(ownerKeys, listed.length, promised);
+  const leaves = await agentLeaves(log, checkpoint, names, wanted);
   for (const [seq, found] of leaves) {
     if (!(await log.verifyLeaf(found.leaf, found.index, checkpoint))) problem("log", `the leaf of entry ${seq} (index ${found.index}) is not included in the checkpoint's tree`);
   }
@@ -228,9 +234,11 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
         continue;
       }
       report.sequenced++;
-      if (found.leaf.entry_hash !== e.hash) problem("log", `entry ${e.n} is not the entry its leaf commits to: altered or replaced`);
       const face = faceOf(entry);
       if (e.score === null || (face !== null && face !== e.score)) problem("log", `entry ${e.n}: the score listed is not the entry's own`);
+      else if (isTagged(found.leaf)) {
+        if (found.leaf.commit !== (await entryCommit(e.n, e.hash, e.score, entry.nonce))) problem("log", `entry ${e.n} is not the entry and score its leaf commits to: altered or replaced`);
+      } else if (found.leaf.entry_hash !== e.hash) problem("log", `entry ${e.n} is not the entry its leaf commits to: altered or replaced`);
       else if (found.leaf.score_commit !== (await scoreCommit(e.score, entry.nonce))) problem("log", `entry ${e.n}: its leaf commits to another score than the one listed`);
     }
     if (highest > listed.length) problem("log", `the log holds a leaf of entry ${highest}, but the entries end at ${listed.length}: entries dropped`);
@@ -274,14 +282,55 @@ interface PromiseClaims {
   leaf: Leaf;
 }
 
-const sameLeaf = (a: Leaf, b: Leaf) => a.agent === b.agent && a.seq === b.seq && a.entry_hash === b.entry_hash && a.score_commit === b.score_commit;
+const sameLeaf = (a: Leaf, b: Leaf) => toBase64(leafBytes(a)) === toBase64(leafBytes(b));
+
+/** GET /agents/{sid}/log-keys: the owner's keys to its agent's leaves. */
+export interface OwnerLogKeys {
+  sid: string;
+  log: { log: number; origin: string };
+  seq: number;
+  agent: string;
+  cutover: number | null;
+  epochs: { epoch: number; from: number; to: number | null; key: string }[];
+}
+
+/** How an agent's leaves are recognised: its name on leaves of before (with their seq), and each tagged leaf's tag with its entry number. */
+export interface LeafNames {
+  agent: string | null;
+  tags: Map<string, number>;
+}
+
+/** Leaves past the entries listed whose tags are computed too, so that a leaf of an entry the listing dropped is found. */
+const TAGS_AHEAD = 16;
 
 /**
- * The agent's leaves in the checkpoint's tree by seq, read from the entry bundles from the newest
- * back until its first entry (or `upTo` leaves) are found. A bundle's leaves are proven one by one
- * by the caller; a second leaf for one seq is a rewrite the sequencer should have refused.
+ * The names of the agent's leaves: with the owner's keys, the tag of every entry after the cut-over
+ * (and a few past the last, to catch dropped entries) in the epochs the keys cover; a promise's own
+ * leaf names itself.
  */
-async function agentLeaves(log: ReturnType<typeof createLogClient>, checkpoint: Checkpoint, tag: string, upTo: number): Promise<Map<number, { leaf: Leaf; index: number }>> {
+export async function leafNames(keys: OwnerLogKeys | null, listed: number, promised: { claims: { leaf: Leaf } }[] = []): Promise<LeafNames> {
+  const names: LeafNames = { agent: keys?.agent ?? null, tags: new Map() };
+  if (keys && keys.cutover !== null) {
+    const last = Math.max(keys.seq, listed) + TAGS_AHEAD;
+    for (const epoch of keys.epochs) {
+      const to = Math.min(epoch.to ?? last, last);
+      for (let n = Math.max(epoch.from, keys.cutover + 1); n <= to; n++) names.tags.set(await entryTag(epoch.key, n), n);
+    }
+  }
+  for (const { claims } of promised) {
+    const leaf = claims.leaf;
+    if (isTagged(leaf)) names.tags.set(leaf.tag, (claims as unknown as { seq: number }).seq);
+    else names.agent ??= leaf.agent;
+  }
+  return names;
+}
+
+/**
+ * The agent's leaves in the checkpoint's tree by entry number, read from the entry bundles from the
+ * newest back until every wanted entry's leaf is found. A bundle's leaves are proven one by one by
+ * the caller; a second leaf for one entry is a rewrite the sequencer should have refused.
+ */
+export async function agentLeaves(log: ReturnType<typeof createLogClient>, checkpoint: Checkpoint, names: LeafNames, wanted: ReadonlySet<number>): Promise<Map<number, { leaf: Leaf; index: number }>> {
   const found = new Map<number, { leaf: Leaf; index: number }>();
   for (let b = Math.floor((checkpoint.size - 1) / TILE_WIDTH); b >= 0 && checkpoint.size > 0; b--) {
     const bytes = await log.tiles({ level: "entries", index: b, width: tileWidth(0, b, checkpoint.size) });
@@ -289,10 +338,11 @@ async function agentLeaves(log: ReturnType<typeof createLogClient>, checkpoint: 
     if (!bundle) throw new LogReadError(`entry bundle ${b} is malformed`);
     for (let i = bundle.length - 1; i >= 0; i--) {
       const leaf = parseLeaf(bundle[i]);
-      if (leaf?.agent !== tag) continue;
-      if (!found.has(leaf.seq)) found.set(leaf.seq, { leaf, index: b * TILE_WIDTH + i });
+      if (!leaf) continue;
+      const n = isTagged(leaf) ? names.tags.get(leaf.tag) : leaf.agent === names.agent ? leaf.seq : undefined;
+      if (n !== undefined && !found.has(n)) found.set(n, { leaf, index: b * TILE_WIDTH + i });
     }
-    if (found.has(1) && found.size >= upTo) break;
+    if ([...wanted].every((n) => found.has(n))) break;
   }
   return found;
 }
@@ -307,7 +357,7 @@ export type { AttestationLog };
  * names its root and size, the leaf is included at `index` by the audit path, and the opening is what
  * the leaf's score commitment hides. Problems found, none when it holds.
  */
-export async function verifyAttestationLog(log: AttestationLog, verifierKeys: string[]): Promise<Problem[]> {
+export async function verifyAttestationLog(log: AttestationLog, verifierKeys: string[], expectedSid?: string): Promise<Problem[]> {
   const problems: Problem[] = [];
   let checkpoint: Checkpoint;
   try {
@@ -319,7 +369,12 @@ export async function verifyAttestationLog(log: AttestationLog, verifierKeys: st
   if (checkpoint.size !== log.tree_size || toBase64(checkpoint.root) !== log.root) problems.push({ kind: "checkpoint", message: "the attestation's tree size or root is not its checkpoint's" });
   const proof = log.inclusion.map((h) => fromBase64(h) ?? new Uint8Array());
   if (!(await verifyInclusion(log.index, checkpoint.size, await leafHash(log.leaf), proof, checkpoint.root))) problems.push({ kind: "log", message: "the attestation's leaf is not included in its checkpoint's tree" });
-  if ((await scoreCommit(log.opening.score, log.opening.nonce)) !== log.leaf.score_commit) problems.push({ kind: "log", message: "the attestation's opening does not open its leaf's score commitment" });
+  const { sid, n, entry_hash, score, nonce } = log.opening;
+  const opens = isTagged(log.leaf)
+    ? (await entryCommit(n, entry_hash, score, nonce)) === log.leaf.commit
+    : (await scoreCommit(score, nonce)) === log.leaf.score_commit && log.leaf.seq === n && log.leaf.entry_hash === entry_hash;
+  if (!opens) problems.push({ kind: "log", message: "the attestation's opening does not open its leaf's commitment" });
+  if (expectedSid !== undefined && sid !== expectedSid) problems.push({ kind: "log", message: `the attestation's leaf opens to ${sid}, not ${expectedSid}` });
   return problems;
 }
 

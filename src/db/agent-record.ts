@@ -8,6 +8,7 @@ import { contributionOf, modelOf, ownerLocal, scoreOfRecord, type AgentRecord, t
 import type { AgentKey } from "../domain/agent-keys";
 import { GENESIS } from "../domain/entries";
 import type { Notified } from "../domain/events";
+import type { LogTags } from "../domain/log/epochs";
 import type { Evidence } from "../domain/scoring";
 import type { Database } from "./client";
 import { configurationOf, readAgentRow, type AgentRow } from "./agents";
@@ -26,6 +27,8 @@ export interface RowState {
   notified: Notified | null;
   /** The earliest answer deadline of the agent's open disputes (ms). */
   disputesDue?: number | null;
+  /** How its log leaves are tagged (absent until the migration sweep). */
+  logTags?: LogTags;
 }
 
 /** The agent as its object works on it: the record, where its outbox stands, and the row's contract. */
@@ -70,6 +73,7 @@ export function loadedOfRow(ref: AgentRef, row: AgentRow): Loaded {
     outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
     seq: row.seq,
     chainHash: row.chainHash ?? GENESIS,
+    ...(state.logTags ? { logTags: state.logTags } : {}),
     locals: state.locals,
     disputesDue: state.disputesDue ?? null,
     createdAt: row.createdAt,
@@ -91,7 +95,7 @@ export function rowOf(record: AgentRecord, now: number, published: number, notif
   const score = scoreOfRecord(record, now);
   const independent = contributionOf(record, now);
   const c = record.config;
-  const state: RowState = { keys: record.keys, directories: record.directories, locals: record.locals, notified, disputesDue: record.disputesDue ?? null };
+  const state: RowState = { keys: record.keys, directories: record.directories, locals: record.locals, notified, disputesDue: record.disputesDue ?? null, ...(record.logTags ? { logTags: record.logTags } : {}) };
   return {
     sid: record.sid,
     num: record.num,

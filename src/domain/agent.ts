@@ -4,6 +4,7 @@
 import type { AgentKey } from "./agent-keys";
 import type { AgentConfiguration } from "./configuration";
 import { GENESIS } from "./entries";
+import { newLogTags, type LogTags } from "./log/epochs";
 import { CHANGE_TYPES, OUTCOMES, classifyChange, baseFor, damping, MODEL, type ChangeType, type CredibilityInput, type Outcome, type ScoreView, type SignalDimension } from "./model";
 import {
   configInto,
@@ -68,6 +69,8 @@ export interface AgentRecord extends AgentRef {
   seq: number;
   /** The SHA-256 of the agent's last history entry (the next one chains to it). */
   chainHash: string;
+  /** How its entries' log leaves are tagged (src/domain/log/epochs.ts); absent until the migration sweep: the leaf of before. */
+  logTags?: LogTags;
   /**
    * Each operator the history names (owner or reporter) by its number on this agent, in the order
    * the chain first names it: the model keys evidence by these numbers, so a replay of the entries
@@ -137,6 +140,7 @@ export function newRecord(
     outcomes: {},
     seq: 0,
     chainHash: GENESIS,
+    logTags: newLogTags(input.operatorId),
     locals: input.operatorId === null ? {} : { [input.operatorId]: 1 },
     createdAt: iso,
     updatedAt: iso,

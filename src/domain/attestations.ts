@@ -1,6 +1,7 @@
 // Score attestations: the public score, signed by the service, for a relying party to verify
 // offline with the service's published keys (JWKS) and any JOSE library.
 
+import type { Leaf } from "./log/leaf";
 import { calculateJwkThumbprint, CompactSign, importJWK, type JWK } from "jose";
 
 export const ATTESTATION_TYPE = "trust-attestation+jwt";
@@ -40,10 +41,17 @@ export interface AttestationLog {
   root: string;
   /** The audit path (RFC 9162 §2.1.3), base64 hashes, from the leaf up. */
   inclusion: string[];
-  /** The leaf itself, its four fields: their RFC 8785 JSON is what the tree holds. */
-  leaf: { agent: string; seq: number; entry_hash: string; score_commit: string };
-  /** What opens `leaf.score_commit` (SHA-256 of `<score>:<nonce>`); `sub` is the SID `leaf.agent` names. */
-  opening: { score: number; nonce: string };
+  /**
+   * The leaf itself: its RFC 8785 JSON is what the tree holds. `{tag, commit}` (tag: HMAC of `n` under
+   * the agent's key of its owner epoch); a leaf written before the agent's cut-over is
+   * `{agent, seq, entry_hash, score_commit}`.
+   */
+  leaf: Leaf;
+  /**
+   * What opens the leaf: `commit` is SHA-256 of `<n>:<entry_hash>:<score>:<nonce>` (a leaf of before:
+   * `score_commit` is SHA-256 of `<score>:<nonce>`). `sid` is the attestation's `sub`.
+   */
+  opening: { sid: string; n: number; entry_hash: string; score: number; nonce: string };
   /** The log's signed checkpoint of `tree_size` (a C2SP signed note): verify it against GET /log/keys. */
   checkpoint: string;
 }
@@ -101,7 +109,7 @@ export interface PromiseClaims {
   log: string;
   seq: number;
   entry_hash: string;
-  leaf: { agent: string; seq: number; entry_hash: string; score_commit: string };
+  leaf: Leaf;
 }
 
 export const signPromise = (claims: PromiseClaims, key: SigningKey) => signJws(claims, key, PROMISE_TYPE);

@@ -1,5 +1,6 @@
 // What the domain hands to the presentation layer: plain values in the product's words, no wire
 // names. src/http/wire renders them as Form A or Form B.
+import type { Leaf } from "./log/leaf";
 import type { AgentStatus, ScoreEventType } from "./agent";
 import type { ReceiptRefusal } from "./receipts";
 import type { Dispute } from "./disputes";
@@ -89,7 +90,9 @@ export interface TransactionRecorded {
   recordedAt?: number;
   score: ScoreView;
   /** The leaf the report's history entry gave the agent's transparency log (the 201's promise is signed over it). */
-  leaf?: { agent: string; seq: number; entry_hash: string; score_commit: string };
+  leaf?: Leaf;
+  /** The entry number and hash of the report's entry (the promise names them: a tagged leaf shows neither). */
+  entry?: { n: number; hash: string };
   /** The signed log promise over `leaf` (added by the route). */
   promise?: string;
   /** Only when the report carried a receipt: whether it added weight, and if not why. */

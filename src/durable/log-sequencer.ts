@@ -1,8 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { createHash } from "node:crypto";
 import { useSha256, type Bytes } from "../domain/log/bytes";
-import { accept, compact, decide, MAX_AHEAD, NEW_AGENT, sequenced, type AgentLog } from "../domain/log/acceptance";
-import { agentTag, checkLeaf, leafBytes, logKey, type Leaf } from "../domain/log/leaf";
+import { accept, compact, decide, NEW_AGENT, sequenced, type AgentLog } from "../domain/log/acceptance";
+import { agentTag, checkLeaf, entryTag, epochKey, isTagged, leafBytes, logKey, type Leaf, type LogKey } from "../domain/log/leaf";
+import type { LeafItem } from "../domain/log/messages";
 import { noteSigner, parseLogSigningKeys } from "../domain/log/keys";
 import type { NoteSigner } from "../domain/log/note";
 import { logOrigin, type Env } from "../env";
@@ -22,9 +23,17 @@ export const INTEGRATE_EVERY_MS = 1000;
 /** After a failed batch (R2, keys), the next try. */
 const RETRY_MS = 5000;
 
+/** A leaf named by its agent and entry number (never published: the sequencer's answers go to the queue's consumer only). */
+export interface LeafRef {
+  sid: string;
+  seq: number;
+}
+
 export interface AppendResult {
-  accepted: { agent: string; seq: number }[];
-  refused: { agent: string; seq: number; reason: string }[];
+  accepted: LeafRef[];
+  refused: (LeafRef & { reason: string })[];
+  /** Past the agent's next entry number: not taken now; the consumer retries them later. */
+  ahead: LeafRef[];
 }
 
 export interface LogStatus {
@@ -43,8 +52,8 @@ const NO_PROBES: SequencerProbes = { now: Date.now, fail: () => false };
 export { sequencerName } from "../domain/log/messages";
 
 /**
- * One object per log (named `log:<n>`): accepts leaves durably, in arrival order, idempotently on
- * (agent, seq), and integrates them in batches at least once a second (its alarm), writing tiles,
+ * One object per log (named `log:<n>`): accepts leaves durably, each agent's in entry-number order
+ * (per-agent high-water marks), idempotently on (agent, seq), and integrates them in batches at least once a second (its alarm), writing tiles,
  * entry bundles and the signed checkpoint to R2. It answers no public reads: GET /log/... reads R2.
  */
 export class LogSequencer extends DurableObject<Env> {
@@ -65,53 +74,63 @@ export class LogSequencer extends DurableObject<Env> {
   }
 
   /**
-   * Accepts leaves durably. A leaf already accepted changes nothing; another entry hash for an
-   * accepted (agent, seq) is refused and logged as a rewrite attempt. Returns what was accepted
-   * (new or repeated) and what was refused, with why.
+   * Accepts leaves durably, each agent's in entry-number order: a leaf is taken when its entry number
+   * is the agent's high-water mark + 1 (every earlier one integrated), a repeat of an accepted one
+   * changes nothing, another commitment for an accepted entry is refused and logged as a rewrite
+   * attempt, and a leaf further ahead is answered `ahead` (its queue retries it once the gap arrived).
    */
-  async append(leaves: { sid: string; leaf: Leaf }[]): Promise<AppendResult> {
-    const result: AppendResult = { accepted: [], refused: [] };
+  async append(items: LeafItem[]): Promise<AppendResult> {
+    const result: AppendResult = { accepted: [], refused: [], ahead: [] };
     const key = await logKey(this.env.LOG_KEY);
-    const checked: Leaf[] = [];
-    for (const { sid, leaf } of leaves) {
-      const check = checkLeaf(leaf);
-      const agent = String((leaf as Partial<Leaf> | null)?.agent);
-      const seq = Number((leaf as Partial<Leaf> | null)?.seq);
-      if (!check.ok) result.refused.push({ agent, seq, reason: check.problem });
-      else if (!key) result.refused.push({ agent, seq, reason: "LOG_KEY is not configured" });
-      else if ((await agentTag(key, String(sid))) !== check.leaf.agent) result.refused.push({ agent, seq, reason: "leaf.agent is not HMAC(LOG_KEY, sid)" });
-      else checked.push(check.leaf);
+    const checked: { mark: string; ref: LeafRef; hash: string; leaf: Leaf }[] = [];
+    const marks = new Map<string, string>();
+    for (const item of items) {
+      const sid = String(item?.sid);
+      const check = checkLeaf(item?.leaf);
+      const legacy = check.ok && !isTagged(check.leaf) ? check.leaf : null;
+      const ref = { sid, seq: Number(item?.n ?? legacy?.seq) };
+      if (!check.ok) result.refused.push({ ...ref, reason: check.problem });
+      else if (!key) result.refused.push({ ...ref, reason: "LOG_KEY is not configured" });
+      else if (!Number.isSafeInteger(ref.seq) || ref.seq < 1) result.refused.push({ ...ref, reason: "n must be an integer ≥ 1" });
+      else {
+        const leaf = check.leaf;
+        if (!marks.has(sid)) marks.set(sid, await agentTag(key, sid));
+        const mark = marks.get(sid)!;
+        const problem = isTagged(leaf) ? await this.tagProblem(key, sid, ref.seq, item.epoch, leaf.tag) : leaf.agent !== mark ? "leaf.agent is not HMAC(LOG_KEY, sid)" : leaf.seq !== ref.seq ? "leaf.seq is not n" : null;
+        if (problem) result.refused.push({ ...ref, reason: problem });
+        else checked.push({ mark, ref, hash: isTagged(leaf) ? leaf.commit : leaf.entry_hash, leaf });
+      }
     }
     if (checked.length === 0) return result;
+    // Each agent's leaves in entry-number order: a batch that brings n+1 before n takes both.
+    checked.sort((x, y) => (x.mark < y.mark ? -1 : x.mark > y.mark ? 1 : x.ref.seq - y.ref.seq));
 
     const n = this.logNumber();
     this.origin(); // a log's first leaf creates it: its origin is fixed now
-    const sids = new Map(leaves.map(({ sid, leaf }) => [`${leaf?.agent}/${leaf?.seq}`, sid]));
     let added = 0;
     this.store.transaction(() => {
       let { accepted: next, published } = this.store.counters();
       const agents = new Map<string, AgentLog>();
       const first = next;
       const fresh: string[] = [];
-      for (const leaf of checked) {
-        const agent = agents.get(leaf.agent) ?? this.store.agent(leaf.agent) ?? NEW_AGENT;
-        const decision = decide(agent, leaf.seq, leaf.entry_hash);
-        const ref = { agent: leaf.agent, seq: leaf.seq };
+      for (const { mark, ref, hash, leaf } of checked) {
+        const agent = agents.get(mark) ?? this.store.agent(mark) ?? NEW_AGENT;
+        const decision = decide(agent, ref.seq, hash);
         if (decision.kind === "rewrite") {
-          console.error(JSON.stringify({ level: "error", message: "log: another entry for an accepted (agent, seq), refused: a rewrite attempt", log: n, sid: sids.get(`${leaf.agent}/${leaf.seq}`), ...ref, accepted_entry_hash: decision.accepted, offered_entry_hash: leaf.entry_hash }));
+          console.error(JSON.stringify({ level: "error", message: "log: another entry for an accepted (agent, seq), refused: a rewrite attempt", log: n, ...ref, accepted_entry_hash: decision.accepted, offered_entry_hash: hash }));
           result.refused.push({ ...ref, reason: "another entry hash was accepted for this (agent, seq)" });
         } else if (decision.kind === "ahead") {
-          result.refused.push({ ...ref, reason: `seq is more than ${MAX_AHEAD} past the agent's acknowledged seq` });
+          result.ahead.push(ref);
         } else if (decision.kind === "new") {
           fresh.push(new TextDecoder().decode(leafBytes(leaf)));
-          agents.set(leaf.agent, accept(agent, leaf.seq, next++, leaf.entry_hash));
+          agents.set(mark, accept(agent, ref.seq, next++, hash));
           result.accepted.push(ref);
         } else {
           if (decision.kind === "stale") console.warn(JSON.stringify({ level: "warn", message: "log: a repeat of an old leaf, no longer compared", log: n, ...ref }));
           result.accepted.push(ref);
         }
       }
-      for (const [tag, agent] of agents) this.store.putAgent(tag, compact(agent, published));
+      for (const [mark, agent] of agents) this.store.putAgent(mark, compact(agent, published));
       if (fresh.length > 0) this.store.addLeaves(first, fresh);
       added = fresh.length;
     });
@@ -119,12 +138,18 @@ export class LogSequencer extends DurableObject<Env> {
     return result;
   }
 
+  /** Why a tagged leaf's tag is not HMAC(k, n) under the agent's key of `epoch`, or null when it is. */
+  private async tagProblem(key: LogKey, sid: string, n: number, epoch: number | undefined, tag: string): Promise<string | null> {
+    if (epoch === undefined || !Number.isSafeInteger(epoch) || epoch < 0) return "a tagged leaf comes with its epoch, an integer ≥ 0";
+    return (await entryTag(await epochKey(key, sid, epoch), n)) === tag ? null : "leaf.tag is not HMAC(k_sid, n) for the epoch given";
+  }
+
   /** The log's origin, fixed when the log was created: configuration read later never renames it. */
   origin(): string {
     return this.store.origin(() => logOrigin(this.env, this.logNumber()));
   }
 
-  /** What the log has of an agent (by its tag, HMAC(LOG_KEY, sid)): how far it is acknowledged, and its latest published leaf. */
+  /** What the log has of an agent (by its private tag, HMAC(LOG_KEY, sid)): its high-water mark, and its latest published leaf. */
   status(agent: string): LogStatus {
     const state = this.store.agent(agent);
     const { published } = this.store.counters();

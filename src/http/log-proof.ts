@@ -3,16 +3,17 @@ import { readEntry } from "../db/history";
 import type { AgentRef } from "../domain/agent";
 import type { AttestationLog } from "../domain/attestations";
 import { parseCheckpointText } from "../domain/log/checkpoint";
-import { agentTag, logKey, scoreCommit, type Leaf } from "../domain/log/leaf";
+import { agentTag, entryCommit, isTagged, logKey, scoreCommit } from "../domain/log/leaf";
 import { toBase64 } from "../domain/log/bytes";
 import { sequencerName } from "../domain/log/messages";
 import type { AppEnv } from "./context";
-import { inclusionFromBucket } from "./log-reads";
+import { inclusionFromBucket, leafFromBucket } from "./log-reads";
 
-// The agent's place in its transparency log, as the service shows it: its name there (the owner's
-// entries list) and the proof an attestation carries of the agent's latest sequenced leaf.
+// The agent's place in its transparency log, as the service shows it: its constant name under the
+// log key (the `agent` of its leaves before the cut-over, and the sequencer's private name for it)
+// and the proof an attestation carries of the agent's latest sequenced leaf, which it opens.
 
-/** The agent's name in its log, HMAC-SHA256(LOG_KEY, sid); null when LOG_KEY is not configured. */
+/** The agent's constant name under the log key, HMAC-SHA256(LOG_KEY, sid); null when LOG_KEY is not configured. */
 export async function agentTagOf(c: Context<AppEnv>, sid: string): Promise<string | null> {
   const key = await logKey(c.env.LOG_KEY);
   return key ? agentTag(key, sid) : null;
@@ -36,8 +37,10 @@ export async function latestLogProof(c: Context<AppEnv>, ref: AgentRef): Promise
     if (!stored || !parsed.ok) return null;
     const score = stored.composite ?? (stored.entry as { score?: { composite?: number } }).score?.composite;
     if (score === undefined) return null;
-    const proof = await inclusionFromBucket(c.env.LOG_BUCKET, ref.log, at.index, at.tree_size);
-    const leaf: Leaf = { agent: tag, seq: at.seq, entry_hash: stored.hash, score_commit: await scoreCommit(score, stored.entry.nonce) };
+    const [proof, leaf] = await Promise.all([inclusionFromBucket(c.env.LOG_BUCKET, ref.log, at.index, at.tree_size), leafFromBucket(c.env.LOG_BUCKET, ref.log, at.index, at.tree_size)]);
+    // The leaf as the log holds it, shown only when the entry opens it (a mismatch is a fault, logged).
+    const opens = leaf && (isTagged(leaf) ? leaf.commit === (await entryCommit(at.seq, stored.hash, score, stored.entry.nonce)) : leaf.agent === tag && leaf.seq === at.seq && leaf.entry_hash === stored.hash && leaf.score_commit === (await scoreCommit(score, stored.entry.nonce)));
+    if (!opens) throw new Error(`the log's leaf at index ${at.index} is not the one entry ${at.seq} makes`);
     return {
       origin: parsed.checkpoint.origin,
       index: at.index,
@@ -45,7 +48,7 @@ export async function latestLogProof(c: Context<AppEnv>, ref: AgentRef): Promise
       root: toBase64(parsed.checkpoint.root),
       inclusion: proof.map(toBase64),
       leaf,
-      opening: { score, nonce: stored.entry.nonce },
+      opening: { sid: ref.sid, n: at.seq, entry_hash: stored.hash, score, nonce: stored.entry.nonce },
       checkpoint: note,
     };
   } catch (err) {

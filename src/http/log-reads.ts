@@ -4,7 +4,7 @@
 // is answered from the wider one it begins, as long as the current tree holds it.
 
 import { parseCheckpointText } from "../domain/log/checkpoint";
-import { inclusionProof, type Checkpoint } from "../domain/log";
+import { inclusionProof, parseLeaf, type Checkpoint, type Leaf } from "../domain/log";
 import { encodeBundle, parseBundle, tileNodeReader, tilePath, tileWidth, TILE_WIDTH, type TileId, type TileSource } from "../domain/log/tiles";
 import { HASH_SIZE } from "../domain/log/merkle";
 
@@ -57,3 +57,11 @@ export const inclusionFromBucket = (bucket: R2Bucket, n: number, index: number, 
   inclusionProof(tileNodeReader(bucketTileSource(bucket, n), size), index, size);
 
 export const tileCacheControl = (tile: TileId) => (tile.width === TILE_WIDTH ? FULL_TILE_CACHE : PARTIAL_TILE_CACHE);
+
+/** Leaf `index` of log n's tree of `size` leaves, as its entry bundle in R2 holds it; null when the bytes are not a leaf. */
+export async function leafFromBucket(bucket: R2Bucket, n: number, index: number, size: number): Promise<Leaf | null> {
+  const bundle = Math.floor(index / TILE_WIDTH);
+  const bytes = await bucketTileSource(bucket, n)({ level: "entries", index: bundle, width: tileWidth(0, bundle, size) });
+  const entry = parseBundle(bytes)?.[index % TILE_WIDTH];
+  return entry ? parseLeaf(entry) : null;
+}

@@ -49,9 +49,12 @@ export function reportInput(c: Context<AppEnv>, body: ReportBody, at: number): R
 export async function withPromise(c: Context<AppEnv>, ref: AgentRef, recorded: TransactionRecorded): Promise<TransactionRecorded> {
   const { leaf } = recorded;
   if (!leaf) return recorded;
+  // A tagged leaf shows neither the entry's number nor its hash: the report's answer names them.
+  const entry = "seq" in leaf ? { n: leaf.seq, hash: leaf.entry_hash } : recorded.entry;
+  if (!entry) return recorded;
   const [[key], log] = await Promise.all([signingKeys(c), logOriginOf(c, ref.log)]);
   const promise = await signPromise(
-    { iss: publicOrigin(c.env), sub: ref.sid, iat: Math.floor((recorded.recordedAt ?? c.get("deps").now()) / 1000), log, seq: leaf.seq, entry_hash: leaf.entry_hash, leaf },
+    { iss: publicOrigin(c.env), sub: ref.sid, iat: Math.floor((recorded.recordedAt ?? c.get("deps").now()) / 1000), log, seq: entry.n, entry_hash: entry.hash, leaf },
     key,
   );
   return { ...recorded, promise };

@@ -5,9 +5,11 @@ import { authOf, requireKey } from "../http/auth";
 import { ownedAgent } from "../http/agents";
 import type { AppEnv } from "../http/context";
 import { logOriginOf } from "../http/log-origin";
+import { ownerLogKeys } from "../http/log-keys";
 import { agentTagOf } from "../http/log-proof";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
 import { entryList, entryListSchema } from "../http/wire/entries";
+import { logKeysSchema } from "../http/wire/log-keys";
 import { pageQuery, sidParam } from "./fields";
 import { sample } from "./examples";
 import { bearer, createRoute, errorResponses, json } from "./openapi";
@@ -30,7 +32,30 @@ const list = createRoute({
   responses: { 200: json(entryListSchema, "Entries", sample.entries), ...errorResponses(400, 401, errors.notOwner(), 404, 429, errors.logKeyNotConfigured()) },
 });
 
+// GET /agents/{sid}/log-keys: the owner's keys to its agent's leaves, which name no agent in public.
+const logKeys = createRoute({
+  method: "get",
+  path: "/agents/{sid}/log-keys",
+  operationId: "getAgentLogKeys",
+  tags: ["Transparency log"],
+  summary: "The keys that find the agent's leaves in its log, for the epochs the caller owned it (owner)",
+  description:
+    "A leaf is `{tag, commit}`: `tag` = HMAC-SHA256(k, `<n>`) under the agent's key k of the owner epoch entry n falls in, so only a holder of k " +
+    "links the agent's leaves. Entries up to `cutover` have leaves of the format before, named by `agent`. " +
+    "The same payload under API-Version B. See docs/transparency.md.",
+  security: bearer,
+  middleware: [requireKey("agents:read")],
+  request: { params: sidParam },
+  responses: { 200: json(logKeysSchema, "Keys", sample.logKeys), ...errorResponses(400, 401, errors.notOwner(), 404, 429, errors.logKeyNotConfigured()) },
+});
+
 export function registerEntries(app: OpenAPIHono<AppEnv>) {
+  app.openapi(logKeys, async (c) => {
+    const { sid } = c.req.valid("param");
+    const operatorId = authOf(c).operatorId;
+    const { ref, row } = await ownedAgent(c, sid, operatorId);
+    return c.json(await ownerLogKeys(c, ref, row, operatorId), 200);
+  });
   app.openapi(list, async (c) => {
     const { sid } = c.req.valid("param");
     const { limit = DEFAULT_PAGE, cursor } = c.req.valid("query");

@@ -303,6 +303,7 @@ export const sample = {
   keyRemoved: identity.proof("Key removed", 1, null),
   attestation: { attestation },
   entries: logged.entries,
+  logKeys: { sid: SID, log: { log: 0, origin: logged.entries.log.origin }, seq: 2, agent: logged.entries.log.agent, cutover: 0, epochs: [{ epoch: 0, from: 1, to: null, key: logged.epochKey }] },
   statusListToken,
   credential: {
     credential: `${base64url(JSON.stringify({ typ: "dc+sd-jwt", kid: EXAMPLE_KEYS.service.thumbprint, alg: "EdDSA" }))}.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIn0.${base64url("\u0000".repeat(64))}~WyJzYWx0IiwicmVjb21tZW5kYXRpb24iLCJjbGVhciJd~`,

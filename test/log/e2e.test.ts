@@ -7,12 +7,12 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogClient } from "../../clients/typescript/log";
 import { readEntries } from "../../src/db/history";
-import { parseBundle, parseLeaf, tileWidth, TILE_WIDTH, type Leaf } from "../../src/domain/log";
+import { isTagged, parseBundle, parseLeaf, tileWidth, TILE_WIDTH, type LeafItem } from "../../src/domain/log";
+import { leafNames, type OwnerLogKeys } from "../../clients/typescript/verify";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, bearer, call, createOperator, registerAgent, settled, shardOf } from "../helpers";
 import { holdQueues, type HeldQueues } from "../queues";
-import { bucketTiles, sequencer } from "./helpers";
-import { logTag } from "../../src/durable/agent/items";
+import { bucketTiles, markOf, sequencer } from "./helpers";
 
 let queues: HeldQueues;
 beforeEach(() => void (queues = holdQueues({}, { log: true })));
@@ -35,20 +35,29 @@ async function sequence(log: number) {
 
 const client = (n: number) => createLogClient({ baseUrl: "http://trust.test", log: n, fetch: async (input) => call(new URL(String(input)).pathname) });
 
-/** Every leaf of the agent's tag in the log's tree of `size` leaves, read from its entry bundles. */
-async function leavesOfAgent(n: number, size: number, agent: string): Promise<Leaf[]> {
-  const found: Leaf[] = [];
+/** The owner's keys to its agent's leaves (GET /agents/{sid}/log-keys). */
+async function ownerKeys(key: string, sid: string): Promise<OwnerLogKeys> {
+  const res = await call(`/agents/${sid}/log-keys`, { headers: bearer(key) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as OwnerLogKeys;
+}
+
+/** The entry numbers of every leaf of the agent in the log's tree of `size` leaves, found with its owner's keys in its entry bundles. */
+async function leavesOfAgent(n: number, size: number, keys: OwnerLogKeys): Promise<number[]> {
+  const names = await leafNames(keys, keys.seq);
+  const found: number[] = [];
   for (let b = 0; b * TILE_WIDTH < size; b++) {
     const bundle = parseBundle(await bucketTiles(n)({ level: "entries", index: b, width: tileWidth(0, b, size) }))!;
     for (const bytes of bundle) {
-      const leaf = parseLeaf(bytes);
-      if (leaf?.agent === agent) found.push(leaf);
+      const leaf = parseLeaf(bytes)!;
+      const seq = isTagged(leaf) ? names.tags.get(leaf.tag) : leaf.agent === names.agent ? leaf.seq : undefined;
+      if (seq !== undefined) found.push(seq);
     }
   }
   return found;
 }
 
-const tagOf = (body: unknown) => (body as { leaves: { leaf: Leaf }[] }).leaves[0].leaf.agent;
+const itemsOf = (body: unknown) => (body as { leaves: LeafItem[] }).leaves;
 const logMessages = () => queues.pending.filter((m) => m.queue === "trust-log");
 
 async function report(key: string, sid: string) {
@@ -56,13 +65,13 @@ async function report(key: string, sid: string) {
   expect(res.status).toBe(201);
 }
 
-/** The seqs of the agent's leaves its log holds, in order of seq, and its head (acknowledged, or the test fails). */
-async function inLog(sid: string, tag: string) {
+/** The entry numbers of the agent's leaves its log holds, in order, found with its owner's keys, and its head (acknowledged, or the test fails). */
+async function inLog(sid: string, key: string) {
   const n = await logOf(sid);
   const head = (await runInDurableObject(agentObject(sid), (o) => (o as Agent).inspect())).record!.seq;
-  const status = await (await sequencer(n)).status(tag);
+  const status = await (await sequencer(n)).status(await markOf(sid));
   expect(status.acknowledged).toBe(head);
-  return { head, seqs: (await leavesOfAgent(n, status.sequenced!.tree_size, tag)).map((l) => l.seq).sort((a, b) => a - b) };
+  return { head, seqs: (await leavesOfAgent(n, status.sequenced!.tree_size, await ownerKeys(key, sid))).sort((a, b) => a - b) };
 }
 
 const seqsTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -72,20 +81,21 @@ describe("the transparency log, end to end", () => {
     const owner = await createOperator();
     const reporter = await createOperator({ verified: true });
     const { sid } = await registerAgent(owner.key);
-    queues.pending.length = 0;
+    const earlier = logMessages().length;
     await report(reporter.key, sid);
     const n = await logOf(sid);
     // The reporter's credibility entry (version 3) and its report: one change, one message.
-    const sent = logMessages();
+    const sent = logMessages().slice(earlier);
     expect(sent).toHaveLength(1);
-    expect((sent[0].body as { leaves: { leaf: Leaf }[] }).leaves.map((l) => l.leaf.seq)).toEqual([2, 3]);
-    const tag = tagOf(sent[0].body);
+    expect(itemsOf(sent[0].body).map((l) => l.n)).toEqual([2, 3]);
+    // A new agent's leaves are tagged: no field names the agent or the entry.
+    expect(itemsOf(sent[0].body).every((l) => isTagged(l.leaf) && l.epoch === 0)).toBe(true);
     // The row's cursor moved with this batch over what the last one sent (the registration's leaf).
     expect(await published(sid)).toBe(1);
 
     const log = await sequence(n);
     const entries = await readEntries(await shardOf(sid), sid);
-    const status = await log.status(tag);
+    const status = await log.status(await markOf(sid));
     expect(status.sequenced).toMatchObject({ seq: 3 });
 
     const reader = client(n);
@@ -93,7 +103,8 @@ describe("the transparency log, end to end", () => {
     const checkpoint = await reader.verifiedCheckpoint(info.verifier_keys, info.origin);
     expect(checkpoint.size).toBeGreaterThan(status.sequenced!.index);
     const leaf = await reader.leaf(status.sequenced!.index, checkpoint);
-    expect(leaf).toMatchObject({ seq: 3, entry_hash: entries[2].hash });
+    expect(leaf).toEqual(itemsOf(sent[0].body)[1].leaf);
+    expect(entries[2].n).toBe(3);
     expect(await reader.verifyLeaf(leaf!, status.sequenced!.index, checkpoint)).toBe(true);
   });
 
@@ -105,7 +116,7 @@ describe("the transparency log, end to end", () => {
     await report(reporter.key, sid);
     // Entries 2 and 3 (credibility, report): their message lost before any consumer saw it (as if the
     // send had failed unseen; a queue that took a message delivers it at least once).
-    const at = queues.pending.findIndex((m) => m.queue === "trust-log" && (m.body as { leaves: { leaf: Leaf }[] }).leaves.some((l) => l.leaf.seq === 3));
+    const at = queues.pending.findIndex((m) => m.queue === "trust-log" && itemsOf(m.body).some((l) => l.n === 3));
     const lost = queues.pending.splice(at, 1);
     expect(lost).toHaveLength(1);
     const before = logMessages().length;
@@ -113,14 +124,14 @@ describe("the transparency log, end to end", () => {
     await evictDurableObject(agentObject(sid));
     await runInDurableObject(agentObject(sid), (_o, state) => state.storage.setAlarm(Date.now() + 1000));
     expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
-    const again = logMessages().slice(before).flatMap((m) => (m.body as { leaves: { leaf: Leaf }[] }).leaves.map((l) => l.leaf.seq));
+    const again = logMessages().slice(before).flatMap((m) => itemsOf(m.body).map((l) => l.n));
     expect(again).toEqual([2, 3]);
     expect(await published(sid)).toBe(3);
 
     // Delivered twice (the lost one turns up after all, and the resend): one leaf each in the log.
     queues.pending.push(...lost);
     await sequence(n);
-    const { head, seqs } = await inLog(sid, tagOf(lost[0].body));
+    const { head, seqs } = await inLog(sid, owner.key);
     expect(seqs).toEqual(seqsTo(head));
   });
 
@@ -133,9 +144,8 @@ describe("the transparency log, end to end", () => {
     await report(reporter.key, sid);
     // The queue took the message, then lost it: the object, which handed it over, will not send it again.
     const at = queues.pending.findIndex((m) => m.queue === "trust-log");
-    const lost = queues.pending.splice(at, 1)[0];
-    const tag = tagOf(lost.body);
-    expect((await (await sequencer(n)).marks([tag]))[0]).toBe(1);
+    queues.pending.splice(at, 1);
+    expect((await (await sequencer(n)).marks([await markOf(sid)]))[0]).toBe(1);
     const pass = await call("/admin/log/reconcile", { headers: ADMIN, body: { after: 0, limit: 500 } });
     expect(pass.status).toBe(200);
     // (The file's other agents, whose leaves this test never sequenced, lag too.)
@@ -143,7 +153,7 @@ describe("the transparency log, end to end", () => {
     expect(first).toMatchObject({ failed: 0, complete: true });
     expect(first.republished).toBeGreaterThanOrEqual(1);
     for (const log of new Set([n, ...(await env.DB.prepare("SELECT DISTINCT log FROM agent_directory").all<{ log: number }>()).results.map((r) => r.log)])) await sequence(log);
-    const { head, seqs } = await inLog(sid, tag);
+    const { head, seqs } = await inLog(sid, owner.key);
     expect(seqs).toEqual(seqsTo(head));
     // Once the logs hold everything, a pass finds nothing to do.
     expect(await (await call("/admin/log/reconcile", { headers: ADMIN, body: { after: 0 } })).json()).toMatchObject({ republished: 0 });
@@ -167,7 +177,7 @@ describe("the transparency log, end to end", () => {
     await runInDurableObject(agentObject(sid), (o) => void ((o as Agent).clock = () => retry!));
     expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
     await sequence(await logOf(sid));
-    const { head, seqs } = await inLog(sid, await logTag(env, sid));
+    const { head, seqs } = await inLog(sid, owner.key);
     expect(seqs).toEqual(seqsTo(head));
   });
 });
@@ -188,18 +198,17 @@ describe("a batch's leaves", () => {
     for (let i = 0; i < 6; i++) agents.push((await registerAgent(owner.key)).sid);
     const before = logMessages().length;
     await batch(reporter.key, agents.flatMap((sid) => [sid, sid]), "together");
-    const messages = logMessages().slice(before).map((m) => m.body as { log: number; leaves: { sid: string; leaf: Leaf }[] });
+    const messages = logMessages().slice(before).map((m) => m.body as { log: number; leaves: LeafItem[] });
     expect(messages).toHaveLength(6);
     for (const sid of agents) {
       const mine = messages.filter((m) => m.leaves[0].sid === sid);
       expect(mine).toHaveLength(1);
       // Its credibility entry and two reports, one batch.
-      expect(mine[0].leaves.map((l) => l.leaf.seq)).toEqual([2, 3, 4]);
+      expect(mine[0].leaves.map((l) => l.n)).toEqual([2, 3, 4]);
     }
     for (const n of new Set(await Promise.all(agents.map(logOf)))) await sequence(n);
     for (const sid of agents) {
-      const tag = messages.find((m) => m.leaves[0].sid === sid)!.leaves[0].leaf.agent;
-      const { head, seqs } = await inLog(sid, tag);
+      const { head, seqs } = await inLog(sid, owner.key);
       expect(seqs).toEqual(seqsTo(head));
     }
   });

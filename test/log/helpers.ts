@@ -3,7 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { LogSequencer as LogSequencerUnderTest } from "../log-sequencer-under-test";
-import { agentTag, logKey, toHex, utf8, sha256, type Leaf } from "../../src/domain/log";
+import { agentTag, entryCommit, entryTag, epochKey, logKey, toHex, utf8, sha256, type LegacyLeaf, type TaggedLeaf } from "../../src/domain/log";
 import { parseLogSigningKeys, verifierKeys } from "../../src/domain/log/keys";
 import { sequencerName } from "../../src/durable/log-sequencer";
 import { logOrigin } from "../../src/env";
@@ -14,11 +14,21 @@ export const freshSid = () => `SID-0x${(0x7000_0000_0000 + ++sidCounter).toStrin
 
 export const entryHash = async (text: string) => toHex(await sha256(utf8(text)));
 
-/** The leaf of entry `seq` of agent `sid`, its entry named by `entry`. */
-export async function leafOf(sid: string, seq: number, entry = `entry ${seq}`): Promise<{ sid: string; leaf: Leaf }> {
+/** The leaf of entry `seq` of agent `sid` (tagged under its key of `epoch`), its entry named by `entry`, as the outbox sends it. */
+export async function leafOf(sid: string, seq: number, entry = `entry ${seq}`, epoch = 0): Promise<{ sid: string; n: number; epoch: number; leaf: TaggedLeaf }> {
+  const key = (await logKey(env.LOG_KEY))!;
+  const tag = await entryTag(await epochKey(key, sid, epoch), seq);
+  return { sid, n: seq, epoch, leaf: { tag, commit: await entryCommit(seq, await entryHash(`${sid} ${entry}`), 500, "00".repeat(16)) } };
+}
+
+/** A leaf of the format before the cut-over (the agent's constant tag, a clear seq), as messages sent then carry it. */
+export async function legacyLeafOf(sid: string, seq: number, entry = `entry ${seq}`): Promise<{ sid: string; leaf: LegacyLeaf }> {
   const key = (await logKey(env.LOG_KEY))!;
   return { sid, leaf: { agent: await agentTag(key, sid), seq, entry_hash: await entryHash(`${sid} ${entry}`), score_commit: await entryHash(`score ${seq}`) } };
 }
+
+/** The sequencer's private name for an agent (its marks and status are keyed by it). */
+export const markOf = async (sid: string) => agentTag((await logKey(env.LOG_KEY))!, sid);
 
 /**
  * The instant the sequencers' clocks stand at: far ahead, so an alarm they set never fires by

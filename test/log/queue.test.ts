@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import type { LogMessage } from "../../src/domain/log";
 import type { Env } from "../../src/env";
 import { createQueueHandler } from "../../src/queues";
-import { freshSid, leafOf, loggedErrors, sequencer } from "./helpers";
+import { aheadDelaySeconds } from "../../src/queues/log";
+import { freshSid, leafOf, loggedErrors, markOf, sequencer } from "./helpers";
 
 describe("the trust-log queue", () => {
   it("hands each log's leaves to its sequencer and acknowledges the messages; malformed ones are dropped, logged", async () => {
@@ -22,7 +23,33 @@ describe("the trust-log queue", () => {
     expect(result.explicitAcks.sort()).toEqual(["m1", "m2", "m3"]);
     expect(result.retryMessages).toEqual([]);
     expect(errors).toEqual([expect.objectContaining({ message: "log: a malformed trust-log message, dropped", log: 8 })]);
-    expect(await (await sequencer(6)).status(one.leaf.agent)).toEqual({ acknowledged: 3, sequenced: null });
+    expect(await (await sequencer(6)).status(await markOf(sid))).toEqual({ acknowledged: 3, sequenced: null });
+  });
+
+  it("retries, after a delay, a message whose leaf arrived before its agent's earlier entry, and takes it once that came", async () => {
+    const sid = freshSid();
+    const [one, two, three] = await Promise.all([1, 2, 3].map((seq) => leafOf(sid, seq)));
+    const first = createMessageBatch<LogMessage>("trust-log", [
+      { id: "a1", timestamp: new Date(), attempts: 1, body: { log: 5, leaves: [one] } },
+      { id: "a3", timestamp: new Date(), attempts: 1, body: { log: 5, leaves: [three] } },
+    ]);
+    const ctx = createExecutionContext();
+    await createQueueHandler({})(first, env);
+    const result = await getQueueResult(first, ctx);
+    expect(result.explicitAcks).toEqual(["a1"]);
+    // (The platform's test result names the message, not its delay: aheadDelaySeconds is checked below.)
+    expect(result.retryMessages).toEqual([{ msgId: "a3" }]);
+    expect((await (await sequencer(5)).status(await markOf(sid))).acknowledged).toBe(1);
+    // The retry (its third attempt: a longer delay) comes in the batch that brings entry 2.
+    const second = createMessageBatch<LogMessage>("trust-log", [
+      { id: "a3", timestamp: new Date(), attempts: 3, body: { log: 5, leaves: [three] } },
+      { id: "a2", timestamp: new Date(), attempts: 1, body: { log: 5, leaves: [two] } },
+    ]);
+    await createQueueHandler({})(second, env);
+    const again = await getQueueResult(second, ctx);
+    expect(again.explicitAcks.sort()).toEqual(["a2", "a3"]);
+    expect(again.retryMessages).toEqual([]);
+    expect((await (await sequencer(5)).status(await markOf(sid))).acknowledged).toBe(3);
   });
 
   it("retries the messages of a log whose sequencer fails", async () => {
@@ -33,5 +60,9 @@ describe("the trust-log queue", () => {
     const { errors } = await loggedErrors(() => createQueueHandler({})(batch, down));
     expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([{ msgId: "r1" }]);
     expect(errors).toEqual([expect.objectContaining({ message: "log: sequencer unavailable; retrying", log: 6, leaves: 1 })]);
+  });
+
+  it("waits 5 s before a retry, doubled per attempt, at most a minute", () => {
+    expect([1, 2, 3, 4, 5, 10].map(aheadDelaySeconds)).toEqual([5, 10, 20, 40, 60, 60]);
   });
 });

@@ -8,7 +8,7 @@ import { leafBytes, parseBundle, parseVerifierKey, verifyCheckpoint, type Leaf }
 import { EXAMPLE_CHECKPOINT, EXAMPLE_ORIGIN, EXAMPLE_VERIFIER_KEY } from "../../src/http/wire/log";
 import { logOrigin } from "../../src/env";
 import { call } from "../helpers";
-import { freshSid, leafOf, sequencer, verifiersOf } from "./helpers";
+import { freshSid, leafOf, markOf, sequencer, verifiersOf } from "./helpers";
 
 const bytes = async (res: Response) => new Uint8Array(await res.arrayBuffer());
 
@@ -20,7 +20,10 @@ async function grow(n: number, count: number): Promise<Leaf[]> {
   for (let i = 0; i < count; i++) leaves.push(await leafOf(sids[i % 3], Math.floor(i / 3) + 1));
   expect((await log.append(leaves)).refused).toEqual([]);
   await runDurableObjectAlarm(log);
-  return leaves.map((l) => l.leaf);
+  // In the tree as the sequencer takes a call's leaves: agent by agent (its private name), each in entry order.
+  const keyed = await Promise.all(leaves.map(async (l) => ({ mark: await markOf(l.sid), l })));
+  keyed.sort((x, y) => (x.mark < y.mark ? -1 : x.mark > y.mark ? 1 : x.l.n - y.l.n));
+  return keyed.map((k) => k.l.leaf);
 }
 
 describe("GET /log/keys", () => {
@@ -133,7 +136,7 @@ describe("the log client over the routes", () => {
     const checkpoint = await log.verifiedCheckpoint((await log.keys()).verifier_keys);
     // Whoever can write the bucket (or sits between it and the client) swaps entry 2 for another.
     const key = "log/5/tile/entries/000.p/4";
-    const altered = { ...leaves[2], score_commit: "0".repeat(64) };
+    const altered = { ...leaves[2], commit: "0".repeat(64) };
     const entries = parseBundle(new Uint8Array(await (await env.LOG_BUCKET.get(key))!.arrayBuffer()))!;
     const { encodeBundle } = await import("../../src/domain/log");
     await env.LOG_BUCKET.put(key, encodeBundle([entries[0], entries[1], leafBytes(altered), entries[3]]));

@@ -16,7 +16,7 @@ import {
 } from "../../src/domain/log";
 import type { LogSequencer as LogSequencerUnderTest } from "../log-sequencer-under-test";
 import { logOrigin } from "../../src/env";
-import { bucketTiles, checkpointOf, freshSid, leafOf, loggedErrors, sequencer, T_LOG, verifiersOf } from "./helpers";
+import { bucketTiles, checkpointOf, freshSid, leafOf, legacyLeafOf, loggedErrors, markOf, sequencer, T_LOG, verifiersOf } from "./helpers";
 
 describe("the log's sequencer", () => {
   it("accepts leaves, integrates them at its alarm and publishes a signed checkpoint and tiles", async () => {
@@ -24,13 +24,13 @@ describe("the log's sequencer", () => {
     const sid = freshSid();
     const leaves = await Promise.all([1, 2, 3].map((seq) => leafOf(sid, seq)));
     const result = await log.append(leaves);
-    expect(result.accepted).toEqual(leaves.map(({ leaf }) => ({ agent: leaf.agent, seq: leaf.seq })));
-    expect(await log.status(leaves[0].leaf.agent)).toEqual({ acknowledged: 3, sequenced: null });
+    expect(result).toEqual({ accepted: leaves.map(({ n }) => ({ sid, seq: n })), refused: [], ahead: [] });
+    expect(await log.status(await markOf(sid))).toEqual({ acknowledged: 3, sequenced: null });
     expect(await runDurableObjectAlarm(log)).toBe(true);
     const note = (await checkpointOf(10))!;
     const checkpoint = await verifyCheckpoint(note, await verifiersOf(10), logOrigin(env, 10));
     expect(checkpoint.size).toBe(3);
-    const status = await log.status(leaves[0].leaf.agent);
+    const status = await log.status(await markOf(sid));
     expect(status).toEqual({ acknowledged: 3, sequenced: { seq: 3, index: 2, tree_size: 3, checkpoint: note } });
     const tiles = tileNodeReader(bucketTiles(10), 3);
     for (const [index, { leaf }] of leaves.entries()) {
@@ -39,65 +39,80 @@ describe("the log's sequencer", () => {
   });
 });
 
-describe("acceptance, idempotent on (agent, seq)", () => {
+describe("acceptance, idempotent on (agent, seq), in each agent's entry order", () => {
   it("changes nothing on a repeat and refuses another entry for an accepted seq, loudly", async () => {
     const log = await sequencer(11);
     const sid = freshSid();
     const first = await leafOf(sid, 1);
+    const one = { sid, seq: 1 };
     expect((await log.append([first])).accepted).toHaveLength(1);
     // Repeated before and after integration: accepted, never a second index.
-    expect(await log.append([first, first])).toEqual({ accepted: [{ agent: first.leaf.agent, seq: 1 }, { agent: first.leaf.agent, seq: 1 }], refused: [] });
+    expect(await log.append([first, first])).toEqual({ accepted: [one, one], refused: [], ahead: [] });
     await runDurableObjectAlarm(log);
-    expect(await log.append([first])).toEqual({ accepted: [{ agent: first.leaf.agent, seq: 1 }], refused: [] });
+    expect(await log.append([first])).toEqual({ accepted: [one], refused: [], ahead: [] });
     expect(await runDurableObjectAlarm(log)).toBe(false); // nothing new: no batch was scheduled
 
     const rewrite = await leafOf(sid, 1, "a rewritten entry");
     const { result, errors } = await loggedErrors(() => log.append([rewrite]));
-    expect(result).toEqual({ accepted: [], refused: [{ agent: first.leaf.agent, seq: 1, reason: "another entry hash was accepted for this (agent, seq)" }] });
-    expect(errors).toEqual([
-      expect.objectContaining({ level: "error", sid, seq: 1, accepted_entry_hash: first.leaf.entry_hash, offered_entry_hash: rewrite.leaf.entry_hash }),
-    ]);
-    expect((await log.status(first.leaf.agent)).sequenced).toMatchObject({ seq: 1, index: 0, tree_size: 1 });
+    expect(result).toEqual({ accepted: [], refused: [{ ...one, reason: "another entry hash was accepted for this (agent, seq)" }], ahead: [] });
+    expect(errors).toEqual([expect.objectContaining({ level: "error", sid, seq: 1, accepted_entry_hash: first.leaf.commit, offered_entry_hash: rewrite.leaf.commit })]);
+    expect((await log.status(await markOf(sid))).sequenced).toMatchObject({ seq: 1, index: 0, tree_size: 1 });
   });
 
-  it("compares a repeat of a leaf still in flight, out of order or not yet published", async () => {
+  it("integrates entry n only when n = high + 1: a later one is answered ahead (retried, not dropped) and taken once the gap arrives", async () => {
     const log = await sequencer(12);
     const sid = freshSid();
     const [one, two, three] = await Promise.all([1, 2, 3].map((seq) => leafOf(sid, seq)));
-    const tag = one.leaf.agent;
-    expect((await log.append([one, three])).accepted).toHaveLength(2);
-    // seq 2 is missing: acknowledged stops at 1 until it arrives.
-    expect((await log.status(tag)).acknowledged).toBe(1);
-    const other3 = await leafOf(sid, 3, "other");
-    expect((await loggedErrors(() => log.append([other3]))).result.refused).toHaveLength(1);
+    const mark = await markOf(sid);
+    expect(await log.append([one, three])).toEqual({ accepted: [{ sid, seq: 1 }], refused: [], ahead: [{ sid, seq: 3 }] });
+    expect((await log.status(mark)).acknowledged).toBe(1);
+    // Far ahead is no different: no fixed window past which a leaf is lost.
+    expect((await log.append([await leafOf(sid, 5000)])).ahead).toEqual([{ sid, seq: 5000 }]);
     await runDurableObjectAlarm(log);
-    expect(await log.status(tag)).toMatchObject({ acknowledged: 1, sequenced: { seq: 3, index: 1, tree_size: 2 } });
-    expect((await log.append([two])).accepted).toHaveLength(1);
-    expect((await log.status(tag)).acknowledged).toBe(3);
+    expect(await log.status(mark)).toMatchObject({ acknowledged: 1, sequenced: { seq: 1, index: 0, tree_size: 1 } });
+    // The retry of 3 comes with 2, in any order within the call: both are taken, in entry order.
+    expect(await log.append([three, two])).toEqual({ accepted: [{ sid, seq: 2 }, { sid, seq: 3 }], refused: [], ahead: [] });
+    await runDurableObjectAlarm(log);
+    expect(await log.status(mark)).toMatchObject({ acknowledged: 3, sequenced: { seq: 3, index: 2, tree_size: 3 } });
+    // The agent's leaves are in the tree in entry order.
+    const bundle = parseBundle(new Uint8Array(await (await env.LOG_BUCKET.get("log/12/tile/entries/000.p/3"))!.arrayBuffer()))!;
+    expect(bundle.map((b) => parseLeaf(b))).toEqual([one.leaf, two.leaf, three.leaf]);
     const other2 = await leafOf(sid, 2, "other");
     expect((await loggedErrors(() => log.append([other2]))).result.refused).toHaveLength(1);
-    await runDurableObjectAlarm(log);
-    expect(await log.status(tag)).toMatchObject({ acknowledged: 3, sequenced: { seq: 3, index: 1, tree_size: 3 } });
   });
 
-  it("refuses malformed leaves, leaves of another agent's tag, and seqs far ahead", async () => {
+  it("takes leaves of the format before (messages sent before the cut-over) and tagged ones of one agent in one sequence", async () => {
+    const log = await sequencer(18);
+    const sid = freshSid();
+    const before = await legacyLeafOf(sid, 1);
+    const after = await leafOf(sid, 2);
+    expect(await log.append([after, before])).toEqual({ accepted: [{ sid, seq: 1 }, { sid, seq: 2 }], refused: [], ahead: [] });
+    expect((await log.status(await markOf(sid))).acknowledged).toBe(2);
+  });
+
+  it("refuses malformed leaves, leaves of another agent, and tags not of the entry and epoch given", async () => {
     const log = await sequencer(13);
     const sid = freshSid();
     const good = await leafOf(sid, 1);
+    const legacy = await legacyLeafOf(sid, 1);
     const result = await log.append([
-      { sid: freshSid(), leaf: good.leaf },
-      { sid, leaf: { ...good.leaf, seq: 0 } },
-      { sid, leaf: { ...good.leaf, entry_hash: "XYZ" } },
-      await leafOf(sid, 1 + 1025),
+      { ...good, sid: freshSid() },
+      { ...good, n: 0 },
+      { ...good, leaf: { ...good.leaf, commit: "XYZ" } },
+      { ...good, epoch: 1 },
+      { ...good, epoch: undefined },
+      { ...legacy, sid: freshSid() },
       good,
     ]);
     expect(result.refused.map((r) => r.reason)).toEqual([
+      "leaf.tag is not HMAC(k_sid, n) for the epoch given",
+      "n must be an integer ≥ 1",
+      "leaf.commit must be 64 lowercase hex",
+      "leaf.tag is not HMAC(k_sid, n) for the epoch given",
+      "a tagged leaf comes with its epoch, an integer ≥ 0",
       "leaf.agent is not HMAC(LOG_KEY, sid)",
-      "leaf.seq must be an integer ≥ 1",
-      "leaf.entry_hash must be 64 lowercase hex",
-      "seq is more than 1024 past the agent's acknowledged seq",
     ]);
-    expect(result.accepted).toEqual([{ agent: good.leaf.agent, seq: 1 }]);
+    expect(result.accepted).toEqual([{ sid, seq: 1 }]);
   });
 });
 
@@ -128,11 +143,13 @@ describe("batches", () => {
     for (const count of [1, 200, 55, 1, 150, 193]) {
       const leaves = [];
       for (let i = 0; i < count; i++) {
-        const sid = sids[all.length % sids.length];
-        const entry = await leafOf(sid, Math.floor(all.length / sids.length) + 1);
-        leaves.push(entry);
-        all.push(entry.leaf);
+        const at: number = all.length + leaves.length;
+        leaves.push(await leafOf(sids[at % sids.length], Math.floor(at / sids.length) + 1));
       }
+      // The sequencer takes a call's leaves agent by agent (by its private name), each in entry order.
+      const keyed = await Promise.all(leaves.map(async (l) => ({ mark: await markOf(l.sid), l })));
+      keyed.sort((x, y) => (x.mark < y.mark ? -1 : x.mark > y.mark ? 1 : x.l.n - y.l.n));
+      all.push(...keyed.map((k) => k.l.leaf));
       expect((await log.append(leaves)).refused).toEqual([]);
       await runDurableObjectAlarm(log);
       const checkpoint = await verifyCheckpoint((await checkpointOf(n))!, verifiers);
@@ -184,7 +201,7 @@ describe("crash safety", () => {
     // The tiles of the tree of 5 are in R2; its checkpoint is not, and the old one still stands.
     const tile = await (await env.LOG_BUCKET.get(`log/${n}/tile/0/000.p/5`))!.arrayBuffer();
     expect(await checkpointOf(n)).toBe(before);
-    expect((await log.status((await leafOf(sid, 1)).leaf.agent)).sequenced).toMatchObject({ seq: 3, tree_size: 3 });
+    expect((await log.status(await markOf(sid))).sequenced).toMatchObject({ seq: 3, tree_size: 3 });
     // A leaf arriving meanwhile waits for the next batch: the batch in flight keeps its size.
     await log.append([await leafOf(sid, 6)]);
     expect(await runInDurableObject(log, (_, state) => state.storage.getAlarm())).not.toBeNull();
@@ -205,9 +222,9 @@ describe("crash safety", () => {
     const written = await checkpointOf(n);
     expect((await verifyCheckpoint(written!, await verifiersOf(n))).size).toBe(2);
     // Storage was not told: the agent's leaves are not sequenced yet, and the batch runs again.
-    expect((await log.status((await leafOf(sid, 1)).leaf.agent)).sequenced).toBeNull();
+    expect((await log.status(await markOf(sid))).sequenced).toBeNull();
     await runDurableObjectAlarm(log);
     expect(await checkpointOf(n)).toBe(written);
-    expect((await log.status((await leafOf(sid, 1)).leaf.agent)).sequenced).toEqual({ seq: 2, index: 1, tree_size: 2, checkpoint: written });
+    expect((await log.status(await markOf(sid))).sequenced).toEqual({ seq: 2, index: 1, tree_size: 2, checkpoint: written });
   });
 });

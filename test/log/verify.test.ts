@@ -127,7 +127,7 @@ describe("npm run verify (verifyAgent) against the service", () => {
     const altered = await verify({}, await tamperedEntries(sid, owner.key, flip));
     expect(kinds(altered.problems)).toContain("chain");
     const rechained = await verify({}, await tamperedEntries(sid, owner.key, (es) => rechain(flip(es))));
-    expect(rechained.problems).toContainEqual({ kind: "log", message: "entry 4 is not the entry its leaf commits to: altered or replaced" });
+    expect(rechained.problems).toContainEqual({ kind: "log", message: "entry 4 is not the entry and score its leaf commits to: altered or replaced" });
     const swapped = await verify({}, await tamperedEntries(sid, owner.key, (es) => [es[0], es[2], es[1], ...es.slice(3)]));
     expect(swapped.problems[0]).toEqual({ kind: "chain", message: "entry 2 is missing (found 3)" });
     expect([verifyExitCode(swapped), verifyExitCode(rechained)]).toEqual([VERIFY_EXIT.chain, VERIFY_EXIT.log]);
@@ -184,12 +184,12 @@ describe("npm run verify (verifyAgent) against the service", () => {
     expect(kinds(unwithdrawn.problems)).toContain("log");
   });
 
-  it("refuses a leaf that shows a sid or a score beside its four fields, so the log never holds one", async () => {
+  it("refuses a leaf that shows a sid or a score beside its two fields, so the log never holds one", async () => {
     const log = await sequencer(13);
     const sid = freshSid();
-    const { leaf } = await leafOf(sid, 1);
-    const { result } = await loggedErrors(() => log.append([{ sid, leaf: { ...leaf, sid, score: 712 } as never }]));
-    expect(result).toEqual({ accepted: [], refused: [{ agent: leaf.agent, seq: 1, reason: "a leaf has no field sid" }] });
+    const { leaf, epoch } = await leafOf(sid, 1);
+    const { result } = await loggedErrors(() => log.append([{ sid, n: 1, epoch, leaf: { ...leaf, sid, score: 712 } as never }]));
+    expect(result).toEqual({ accepted: [], refused: [{ sid, seq: 1, reason: "a leaf has no field sid" }], ahead: [] });
     // Nor does a client take such bytes for a leaf, should an entry bundle hold them.
     expect(parseLeaf(utf8(canonical({ ...leaf, score: 712 })))).toBeNull();
     expect(parseLeaf(utf8(canonical(leaf)))).toEqual(leaf);
@@ -200,10 +200,10 @@ describe("npm run verify (verifyAgent) against the service", () => {
     const jws = ((await (await call(`/score/${sid}/attestation`, { headers: { "cf-connecting-ip": "198.51.100.77" } })).json()) as { attestation: string }).attestation;
     const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(jws.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)))) as { log: AttestationLog };
     const keys = ((await (await call("/log/keys")).json()) as { logs: { log: number; verifier_keys: string[] }[] }).logs.find((l) => l.log === n)!.verifier_keys;
-    expect(claims.log).toMatchObject({ origin: logOrigin(env, n), leaf: { seq: 5 } });
-    expect(await verifyAttestationLog(claims.log, keys)).toEqual([]);
+    expect(claims.log).toMatchObject({ origin: logOrigin(env, n), opening: { sid, n: 5 } });
+    expect(await verifyAttestationLog(claims.log, keys, sid)).toEqual([]);
     const lying = { ...claims.log, opening: { ...claims.log.opening, score: claims.log.opening.score + 100 } };
-    expect(await verifyAttestationLog(lying, keys)).toEqual([{ kind: "log", message: "the attestation's opening does not open its leaf's score commitment" }]);
+    expect(await verifyAttestationLog(lying, keys)).toEqual([{ kind: "log", message: "the attestation's opening does not open its leaf's commitment" }]);
     const moved = { ...claims.log, index: claims.log.index === 0 ? 1 : 0 };
     expect((await verifyAttestationLog(moved, keys)).map((p) => p.kind)).toContain("log");
   });

@@ -183,6 +183,12 @@ const ROWS: Record<string, Row> = {
     other: NOT_OWNER,
     request: async (w) => ({ path: `/agents/${await agent(w)}/entries` }),
   },
+  "GET /agents/{sid}/log-keys": {
+    scope: "agents:read",
+    ok: 200,
+    other: NOT_OWNER,
+    request: async (w) => ({ path: `/agents/${await agent(w)}/log-keys` }),
+  },
   "POST /transactions/batch": {
     scope: "transactions:write",
     ok: 200,

@@ -6,7 +6,8 @@ import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../src/db/history";
 import { replayOf } from "../../src/domain/replay";
-import { checkChain, GENESIS, saltedHash, scoreCommit, type Entry } from "../../src/domain/entries";
+import { checkChain, GENESIS, saltedHash, type Entry } from "../../src/domain/entries";
+import { entryCommit } from "../../src/domain/log";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, shardOf } from "../helpers";
 
@@ -68,12 +69,13 @@ describe("the chain of an agent's entries", () => {
     const jwks = (await (await call("/.well-known/jwks.json")).json()) as JSONWebKeySet;
     const { payload, protectedHeader } = await compactVerify(log_promise, createLocalJWKSet(jwks));
     expect(protectedHeader.typ).toBe("trust-log-promise+jwt");
-    const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub: string; seq: number; entry_hash: string; log: string; leaf: { seq: number; entry_hash: string; score_commit: string; agent: string } };
+    const claims = JSON.parse(new TextDecoder().decode(payload)) as { sub: string; seq: number; entry_hash: string; log: string; leaf: { tag: string; commit: string } };
     const entry = (await entriesOf(sid)).find((e) => e.kind === "report")!;
     expect(claims).toMatchObject({ sub: sid, seq: entry.n, entry_hash: entry.hash, log: expect.stringMatching(/\/log\/[0-7]$/) });
-    expect(claims.leaf).toMatchObject({ seq: entry.n, entry_hash: entry.hash, agent: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // The leaf itself names neither the agent nor the entry: its tag is keyed, its commit hides the entry and score.
+    expect(Object.keys(claims.leaf).sort()).toEqual(["commit", "tag"]);
     const score = (entry.entry as Entry & { score: { composite: number } }).score.composite;
-    expect(claims.leaf.score_commit).toBe(await scoreCommit(score, entry.entry.nonce));
+    expect(claims.leaf.commit).toBe(await entryCommit(entry.n, entry.hash, score, entry.entry.nonce));
   });
 
   it("keeps a withdrawn report, followed by its withdrawal, and replays without it", async () => {

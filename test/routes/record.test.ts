@@ -129,7 +129,7 @@ describe("a change is one batch on the agent's shard", () => {
       await faults(sid, { crashBeforeSend: 1 });
       const res = await report(owner.key, { sid });
       expect(res.status).toBe(201);
-      const leaves = () => queues.pending.filter((m) => m.queue === "trust-log").flatMap((m) => (m.body as LogMessage).leaves.map((l) => l.leaf.seq));
+      const leaves = () => queues.pending.filter((m) => m.queue === "trust-log").flatMap((m) => (m.body as LogMessage).leaves.map((l) => l.n));
       expect(leaves()).toEqual([]);
       const stub = env.AGENT.getByName(sid);
       const alarm = await runInDurableObject(stub, (_o, state) => state.storage.getAlarm());

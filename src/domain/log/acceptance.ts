@@ -1,10 +1,11 @@
 // What the sequencer remembers of each agent, and how it decides on a leaf it is offered. It keeps
 // per agent a handful of numbers, not every leaf: a log takes billions of leaves and an object's
-// storage is 10 GB. A leaf (agent, seq) is new, a repeat of an accepted one (nothing changes), a
-// rewrite (another entry hash for an accepted seq: refused and logged loudly), or too far ahead.
-
-/** How far past the acknowledged seq a leaf may arrive (the agent resends the gap first). */
-export const MAX_AHEAD = 1024;
+// storage is 10 GB. The agent's high-water mark `acked` is the highest entry number integrated with
+// every one before it. A leaf (agent, seq) is new when seq = acked + 1, a repeat of an accepted one
+// (nothing changes), a rewrite (another commitment for an accepted seq: refused and logged loudly),
+// or ahead (seq > acked + 1: not taken now, retried by its queue until the gap arrives). The
+// agent is named by its private tag, HMAC(log key, sid); `hash` is what the leaf commits to (its
+// entry hash before the tag cut-over, its `commit` after).
 
 /** One accepted leaf the sequencer still tracks: seq, index in the log, entry hash. */
 export type OpenLeaf = [seq: number, index: number, entryHash: string];
@@ -14,7 +15,7 @@ export interface AgentLog {
   acked: number;
   /** The entry hash of seq `acked` (kept to compare repeats of it). */
   ackedHash: string | null;
-  /** Accepted leaves not yet both acknowledged and published: out-of-order ones and the batch in flight. */
+  /** Accepted leaves not yet published (the batch in flight; out-of-order ones accepted before high-water marks). */
   open: OpenLeaf[];
   /** The published leaf with the highest seq among those no longer open, and its index. */
   seq: number | null;
@@ -30,13 +31,14 @@ export type Decision =
   /** Older than anything the sequencer still compares: accepted long ago, its hash no longer kept. */
   | { kind: "stale" }
   | { kind: "rewrite"; accepted: string }
+  /** Past the next entry number: retried later, never dropped. */
   | { kind: "ahead" };
 
 export function decide(agent: AgentLog, seq: number, entryHash: string): Decision {
   const known = seq === agent.acked ? agent.ackedHash : (agent.open.find(([s]) => s === seq)?.[2] ?? null);
   if (known !== null) return known === entryHash ? { kind: "repeat" } : { kind: "rewrite", accepted: known };
   if (seq <= agent.acked) return { kind: "stale" };
-  if (seq > agent.acked + MAX_AHEAD) return { kind: "ahead" };
+  if (seq > agent.acked + 1) return { kind: "ahead" };
   return { kind: "new" };
 }
 

@@ -11,3 +11,4 @@ export * from "./note";
 export * from "./tiles";
 export * from "./acceptance";
 export * from "./messages";
+export * from "./epochs";

@@ -3,29 +3,39 @@
 
 import type { Leaf } from "./leaf";
 
-export interface LogMessage {
-  log: number;
-  leaves: { sid: string; leaf: Leaf }[];
-}
-
-/** A leaf on its way to its agent's log. */
-export interface LogItem {
-  log: number;
+/**
+ * A leaf with what the sequencer checks it by (never published): the agent, the entry number and,
+ * for a tagged leaf, the owner epoch its tag is keyed by. Messages sent before tagged leaves carry
+ * no `n` (the legacy leaf's `seq` is it).
+ */
+export interface LeafItem {
   sid: string;
+  n?: number;
+  epoch?: number;
   leaf: Leaf;
 }
 
-/** At most this many leaves go in one message (about 230 bytes each; a queue message holds 128 KB). */
+export interface LogMessage {
+  log: number;
+  leaves: LeafItem[];
+}
+
+/** A leaf on its way to its agent's log. */
+export interface LogItem extends LeafItem {
+  log: number;
+}
+
+/** At most this many leaves go in one message (about 250 bytes each at most; a queue message holds 128 KB). */
 export const LEAVES_PER_MESSAGE = 200;
 /** A sendBatch carries 256 KB at most: messages are grouped under this many characters of JSON. */
 const CHARS_PER_SEND = 192 * 1024;
 
 /** The messages carrying `items`: one per log, or more past LEAVES_PER_MESSAGE, each log's leaves in the order given. */
 export function logMessages(items: readonly LogItem[]): LogMessage[] {
-  const byLog = new Map<number, { sid: string; leaf: Leaf }[]>();
-  for (const { log, sid, leaf } of items) {
+  const byLog = new Map<number, LeafItem[]>();
+  for (const { log, ...item } of items) {
     const leaves = byLog.get(log) ?? [];
-    leaves.push({ sid, leaf });
+    leaves.push(item);
     byLog.set(log, leaves);
   }
   const messages: LogMessage[] = [];

@@ -44,8 +44,9 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const head = { n: before?.record.seq ?? 0, hash: before?.record.chainHash ?? GENESIS };
   const { chained, head: after } = await chainEntries(ref.sid, head, drafts.map((d) => d.draft));
   group.chainHead = after;
-  const leaves: Leaf[] = await Promise.all(chained.map((c, i) => leafOf(kernel.env, ref.sid, { n: c.entry.n, hash: c.hash, composite: drafts[i].composite, nonce: c.entry.nonce })));
   const record: AgentRecord = { ...group.record!, seq: after.n, chainHash: after.hash };
+  const made = await Promise.all(chained.map((c, i) => leafOf(kernel.env, ref.sid, { n: c.entry.n, hash: c.hash, composite: drafts[i].composite, nonce: c.entry.nonce }, record.logTags)));
+  const leaves: Leaf[] = made.map((m) => m.leaf);
   const at = drafts.at(-1)?.draft.at ?? kernel.now();
 
   // Each change's answer, and what each entry tells: the change's events and control writes with its
@@ -79,7 +80,7 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const items: OutboxItem[] = chained.map((c, i) => {
     const t = told.get(i);
     const events: AgentEvent[] = (t?.events ?? []).map((e, k) => ({ ...e, id: entryEventId(record.sid, c.entry.n, k), sid: record.sid, ownerId: record.operatorId, timestamp: c.entry.at }));
-    return { n: c.entry.n, leaf: leaves[i], events, control: t?.control ?? [] };
+    return { n: c.entry.n, leaf: leaves[i], epoch: made[i].epoch, events, control: t?.control ?? [] };
   });
   const keyedAt = new Map<number, { idem: string; answer: string }>();
   const jtiAt = new Map<number, string>();

@@ -1,14 +1,18 @@
 // What an entry publishes, made in one place from the entry: its leaf for the agent's transparency
-// log (the agent's tag and the score's commitment) and the ids of the events it tells.
+// log (tagged under the key of its owner epoch, committing to the entry and its score; the leaf of
+// before for entries up to the agent's cut-over) and the ids of the events it tells.
 
 import type { ControlWrite } from "../../db/shard-writes";
 import type { AgentEvent } from "../../domain/events";
-import { agentTag, logKey, scoreCommit, type Leaf } from "../../domain/log/leaf";
+import { epochOf, type LogTags } from "../../domain/log/epochs";
+import { agentTag, entryCommit, entryTag, epochKey, logKey, scoreCommit, type Leaf } from "../../domain/log/leaf";
 
 /** What one entry publishes. */
 export interface OutboxItem {
   n: number;
   leaf: Leaf;
+  /** The owner epoch its tag is keyed by (the sequencer checks the tag with it); absent for a leaf of before. */
+  epoch?: number;
   events: AgentEvent[];
   control: ControlWrite[];
 }
@@ -35,7 +39,30 @@ export function logTag(env: { LOG_KEY?: string }, sid: string): Promise<string> 
   return tag;
 }
 
-/** The leaf of entry `n` (its hash, the composite that followed it, its nonce). */
-export async function leafOf(env: { LOG_KEY?: string }, sid: string, entry: { n: number; hash: string; composite: number; nonce: string }): Promise<Leaf> {
-  return { agent: await logTag(env, sid), seq: entry.n, entry_hash: entry.hash, score_commit: await scoreCommit(entry.composite, entry.nonce) };
+const epochKeys = new Map<string, Promise<string>>();
+
+/** The agent's key of owner epoch `epoch`, HMAC-SHA256(LOG_KEY, "<sid>:<epoch>"): computed once per isolate, agent and epoch. */
+export function logEpochKey(env: { LOG_KEY?: string }, sid: string, epoch: number): Promise<string> {
+  const name = `${sid}:${epoch}`;
+  let key = epochKeys.get(name);
+  if (!key) {
+    key = logKey(env.LOG_KEY).then((k) => {
+      if (!k) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
+      return epochKey(k, sid, epoch);
+    });
+    if (epochKeys.size > 10_000) epochKeys.clear();
+    epochKeys.set(name, key);
+  }
+  return key;
+}
+
+/**
+ * The leaf of entry `n` (its hash, the composite that followed it, its nonce), and the epoch it is
+ * tagged under: `{tag, commit}` after the agent's cut-over, the leaf of before up to it.
+ */
+export async function leafOf(env: { LOG_KEY?: string }, sid: string, entry: { n: number; hash: string; composite: number; nonce: string }, tags: LogTags | undefined): Promise<{ leaf: Leaf; epoch?: number }> {
+  const epoch = epochOf(tags, entry.n);
+  if (epoch === null) return { leaf: { agent: await logTag(env, sid), seq: entry.n, entry_hash: entry.hash, score_commit: await scoreCommit(entry.composite, entry.nonce) } };
+  const tag = await entryTag(await logEpochKey(env, sid, epoch), entry.n);
+  return { leaf: { tag, commit: await entryCommit(entry.n, entry.hash, entry.composite, entry.nonce) }, epoch };
 }

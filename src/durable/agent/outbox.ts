@@ -78,7 +78,7 @@ export class Outbox {
       if (!loaded) return refuse("not_found");
       let sent = 0;
       for (let after = Math.max(0, from - 1); after < loaded.record.seq; after += RESEND_PAGE) {
-        const items = await this.read(ref, after, Math.min(loaded.record.seq, after + RESEND_PAGE));
+        const items = await this.read(ref, loaded, after, Math.min(loaded.record.seq, after + RESEND_PAGE));
         if (!(await this.deliver(ref, loaded, items))) return refuse("unavailable");
         sent += items.length;
       }
@@ -124,7 +124,7 @@ export class Outbox {
     const first = this.waiting[0]?.n;
     if (first !== undefined && first > this.sent + 1) {
       // An earlier send failed (or came from another life): the entries in between go first.
-      this.waiting = [...(await this.read(ref, this.sent, first - 1)), ...this.waiting];
+      this.waiting = [...(await this.read(ref, loaded, this.sent, first - 1)), ...this.waiting];
     }
     await this.deliver(ref, loaded, this.waiting.splice(0));
   }
@@ -136,7 +136,7 @@ export class Outbox {
   async resend(ref: AgentRef, loaded: Loaded): Promise<boolean> {
     this.retryAt = null;
     while (this.sent < loaded.record.seq) {
-      const items = await this.read(ref, this.sent, Math.min(loaded.record.seq, this.sent + RESEND_PAGE));
+      const items = await this.read(ref, loaded, this.sent, Math.min(loaded.record.seq, this.sent + RESEND_PAGE));
       if (items.length === 0) break;
       if (!(await this.deliver(ref, loaded, items))) return false;
     }
@@ -170,14 +170,14 @@ export class Outbox {
   }
 
   /** Items of entries (after, to] from the shard, as their batch made them. */
-  private async read(ref: AgentRef, after: number, to: number): Promise<OutboxItem[]> {
+  private async read(ref: AgentRef, loaded: Loaded, after: number, to: number): Promise<OutboxItem[]> {
     const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
     const { results } = await d1.prepare("SELECT n, hash, composite, body, outbox FROM entries WHERE sid = ? AND n > ? AND n <= ? ORDER BY n").bind(ref.sid, after, to).all<StoredItemRow>();
     return Promise.all(
       results.map(async (r): Promise<OutboxItem> => {
         const { nonce } = JSON.parse(unpackText(r.body)) as { nonce: string };
         const told = r.outbox ? (JSON.parse(r.outbox) as { events: AgentEvent[]; control: ControlWrite[] }) : { events: [], control: [] };
-        return { n: r.n, leaf: await leafOf(this.kernel.env, ref.sid, { n: r.n, hash: r.hash, composite: r.composite ?? 0, nonce }), ...told };
+        return { n: r.n, ...(await leafOf(this.kernel.env, ref.sid, { n: r.n, hash: r.hash, composite: r.composite ?? 0, nonce }, loaded.record.logTags)), ...told };
       }),
     );
   }
@@ -194,7 +194,7 @@ export class Outbox {
     const control = items.flatMap((i) => i.control);
     try {
       if (control.length > 0) await this.applyControl(control);
-      if (env.LOG_QUEUE) await sendLeaves(env.LOG_QUEUE, items.map((i) => ({ log: loaded.record.log ?? ref.log, sid: ref.sid, leaf: i.leaf })));
+      if (env.LOG_QUEUE) await sendLeaves(env.LOG_QUEUE, items.map((i) => ({ log: loaded.record.log ?? ref.log, sid: ref.sid, n: i.n, epoch: i.epoch, leaf: i.leaf })));
       for (let k = 0; k < events.length && env.EVENTS; k += 100) {
         await env.EVENTS.sendBatch(events.slice(k, k + 100).map((body) => ({ body, contentType: "json" as const })));
       }

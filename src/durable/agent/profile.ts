@@ -5,6 +5,7 @@ import { configRow } from "../../db/shard-writes";
 import { applyConfigTo, localOf, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
 import type { AgentConfiguration } from "../../domain/configuration";
 import { statusEvents } from "../../domain/events";
+import { withOwner } from "../../domain/log/epochs";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
 import type { ConfigUpdated, Registration } from "../../domain/views";
@@ -113,7 +114,8 @@ export class Profile {
         const replayedState = await replayOnShard(host, record, input.now, [{ draft: write.draft, who: input.operatorId }]);
         return {
           change: {
-            record: { ...claimed, evidence: replayedState.evidence, locals: replayedState.locals, seq: record.seq + 1 },
+            // A new owner: a new epoch of log tags from the claim's entry on (its keys are the claimer's).
+            record: { ...claimed, evidence: replayedState.evidence, locals: replayedState.locals, seq: record.seq + 1, logTags: withOwner(record.logTags, record.seq + 1, input.operatorId) },
             entries: [write],
             control: [{ kind: "directoryOwner", sid: record.sid, operatorId: input.operatorId }],
             whole: true,

@@ -76,7 +76,7 @@ export class Reports {
             reported: [{ reporter: input.reporter, at: input.at }],
           },
           // The answer names the report's leaf: the route's log promise is made of it.
-          answer: (told) => ({ ...result, leaf: told.leaves.at(-1) }),
+          answer: (told) => ({ ...result, leaf: told.leaves.at(-1), entry: told.chained.length ? { n: told.chained.at(-1)!.entry.n, hash: told.chained.at(-1)!.hash } : undefined }),
         };
       },
     };

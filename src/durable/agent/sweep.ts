@@ -19,7 +19,8 @@ import type { AgentEvent, Notified } from "../../domain/events";
 import { replayOf } from "../../domain/replay";
 import type { Result } from "../../domain/results";
 import { disputesDueOf } from "../../domain/disputes";
-import { log, ok, refuse } from "./host";
+import { sweptLogTags } from "../../domain/log/epochs";
+import { answer, log, ok, refuse } from "./host";
 import type { AgentHost } from "./host";
 
 /** The shard writes the earlier contract's journal held (src/db/shard-writes.ts of that contract). */
@@ -52,9 +53,12 @@ export class Sweep {
     return this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
   }
 
-  /** The sweep's call: the agent on the record's contract (moved now, or already), its storage empty. */
-  migrate(ref: AgentRef): Promise<Result<{ moved: boolean }>> {
-    return this.kernel.exclusive(async () => {
+  /**
+   * The sweep's call: the agent on the record's contract (moved now, or already), its storage empty,
+   * and its log tag cut-over set (once: its entries after the one it stands at get tagged leaves).
+   */
+  async migrate(ref: AgentRef): Promise<Result<{ moved: boolean }>> {
+    const moved = await this.kernel.exclusive(async () => {
       const before = await this.contractOf(ref);
       if (before === null) return refuse("not_found");
       const loaded = await this.kernel.read(ref);
@@ -63,6 +67,16 @@ export class Sweep {
       if (this.table("agent")) await this.storage.deleteAll();
       return ok({ moved: before < 2 });
     });
+    if (!moved.ok) return moved;
+    const cut = await this.kernel.change(ref, {
+      async run(group) {
+        const record = group.record;
+        if (!record) return answer(refuse("not_found"));
+        if (record.logTags) return answer(ok(null));
+        return { change: { record: { ...record, logTags: sweptLogTags(record.seq, record.operatorId) } }, answer: () => null };
+      },
+    });
+    return cut.ok ? moved : cut;
   }
 
   private async contractOf(ref: AgentRef): Promise<number | null> {
