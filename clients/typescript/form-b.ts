@@ -1660,6 +1660,18 @@ export interface components {
                 /** @description Anchors named by the admins (GET /admin/model/anchors); 0 is a warning: trust grows only from anchors, so with none no agent can be clear */
                 anchors: number | null;
             };
+            /** @description The transparency log's delivery: whether leaves had to be put back from its dead-letter queue */
+            log: {
+                /**
+                 * @description alarm: in the last 24 hours the trust-log dead-letter queue had to put messages back (leaves that waited past their retries: their log inclusion is late); unknown: the control database did not answer. It does not change the answer's status code
+                 * @enum {string}
+                 */
+                status: "ok" | "alarm" | "unknown";
+                /** @description Messages the trust-log dead-letter queue has put back, ever */
+                dead_letters_requeued: number | null;
+                /** @description When it last did; null if never */
+                last_requeued_at: string | null;
+            };
         };
         ErrorB: {
             error: {
@@ -2743,6 +2755,11 @@ export interface operations {
                      *         "age_seconds": 3720,
                      *         "problem": null,
                      *         "anchors": 3
+                     *       },
+                     *       "log": {
+                     *         "status": "ok",
+                     *         "dead_letters_requeued": 0,
+                     *         "last_requeued_at": null
                      *       }
                      *     }
                      */
@@ -2792,6 +2809,11 @@ export interface operations {
                      *         "age_seconds": 3720,
                      *         "problem": null,
                      *         "anchors": 3
+                     *       },
+                     *       "log": {
+                     *         "status": "ok",
+                     *         "dead_letters_requeued": 0,
+                     *         "last_requeued_at": null
                      *       }
                      *     }
                      */

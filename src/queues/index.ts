@@ -3,10 +3,11 @@ import { createDohResolver } from "../net/resolver";
 import type { QueueDeps } from "./deps";
 import { consumeDeadLetters, consumeDeliveries } from "./deliveries";
 import { consumeDeadEvents, consumeEvents } from "./events";
+import { consumeDeadLog } from "./dead-log";
 import { consumeLog } from "./log";
 
 /** The queues this Worker consumes (wrangler.toml): names as configured there. */
-export const QUEUES = { events: "trust-events", deadEvents: "trust-events-dlq", deliveries: "trust-deliveries", deadLetters: "trust-deliveries-dlq", log: "trust-log" } as const;
+export const QUEUES = { events: "trust-events", deadEvents: "trust-events-dlq", deliveries: "trust-deliveries", deadLetters: "trust-deliveries-dlq", log: "trust-log", deadLog: "trust-log-dlq" } as const;
 
 /** The queue consumers; `deps` replaces their clock and outbound calls (tests drive them with their own). */
 export function createQueueHandler(deps: Partial<QueueDeps> = {}) {
@@ -22,6 +23,7 @@ export function createQueueHandler(deps: Partial<QueueDeps> = {}) {
     if (batch.queue === QUEUES.deadEvents) return consumeDeadEvents(batch as MessageBatch<never>);
     if (batch.queue === QUEUES.deliveries) return consumeDeliveries(batch as MessageBatch<never>, env, resolved);
     if (batch.queue === QUEUES.log) return consumeLog(batch as MessageBatch<never>, env);
+    if (batch.queue === QUEUES.deadLog) return consumeDeadLog(batch as MessageBatch<never>, env, resolved.now());
     if (batch.queue === QUEUES.deadLetters) return consumeDeadLetters(batch as MessageBatch<never>, env, resolved);
     console.error(JSON.stringify({ level: "error", message: "a batch from an unknown queue", queue: batch.queue }));
     batch.retryAll();

@@ -349,6 +349,7 @@ export const sample = {
     version: SERVICE_VERSION,
     checks: { db: "ok" as const, shard_0: "ok" as const, shard_1: "ok" as const },
     credibility: { status: "ok" as const, snapshot: "2026-11-27.1", age_seconds: 3_720, problem: null, anchors: 3 },
+    log: { status: "ok" as const, dead_letters_requeued: 0, last_requeued_at: null },
   },
 };
 

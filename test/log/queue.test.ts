@@ -7,6 +7,8 @@ import type { Env } from "../../src/env";
 import { createQueueHandler } from "../../src/queues";
 import { aheadDelaySeconds } from "../../src/queues/log";
 import { freshSid, leafOf, loggedErrors, markOf, sequencer } from "./helpers";
+import { holdQueues } from "../queues";
+import { call } from "../helpers";
 
 describe("the trust-log queue", () => {
   it("hands each log's leaves to its sequencer and acknowledges the messages; malformed ones are dropped, logged", async () => {
@@ -64,5 +66,46 @@ describe("the trust-log queue", () => {
 
   it("waits 5 s before a retry, doubled per attempt, at most a minute", () => {
     expect([1, 2, 3, 4, 5, 10].map(aheadDelaySeconds)).toEqual([5, 10, 20, 40, 60, 60]);
+  });
+
+  it("puts back what the dead-letter queue gets, raises /health's log alarm, and the leaf lands once its gap is filled", async () => {
+    const queues = holdQueues({}, { log: true });
+    try {
+      const sid = freshSid();
+      const [one, two] = await Promise.all([1, 2].map((seq) => leafOf(sid, seq)));
+      const counted = async () => {
+        const row = await env.DB.prepare("SELECT value FROM model_settings WHERE key = 'log_dead_letters'").first<{ value: string }>();
+        return row ? (JSON.parse(row.value) as { requeued: number }).requeued : 0;
+      };
+      const before = await counted();
+      // Entry 2 arrives alone: retried, after a delay.
+      queues.pending.push({ queue: "trust-log", body: { log: 4, leaves: [two] } satisfies LogMessage, attempts: 1 });
+      await queues.drain();
+      expect(queues.retried.map((m) => [m.queue, m.delaySeconds])).toEqual([["trust-log", 5]]);
+      // Its retries ran out (the platform moves it to the dead-letter queue): it is put back, a minute later.
+      queues.retried.length = 0;
+      queues.pending.push({ queue: "trust-log-dlq", body: { log: 4, leaves: [two] } satisfies LogMessage, attempts: 1 });
+      const { errors } = await loggedErrors(() => queues.drain());
+      expect(errors).toContainEqual(expect.objectContaining({ message: "log: dead-lettered messages put back on the trust-log queue", messages: 1, leaves: 1 }));
+      expect(queues.retried.map((m) => m.queue)).toEqual(["trust-log"]);
+      expect(await counted()).toBe(before + 1);
+      // Entry 1 comes: with the put-back 2, both land, in order.
+      queues.redeliver();
+      queues.pending.push({ queue: "trust-log", body: { log: 4, leaves: [one] } satisfies LogMessage, attempts: 1 });
+      await queues.drain();
+      expect(queues.retried).toEqual([]);
+      expect((await (await sequencer(4)).status(await markOf(sid))).acknowledged).toBe(2);
+    } finally {
+      queues.release();
+    }
+  });
+
+  // The only read of /health in this file: its checks are kept 5 s per isolate.
+  it("shows the alarm on /health for a day after a put-back", async () => {
+    await env.DB.prepare("INSERT INTO model_settings (key, value, updated_at) VALUES ('log_dead_letters', ?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?1")
+      .bind(JSON.stringify({ requeued: 3, last_at: new Date(Date.now() - 60_000).toISOString() }), new Date().toISOString())
+      .run();
+    const res = await call("/health", { headers: { "cf-connecting-ip": "203.0.113.9" } });
+    expect(((await res.json()) as { log: unknown }).log).toMatchObject({ status: "alarm", dead_letters_requeued: 3 });
   });
 });

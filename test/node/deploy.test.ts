@@ -16,7 +16,7 @@ const sqlFiles = (folder: string) => readdirSync(join(root, folder)).filter((f) 
 const CONTROL = sqlFiles("migrations");
 const SHARD = sqlFiles("migrations-shard");
 const SECRETS = ["ADMIN_TOKEN", "ATTESTATION_KEYS", "LOG_KEY", "LOG_SIGNING_KEYS", "REPORTER_KEY", "WEBHOOK_SECRET_KEY"];
-const QUEUES = ["trust-deliveries", "trust-deliveries-dlq", "trust-events", "trust-events-dlq", "trust-log"];
+const QUEUES = ["trust-deliveries", "trust-deliveries-dlq", "trust-events", "trust-events-dlq", "trust-log", "trust-log-dlq"];
 const BUCKETS = ["trust-history", "trust-log", "trust-model"];
 /** The commands that only read the account. */
 const READS = ["whoami --json", "d1 list --json", "queues list", "r2 bucket list", "secret list", "d1 execute"];
