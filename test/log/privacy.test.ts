@@ -101,6 +101,6 @@ describe("the public log links no agent's leaves", () => {
     const sent = queues.pending.slice(before).filter((m) => m.queue === "trust-log").flatMap((m) => (m.body as { leaves: LeafItem[] }).leaves);
     // (The object's new life sends its unsent entries again: entry 1 keeps the leaf of before.)
     expect(sent.map((l) => l.n)).toContain(2);
-    expect(sent.every((l) => isTagged(l.leaf) === l.n > 1)).toBe(true);
+    expect(sent.every((l) => isTagged(l.leaf) === (l.n ?? 0) > 1)).toBe(true);
   });
 });
