@@ -8,7 +8,8 @@ import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AgentRecord } from "../domain/agent";
 import type { Dispute } from "../domain/disputes";
 import type { ControlWrite } from "../domain/events";
-import { DIMENSIONS, MODEL, type ChangeType, type RollupRow } from "../domain/model";
+import { MODEL, type ChangeType } from "../domain/model";
+import { putPair, type PairRow } from "./pairs";
 import { db, type Database } from "./client";
 import { packText } from "./entry-text";
 import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
@@ -21,40 +22,14 @@ export type ShardWrite =
   | { kind: "entry"; row: EntryRow }
   | { kind: "config"; row: typeof configHistory.$inferInsert }
   | { kind: "entryStatus"; sid: string; n: number; status: "active" | "disputed" | "withdrawn" }
-  /** A reporter's reports of one UTC day on the agent, added to its rollup row (scoring model version 3). */
-  | { kind: "rollup"; add: RollupAddition }
-  /** The agent's rollup rows made again from its history (after a withdrawal): every row from `fromDay` on. */
-  | { kind: "rollupsRebuilt"; sid: string; fromDay: number; rows: RollupAddition[] }
+  /** A pair the change moved (written whole: the row is the pair's state). */
+  | { kind: "pair"; sid: string; row: PairRow }
+  /** Every pair of the agent made again from its history (a replay after a withdrawal or a claim). */
+  | { kind: "pairsReplaced"; sid: string; rows: PairRow[] }
   | { kind: "dispute"; dispute: Dispute }
   | { kind: "challenge"; sid: string; token: string; challenge: "callback" | "nonce"; expiresAt: number; used: boolean }
   /** Challenges and nonces of the agent past their time (with the change that finds them). */
   | { kind: "challengesExpired"; sid: string; before: number };
-
-/** A day's reports of one reporter on one agent, as its rollup row adds them (nets in the order of DIMENSIONS). */
-export interface RollupAddition {
-  day: number;
-  sid: string;
-  reporter: number;
-  owner: number | null;
-  reports: number;
-  receipted: number;
-  established: boolean;
-  net: number[];
-  receiptedNet: number[];
-}
-
-/** A rollup row of the model as the shard's additive write takes it. */
-export const rollupAdditionOf = (row: RollupRow): RollupAddition => ({
-  day: row.day,
-  sid: row.agent,
-  reporter: Number(row.reporter),
-  owner: row.owner === null ? null : Number(row.owner),
-  reports: row.reports,
-  receipted: row.receipted,
-  established: row.established,
-  net: DIMENSIONS.map((d) => row.net[d]),
-  receiptedNet: DIMENSIONS.map((d) => row.receiptedNet[d]),
-});
 
 export function configRow(record: AgentRecord, seq: number, changes: ChangeType[], at: number): ShardWrite {
   return {
@@ -86,17 +61,6 @@ const insertEntry = (d1: Database, row: EntryRow) =>
     }),
   );
 
-const NETS = [0, 1, 2, 3, 4].map((i) => `json_extract(rollups.net, '$[${i}]') + json_extract(excluded.net, '$[${i}]')`);
-const RECEIPTED_NETS = [0, 1, 2, 3, 4].map((i) => `json_extract(rollups.receipted_net, '$[${i}]') + json_extract(excluded.receipted_net, '$[${i}]')`);
-// Additive: the change's batch is applied once or not at all, and a repeat of a change is found
-// before its batch (src/durable/agent/dedupe.ts).
-const ADD_ROLLUP = `INSERT INTO rollups (day, sid, reporter, owner, reports, receipted, established, net, receipted_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (day, sid, reporter) DO UPDATE SET owner = excluded.owner, reports = rollups.reports + excluded.reports,
-    receipted = rollups.receipted + excluded.receipted, established = excluded.established,
-    net = json_array(${NETS.join(", ")}), receipted_net = json_array(${RECEIPTED_NETS.join(", ")})`;
-const PUT_ROLLUP = "INSERT OR REPLACE INTO rollups (day, sid, reporter, owner, reports, receipted, established, net, receipted_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
-const rollupValues = (r: RollupAddition) => [r.day, r.sid, r.reporter, r.owner, r.reports, r.receipted, r.established ? 1 : 0, JSON.stringify(r.net), JSON.stringify(r.receiptedNet)];
-
 /** The statements of a change's rows, in order (the agent's row comes after them, from ./agent-record). */
 export function shardStatements(d1: Database, writes: readonly ShardWrite[]): D1PreparedStatement[] {
   let drizzle: ReturnType<typeof db> | undefined;
@@ -109,10 +73,10 @@ export function shardStatements(d1: Database, writes: readonly ShardWrite[]): D1
         return [raw(d1, d().insert(configHistory).values(w.row))];
       case "entryStatus":
         return [raw(d1, d().update(entries).set({ status: w.status }).where(and(eq(entries.sid, w.sid), eq(entries.n, w.n))))];
-      case "rollup":
-        return [d1.prepare(ADD_ROLLUP).bind(...rollupValues(w.add))];
-      case "rollupsRebuilt":
-        return [d1.prepare("DELETE FROM rollups WHERE sid = ? AND day >= ?").bind(w.sid, w.fromDay), ...w.rows.map((r) => d1.prepare(PUT_ROLLUP).bind(...rollupValues(r)))];
+      case "pair":
+        return [putPair(d1, w.sid, w.row)];
+      case "pairsReplaced":
+        return [d1.prepare("DELETE FROM pairs WHERE sid = ?").bind(w.sid), ...w.rows.map((r) => putPair(d1, w.sid, r))];
       case "dispute": {
         const row = { sid: w.dispute.sid, id: w.dispute.id, status: w.dispute.status, dispute: JSON.stringify(w.dispute) };
         return [raw(d1, d().insert(disputesOnShard).values(row).onConflictDoUpdate({ target: [disputesOnShard.sid, disputesOnShard.id], set: { status: row.status, dispute: row.dispute } }))];

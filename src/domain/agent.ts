@@ -5,19 +5,9 @@ import type { AgentKey } from "./agent-keys";
 import type { AgentConfiguration } from "./configuration";
 import { GENESIS } from "./entries";
 import { newLogTags, type LogTags } from "./log/epochs";
-import { CHANGE_TYPES, OUTCOMES, classifyChange, baseFor, damping, MODEL, type ChangeType, type CredibilityInput, type Outcome, type ScoreView, type SignalDimension } from "./model";
-import {
-  configInto,
-  contributionOfEvidence,
-  credibilityInto,
-  emptyEvidenceOf,
-  reportInto,
-  scoreOfEvidence,
-  versionOf,
-  type Evidence,
-} from "./scoring";
+import { CHANGE_TYPES, OUTCOMES, classifyChange, type ChangeType, type CredibilityInput, type Outcome, type PairState, type Pairs, type ScoreView, type SignalDimension } from "./model";
+import { configInto, contributionOfEvidence, credibilityInto, emptyEvidence, reportInto, scoreOfEvidence, type Evidence } from "./scoring";
 
-export type { HistoryItem } from "./scoring";
 
 export const AGENT_STATUSES = ["active", "suspended"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -57,7 +47,7 @@ export interface AgentRecord extends AgentRef {
    * page. Absent in records stored before the option existed: false.
    */
   publicProfile?: boolean;
-  /** The scoring model's evidence: version 3's state, or version 2's before the agent's switch (./scoring). */
+  /** The scoring model's aggregates (./scoring): its pairs are rows of their own, loaded when a change needs them. */
   evidence: Evidence;
   /**
    * R6 across owners: at registration (or its last configuration change) the configuration matched
@@ -71,12 +61,6 @@ export interface AgentRecord extends AgentRef {
   chainHash: string;
   /** How its entries' log leaves are tagged (src/domain/log/epochs.ts); absent until the migration sweep: the leaf of before. */
   logTags?: LogTags;
-  /**
-   * Each operator the history names (owner or reporter) by its number on this agent, in the order
-   * the chain first names it: the model keys evidence by these numbers, so a replay of the entries
-   * alone (which name reporters by commitment) gives the same evidence.
-   */
-  locals: Record<string, number>;
   /** The earliest answer deadline of the agent's open disputes (ms; null or absent: none open). */
   disputesDue?: number | null;
   createdAt: string;
@@ -120,7 +104,6 @@ export function newRecord(
   ref: AgentRef,
   input: { operatorId: number | null; name: string; description: string | null; config: AgentConfiguration; fingerprint: string; claimTokenHash: string | null; similarToCautioned?: boolean },
   now: number,
-  version: 2 | 3 = 3,
 ): AgentRecord {
   const iso = new Date(now).toISOString();
   return {
@@ -136,141 +119,77 @@ export function newRecord(
     directories: {},
     publicProfile: false,
     similarToCautioned: input.similarToCautioned ?? false,
-    evidence: emptyEvidenceOf(version, now),
+    evidence: emptyEvidence(now),
     outcomes: {},
     seq: 0,
     chainHash: GENESIS,
     logTags: newLogTags(input.operatorId),
-    locals: input.operatorId === null ? {} : { [input.operatorId]: 1 },
     createdAt: iso,
     updatedAt: iso,
   };
 }
 
 /**
- * The agent's score at `now`. The owner's operator score only decides the OPERATOR_RECORD reason;
- * where it is not at hand (inside the agent's object) the neutral 500 is used.
+ * The agent's score at `now`. The owner's operator score decides clear (≥ 400) and the
+ * OPERATOR_RECORD reason; where it is not at hand (inside the agent's object) the neutral 500 is used.
  */
 export function scoreOfRecord(record: AgentRecord, now: number, operatorScore = 500): ScoreView {
   return scoreOfEvidence(record.evidence, {
     now,
-    ownerLocal: ownerLocal(record),
+    owned: record.operatorId !== null,
     identityLevel: record.identityLevel,
     operatorScore,
     similarToCautioned: record.similarToCautioned ?? false,
   });
 }
 
-/** The owner's number on the agent (null: unclaimed). */
-export const ownerLocal = (record: Pick<AgentRecord, "operatorId" | "locals">): number | null =>
-  record.operatorId === null ? null : (record.locals[record.operatorId] ?? null);
+export const contributionOf = (record: AgentRecord, now: number) => contributionOfEvidence(record.evidence, now);
 
-/** The operator's number on the agent, given one when the chain names it for the first time. */
-export function localOf(record: AgentRecord, operatorId: number): { record: AgentRecord; local: number } {
-  const known = record.locals[operatorId];
-  if (known !== undefined) return { record, local: known };
-  const local = Object.keys(record.locals).length + 1;
-  return { record: { ...record, locals: { ...record.locals, [operatorId]: local } }, local };
-}
-
-/** What time alone can change and the alarm waits for: the confidence and recommendation at `at`. */
-export function faceAt(record: AgentRecord, at: number): string {
-  const s = scoreOfRecord(record, at);
-  return `${s.confidence} ${s.recommendation}`;
-}
-
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
-
-/**
- * When time alone next changes the agent's confidence or recommendation, within `horizonMs` of
- * `now`, to the minute; `now + horizonMs` when nothing changes before then. Evidence fades
- * continuously and reporters leave the 90-day window, so the face can change without a report.
- * One score at the horizon settles the common case; only a face that differs there is searched,
- * hour by hour, then halving within the hour.
- */
-export function nextFaceChange(record: AgentRecord, now: number, horizonMs: number): number {
-  const face = (at: number) => faceAt(record, at);
-  const start = face(now);
-  const end = now + horizonMs;
-  if (face(end) === start) return end;
-  let same = now;
-  let changed = end;
-  for (let at = now + HOUR_MS; at < end; at += HOUR_MS) {
-    if (face(at) !== start) {
-      changed = at;
-      break;
-    }
-    same = at;
-  }
-  while (changed - same > MINUTE_MS) {
-    const mid = same + Math.floor((changed - same) / 2);
-    if (face(mid) === start) same = mid;
-    else changed = mid;
-  }
-  return changed;
-}
-
-export const contributionOf = (record: AgentRecord, now: number) => contributionOfEvidence(record.evidence, ownerLocal(record), now);
-
-/** The model the record is served by. */
-export const modelOf = (record: Pick<AgentRecord, "evidence">): 2 | 3 => versionOf(record.evidence);
-
-/** Applies a credibility entry (values by the reporters' numbers on the agent). */
-export function applyCredibilityTo(record: AgentRecord, input: CredibilityInput): AgentRecord {
-  return { ...record, evidence: credibilityInto(record.evidence, input), seq: record.seq + 1 };
+/** Applies a credibility entry (values by the reporters' keys): the record and the pairs it changed. */
+export function applyCredibilityTo(record: AgentRecord, pairs: Pairs, input: CredibilityInput): { record: AgentRecord; pairs: PairState[] } {
+  const applied = credibilityInto(record.evidence, pairs, input);
+  return { record: { ...record, evidence: applied.model, seq: record.seq + 1 }, pairs: applied.pairs };
 }
 
 /** A transaction report as the agent's object receives it. */
 export interface Report {
   reporter: number;
-  /** The reporter's verified flag when it reported. */
-  verified: boolean;
   at: number;
   transactionType: string;
   outcome: Outcome;
   signals: Partial<Record<SignalDimension, number>>;
   metadata: Record<string, unknown> | null;
-  /** 1.5 when a valid receipt backs the report, else 1. */
-  evidenceFactor: number;
-  /** 0.5 while the reporter is penalised, else 1. */
-  penalty: number;
+  /** A valid receipt signed by the agent's key backs the report. */
+  receipt: boolean;
 }
 
-/** A report as history keeps it: enough to replay its weight exactly. */
+/** A report as history keeps it. */
 export interface RecordedReport extends Report {
-  /** The reporter's number on the agent. */
-  local: number;
+  /** The reporter's key on the agent (its commitment). */
+  key: string;
   id: number;
   seq: number;
-  base: number;
-  damping: number;
-  weight: number;
 }
 
-/**
- * Applies one report: the reporter's base (owner, verified or not), its damping by `k` earlier reports
- * of the same reporter in the last 24 hours, the receipt and penalty factors, then the model.
- */
-export function applyReportTo(before: AgentRecord, report: Report, k: number): { record: AgentRecord; recorded: RecordedReport; score: ScoreView } {
-  const { record, local } = localOf(before, report.reporter);
-  const base = baseFor({ isOwner: report.reporter === record.operatorId, verified: report.verified });
-  const applied = reportInto(
-    record.evidence,
-    { reporter: local, at: report.at, outcome: report.outcome, signals: report.signals, base, evidence: report.evidenceFactor, penalty: report.penalty },
-    ownerLocal(record),
-    k,
-  );
-  const seq = record.seq + 1;
+/** The keys a report is weighed with: its reporter's and the owner's (null: unclaimed). */
+export interface ReportKeys {
+  reporter: string;
+  owner: string | null;
+}
+
+/** Applies one report to the record and the reporter's pair (null: its first report on the agent). */
+export function applyReportTo(before: AgentRecord, report: Report, pair: PairState | null, keys: ReportKeys): { record: AgentRecord; pair: PairState; recorded: RecordedReport; score: ScoreView } {
+  const applied = reportInto(before.evidence, pair, { reporter: keys.reporter, at: report.at, outcome: report.outcome, signals: report.signals, receipt: report.receipt }, keys.owner);
+  const seq = before.seq + 1;
   const next: AgentRecord = {
-    ...record,
-    evidence: applied.state,
-    outcomes: { ...record.outcomes, [report.outcome]: (record.outcomes[report.outcome] ?? 0) + 1 },
+    ...before,
+    evidence: applied.model,
+    outcomes: { ...before.outcomes, [report.outcome]: (before.outcomes[report.outcome] ?? 0) + 1 },
     seq,
     updatedAt: new Date(report.at).toISOString(),
   };
-  const recorded: RecordedReport = { ...report, local, id: transactionIdOf(record.num, seq), seq, base, damping: damping(k), weight: applied.weight };
-  return { record: next, recorded, score: scoreOfRecord(next, report.at) };
+  const recorded: RecordedReport = { ...report, key: keys.reporter, id: transactionIdOf(before.num, seq), seq };
+  return { record: next, pair: applied.pair, recorded, score: scoreOfRecord(next, report.at) };
 }
 
 /** A detected configuration change: the new configuration and every change found, most severe first. */
@@ -280,33 +199,26 @@ export interface ConfigChanged {
   changeType: ChangeType;
   seq: number;
   score: ScoreView;
+  /** The pairs whose votes the change decayed. */
+  pairs: PairState[];
 }
 
-/** Compares the configuration with the stored one; null when nothing changed. */
-export function applyConfigTo(record: AgentRecord, config: AgentConfiguration, fingerprint: string, now: number): ConfigChanged | null {
+/** Compares the configuration with the stored one; null when nothing changed. `pairs`: all of the agent's. */
+export function applyConfigTo(record: AgentRecord, config: AgentConfiguration, fingerprint: string, now: number, pairs: Pairs): ConfigChanged | null {
   const { changes, changeType } = classifyChange(record.config, config);
   if (!changeType) return null;
   const iso = new Date(now).toISOString();
   const seq = record.seq + 1;
+  const applied = configInto(record.evidence, pairs, changes, now);
   const next: AgentRecord = {
     ...record,
     config,
     fingerprint,
     configVersion: record.configVersion + 1,
     lastConfigChangeAt: iso,
-    evidence: configInto(record.evidence, changes, now),
+    evidence: applied.model,
     seq,
     updatedAt: iso,
   };
-  return { record: next, changes, changeType, seq, score: scoreOfRecord(next, now) };
-}
-
-/**
- * The base of a report written before sharding, which stored only its weight (base × damping): the
- * base whose damped value is nearest, given the k the same rule counts.
- */
-export function legacyBase(weight: number, k: number): number {
-  const undamped = weight / damping(k);
-  const bases = Object.values(MODEL.reporterBase);
-  return bases.reduce((best, b) => (Math.abs(b - undamped) < Math.abs(best - undamped) ? b : best), bases[0]);
+  return { record: next, changes, changeType, seq, score: scoreOfRecord(next, now), pairs: applied.pairs };
 }

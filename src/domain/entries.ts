@@ -5,7 +5,7 @@
 // kept beside the entry, so deleting the salt erases the text without breaking the chain.
 
 import canonicalize from "canonicalize";
-import type { AgentState, ChangeType, Dimension, InheritedReporter, Outcome, ScoreView, SignalDimension } from "./model";
+import type { AgentModel, ChangeType, Dimension, InheritedPair, Outcome, PairState, ScoreView, SignalDimension } from "./model";
 import { DIMENSIONS } from "./model";
 import { randomHex } from "./identifiers";
 
@@ -35,12 +35,12 @@ export interface EntryBodies {
     outcome: Outcome;
     signals: Partial<Record<SignalDimension, number>>;
     receipt: boolean;
-    base: number;
-    damping: number;
-    evidence: number;
-    penalty: number;
-    /** base × damping × evidence × penalty, rounded to 6 decimals (the inputs replay it exactly). */
-    weight: number;
+    /** Version 3's weighing, in the entries it wrote (version 4 weighs by the reporter's credibility). */
+    base?: number;
+    damping?: number;
+    evidence?: number;
+    penalty?: number;
+    weight?: number;
     /** Salted hashes of the transaction type and the metadata. */
     type: string;
     metadata: string | null;
@@ -56,22 +56,24 @@ export interface EntryBodies {
   /** The identity level, the proven key and every registered key (RFC 7638 thumbprints). */
   identity: { level: number; key: string | null; keys: string[] };
   /** The credibility in force for some of the agent's reporters from here on, by commitment. */
-  credibility: { values: Record<string, number>; bootstrap: boolean; snapshot?: string };
+  credibility: { values: Record<string, number>; snapshot?: string; /** Version 3's latch, in the entries it wrote. */ bootstrap?: boolean };
   /**
    * R6 whitewashing: the negative evidence a new agent takes over from the cautioned agent of the
    * same owner and configuration, by the reporters' commitments on this agent; `caution`: the source
    * was in caution (or suspended), so this agent starts in caution.
    */
-  inheritance: { reporters: Record<string, InheritedReporter>; caution: boolean };
-  /** The switch to a scoring model (3: version 3 folds the whole history from here on). */
+  inheritance: { reporters: Record<string, InheritedPair>; caution: boolean };
+  /**
+   * The switch to a scoring model: 4 folds the whole history from here on, every earlier
+   * `credibility` and `inheritance` entry left out (they carried an earlier model's values).
+   */
   model: { version: number };
   /**
-   * Retention: the model's state after entry `through`, with the history cut at `cut` (the entries
-   * up to `through` may have left for the archive). Replays start here. Reporters are named by
-   * commitment: `locals` numbers them as the agent does, `recent` holds their report times within
-   * the damping window before the cut, `owner` is the owner's commitment then.
+   * Retention: the model's aggregates and every pair after entry `through` (pairs by the reporters'
+   * commitments), with the history cut at `cut` (the entries up to `through` may have left for the
+   * archive). Replays start here; `owner` is the owner's commitment then.
    */
-  snapshot: { through: number; cut: number; state: AgentState; locals: Record<string, number>; recent: Record<string, number[]>; owner: string | null };
+  snapshot: { through: number; cut: number; model: AgentModel; pairs: Record<string, Omit<PairState, "reporter">>; owner: string | null };
 }
 
 export type EntryDraft = { [K in EntryKind]: { kind: K; at: number; body: EntryBodies[K] } }[EntryKind];
@@ -165,4 +167,3 @@ export async function hmacHex(secret: string, message: string): Promise<string> 
 /** A reporter's commitment on one agent: unlinkable across agents, and no small operator id can be tried against it. */
 export const reporterCommitment = (secret: string, sid: string, operatorId: number) => hmacHex(secret, `${sid}\n${operatorId}`);
 
-export const roundWeight = (w: number) => Math.round(w * 1e6) / 1e6;

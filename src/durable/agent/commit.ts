@@ -38,6 +38,12 @@ export interface CommitHost {
   readonly outbox: { publishedFor(before: Loaded | null): number; queue(items: readonly OutboxItem[]): void };
 }
 
+/** The pairs the group moved, each written once as the group's last change left it. */
+function pairWrites(sid: string, group: Group): ShardWrite[] {
+  const rows = [...group.moved.values()];
+  return group.replaced ? [{ kind: "pairsReplaced", sid, rows }] : rows.map((row) => ({ kind: "pair", sid, row }));
+}
+
 export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Group): Promise<Committed> {
   const before = group.before;
   const drafts = group.applied.flatMap((a) => a.change.entries ?? []);
@@ -111,7 +117,7 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const published = kernel.outbox.publishedFor(before);
   const row = rowOf(record, at, published, notified);
   const d1 = kernel.shard(ref.shard).withSession("first-primary");
-  const statements = shardStatements(d1, [...entryRows, ...group.applied.flatMap((a) => a.change.rows ?? [])]);
+  const statements = shardStatements(d1, [...entryRows, ...group.applied.flatMap((a) => a.change.rows ?? []), ...pairWrites(record.sid, group)]);
   const writesRow = group.rowChanges();
   if (writesRow) statements.push(before === null ? insertAgent(d1, row) : updateAgent(d1, row, before!.record.seq, group.applied.some((a) => a.change.whole)));
   // An entry not yet handed to the queues has an alarm behind it, within a minute: a crash after the

@@ -1,153 +1,99 @@
-// Scoring model version 3 in the agent's object: the credibility entries (R1) before a reporter's
-// first report and whenever the standing snapshot's values for the agent's reporters change (at the
-// alarm), so every replay weighs each report with the values of its time; and what a cautioned agent
-// passes on to a new one of its owner and configuration (R6).
+// Credibility in the agent's object (scoring model version 4): the job publishes a snapshot of c per
+// operator; the object takes it up lazily, at the agent's next change or alarm (never by a fan-out),
+// with a `credibility` entry naming the reporters whose c in force moved, so every replay weighs each
+// vote with the values of its time. A reporter new to the agent gets its value in force before its
+// first report. And what a caution agent passes on to a new agent of its owner (whitewashing).
 
-import { credibilitySource } from "../../db/credibility";
-import { applyCredibilityTo, localOf, ownerLocal, scoreOfRecord, type AgentRecord } from "../../domain/agent";
-import { inheritanceFrom, isWhitewashSource, seedCredibility, credibilityUpdate, type AgentState, type CredibilitySource, type InheritanceInput, type InheritedReporter } from "../../domain/model";
-import { inheritanceInto, isV3 } from "../../domain/scoring";
+import { credibilityOf, snapshotInForce } from "../../db/snapshot";
+import type { PairRow } from "../../db/pairs";
+import { applyCredibilityTo, scoreOfRecord, type AgentRecord } from "../../domain/agent";
+import { applyInheritance, credibilityUpdate, inheritanceFrom, isWhitewashSource, type CredibilityInput, type InheritedPair, type PairState } from "../../domain/model";
 import type { EntryWrite } from "./entry-writes";
-import { log, type AgentHost } from "./host";
+import { log, type AgentHost, type GroupView } from "./host";
 
-type Commitment = (operatorId: number) => Promise<string>;
-
-/** The source with the object's numbering: reporter keys are the operators' numbers on the agent. */
-function numbered(record: AgentRecord, source: CredibilitySource): CredibilitySource {
-  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), op]));
-  return {
-    bootstrap: source.bootstrap,
-    snapshot: source.snapshot,
-    credibility: (key, owner, verified) => source.credibility(operatorOf.get(key) ?? key, owner === null ? null : (operatorOf.get(owner) ?? owner), verified),
-  };
+/** A credibility entry and what it did: the record after it, its entry, the pairs it moved. */
+export interface CredibilityStep {
+  record: AgentRecord;
+  write: EntryWrite;
+  pairs: PairRow[];
 }
 
-/**
- * The credibility entry due at `at` (before `reporter`'s report, when given), applied to the record,
- * or null when the values in force are the source's already. A reporter new to the agent gets its
- * number here: the entry may be the first to name it.
- */
-export async function credibilityStep(
-  before: AgentRecord,
-  source: CredibilitySource,
-  at: number,
-  commitment: Commitment,
-  reporter?: { operatorId: number; verified: boolean },
-): Promise<{ record: AgentRecord; write: EntryWrite } | null> {
-  if (!isV3(before.evidence)) return null;
-  let record = before;
-  let extra: { reporter: string; verified: boolean } | undefined;
-  if (reporter) {
-    const known = record.locals[reporter.operatorId] !== undefined;
-    const numberedRecord = localOf(record, reporter.operatorId);
-    const key = String(numberedRecord.local);
-    if (!(record.evidence as AgentState).reporters[key]) extra = { reporter: key, verified: reporter.verified };
-    if (!known) record = numberedRecord.record;
-  }
-  const owner = ownerLocal(record);
-  const update = credibilityUpdate(record.evidence as AgentState, numbered(record, source), owner === null ? null : String(owner), at, extra);
-  if (!update) return null;
-  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), Number(op)]));
-  const values: Record<string, number> = {};
-  for (const [key, c] of Object.entries(update.values)) values[await commitment(operatorOf.get(key)!)] = c;
-  const next = applyCredibilityTo(record, update);
-  const named = extra && update.values[extra.reporter] !== undefined && reporter ? reporter.operatorId : null;
-  return {
-    record: next,
-    write: { draft: { kind: "credibility", at, body: { values, bootstrap: update.bootstrap, ...(update.snapshot === undefined ? {} : { snapshot: update.snapshot }) } }, composite: scoreOfRecord(next, at).composite, row: { operator: named } },
-  };
-}
+const pairsOf = (rows: ReadonlyMap<string, PairRow>) => new Map<string, PairState>([...rows].map(([k, r]) => [k, r.pair]));
 
 /**
- * The credibility source now for the agent's operators and `also` (operator ids): the current standing
- * snapshot's values for them, the seeds and the bootstrap latch.
+ * The credibility entry due at `at`, or null: every reporter's value when a snapshot newer than the
+ * agent's is in force, else only `reporter`'s when it is new to the agent. When R2 cannot be read
+ * the values in force stay (the next change or alarm tries again).
  */
-export async function sourceNow(env: AgentHost["env"], record: AgentRecord, now: number, also: readonly number[] = [], onlyAlso = false): Promise<CredibilitySource> {
+export async function credibilityStep(host: AgentHost, group: GroupView, record: AgentRecord, at: number, reporter?: { operatorId: number; key: string }): Promise<CredibilityStep | null> {
   try {
-    return await credibilitySource(env, now, [...(onlyAlso ? [] : Object.keys(record.locals)), ...also.map(String)]);
+    const owner = record.operatorId === null ? null : await host.commitment(record.sid, record.operatorId);
+    const inForce = await snapshotInForce(host.env, at);
+    const takeUp = inForce !== null && inForce !== record.evidence.snapshot;
+    const known = reporter ? (await group.pairs([reporter.key])).has(reporter.key) : true;
+    if (!takeUp && known) return null;
+    const rows = takeUp ? await group.allPairs() : new Map<string, PairRow>();
+    const operatorOf = new Map<string, number>([...rows].map(([k, r]) => [k, r.operatorId]));
+    if (reporter) operatorOf.set(reporter.key, reporter.operatorId);
+    const { snapshot, values } = await credibilityOf(host.env, [...new Set(operatorOf.values())], at);
+    // A snapshot published between the two reads: the agent takes it up at its next change.
+    if (!takeUp && snapshot !== record.evidence.snapshot) return null;
+    const source = { snapshot, credibility: (key: string) => values.get(operatorOf.get(key) ?? -1) ?? 0 };
+    const update = credibilityUpdate(pairsOf(rows), source, owner, at, reporter && !known ? reporter.key : undefined);
+    if (!update) return null;
+    return credibilityApplied(host, record, rows, update, operatorOf, reporter && update.values[reporter.key] !== undefined ? reporter.operatorId : null);
   } catch (err) {
-    // The snapshot or the settings cannot be read (R2 or the control database is down): reports go
-    // on with the values in force (a new reporter at its seed), and the next run brings them up to date.
-    log("error", "credibility source unavailable; the values in force stay", { sid: record.sid, error: String(err) });
-    return holdSource(record);
+    log("error", "credibility snapshot unavailable; the values in force stay", { sid: record.sid, error: String(err) });
+    return null;
   }
 }
 
-/**
- * The source of a group of reports: the values in force for the agent's known reporters (the alarm
- * brings them up to date with a new snapshot, each agent at its own time), the current snapshot's
- * for a reporter about to report here for the first time. A report reads only the newcomers' buckets.
- */
-export async function reportSource(env: AgentHost["env"], record: AgentRecord, now: number, reporters: readonly number[]): Promise<CredibilitySource> {
-  const hold = holdSource(record);
-  const state = isV3(record.evidence) ? record.evidence : null;
-  const known = (op: number) => record.locals[op] !== undefined && state?.reporters[String(record.locals[op])] !== undefined;
-  const fresh = new Set(reporters.filter((op) => !known(op)).map(String));
-  if (fresh.size === 0) return hold;
-  const source = await sourceNow(env, record, now, [...fresh].map(Number), true);
-  // The latch moved since the agent's last credibility entry: this entry brings every value up to date.
-  if (source.bootstrap !== hold.bootstrap) return sourceNow(env, record, now, reporters);
+function credibilityApplied(host: AgentHost, record: AgentRecord, rows: ReadonlyMap<string, PairRow>, update: CredibilityInput, operatorOf: ReadonlyMap<string, number>, named: number | null): CredibilityStep {
+  const applied = applyCredibilityTo(record, pairsOf(rows), update);
+  const at = update.at;
   return {
-    bootstrap: hold.bootstrap,
-    snapshot: source.snapshot,
-    credibility: (operator, owner, verified) => (fresh.has(operator) ? source : hold).credibility(operator, owner, verified),
-  };
-}
-
-/** The values in force as a source: nothing differs from them, so no credibility entry follows. */
-function holdSource(record: AgentRecord): CredibilitySource {
-  const state = isV3(record.evidence) ? record.evidence : null;
-  return {
-    bootstrap: state?.bootstrap ?? false,
-    snapshot: state?.snapshot ?? null,
-    credibility: (operator, _owner, verified) => {
-      const local = record.locals[operator];
-      const c = local === undefined ? undefined : state?.credibility[String(local)];
-      return c ?? seedCredibility(verified);
+    record: applied.record,
+    pairs: applied.pairs.map((pair) => ({ pair, operatorId: operatorOf.get(pair.reporter)! })),
+    write: {
+      draft: { kind: "credibility", at, body: { values: update.values, ...(update.snapshot === undefined ? {} : { snapshot: update.snapshot }) } },
+      composite: scoreOfRecord(applied.record, at).composite,
+      row: { operator: named },
     },
   };
 }
 
-/** What a cautioned agent passes on (R6), its reporters by operator id. */
+/** What a caution agent passes on, its reporters by operator id (their keys are the new agent's to make). */
 export interface Inherited {
   at: number;
-  reporters: Record<string, InheritedReporter>;
+  reporters: Record<string, InheritedPair>;
   caution: boolean;
 }
 
-/** The inheritance this agent passes to a new agent of its owner with its configuration, or null. */
-export function inheritanceOf(record: AgentRecord, now: number): Inherited | null {
-  if (!isV3(record.evidence)) return null;
-  if (!isWhitewashSource(record.evidence, { now, suspended: record.status === "suspended" })) return null;
-  const input = inheritanceFrom(record.evidence, now, { suspended: record.status === "suspended" });
+/** The inheritance this agent passes to a new agent of its owner with its configuration (or a key it proved), or null. */
+export function inheritanceOf(record: AgentRecord, rows: ReadonlyMap<string, PairRow>, now: number): Inherited | null {
+  const suspended = record.status === "suspended";
+  if (!isWhitewashSource(record.evidence, { now, suspended })) return null;
+  const input = inheritanceFrom(record.evidence, pairsOf(rows), now, { suspended });
   if (!input) return null;
-  const operatorOf = new Map(Object.entries(record.locals).map(([op, local]) => [String(local), op]));
-  const reporters: Record<string, InheritedReporter> = {};
-  for (const [key, r] of Object.entries(input.reporters)) reporters[operatorOf.get(key)!] = r;
+  const reporters: Record<string, InheritedPair> = {};
+  for (const [key, pair] of Object.entries(input.reporters)) reporters[String(rows.get(key)!.operatorId)] = pair;
   return { at: now, reporters, caution: input.caution };
 }
 
-/**
- * The inheritance entry of a new agent (after its registration entry): the inherited reporters get
- * their numbers on the agent in the order of their commitments (as a replay numbers them).
- */
-export async function inheritanceStep(before: AgentRecord, inherited: Inherited, commitment: Commitment): Promise<{ record: AgentRecord; write: EntryWrite } | null> {
-  if (!isV3(before.evidence)) return null;
-  const named = await Promise.all(Object.keys(inherited.reporters).map(async (op) => ({ op: Number(op), c: await commitment(Number(op)) })));
-  named.sort((x, y) => (x.c < y.c ? -1 : x.c > y.c ? 1 : 0));
-  let record = before;
-  const byLocal: Record<string, InheritedReporter> = {};
-  const byCommitment: Record<string, InheritedReporter> = {};
-  for (const { op, c } of named) {
-    const numberedRecord = localOf(record, op);
-    record = numberedRecord.record;
-    byLocal[String(numberedRecord.local)] = inherited.reporters[op];
-    byCommitment[c] = inherited.reporters[op];
+/** The inheritance entry of a new agent (after its registration entry), its reporters named by their commitments on it. */
+export async function inheritanceStep(host: AgentHost, record: AgentRecord, inherited: Inherited): Promise<CredibilityStep> {
+  const reporters: Record<string, InheritedPair> = {};
+  const operatorOf = new Map<string, number>();
+  for (const [op, pair] of Object.entries(inherited.reporters)) {
+    const key = await host.commitment(record.sid, Number(op));
+    reporters[key] = pair;
+    operatorOf.set(key, Number(op));
   }
-  const input: InheritanceInput = { at: inherited.at, reporters: byLocal, caution: inherited.caution };
-  const next: AgentRecord = { ...record, evidence: inheritanceInto(record.evidence, input), seq: record.seq + 1 };
+  const applied = applyInheritance(record.evidence, new Map(), { at: inherited.at, reporters, caution: inherited.caution });
+  const next: AgentRecord = { ...record, evidence: applied.model, seq: record.seq + 1 };
   return {
     record: next,
-    write: { draft: { kind: "inheritance", at: inherited.at, body: { reporters: byCommitment, caution: inherited.caution } }, composite: scoreOfRecord(next, inherited.at).composite },
+    pairs: applied.pairs.map((pair) => ({ pair, operatorId: operatorOf.get(pair.reporter)! })),
+    write: { draft: { kind: "inheritance", at: inherited.at, body: { reporters, caution: inherited.caution } }, composite: scoreOfRecord(next, inherited.at).composite },
   };
 }

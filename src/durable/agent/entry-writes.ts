@@ -4,7 +4,7 @@
 
 import type { EntryRow } from "../../db/shard-writes";
 import type { AgentRecord, RecordedReport } from "../../domain/agent";
-import { newSalt, roundWeight, saltedHash, scoreFace, type EntryBodies, type EntryDraft } from "../../domain/entries";
+import { newSalt, saltedHash, scoreFace, type EntryBodies, type EntryDraft } from "../../domain/entries";
 import type { ChangeType, ScoreView } from "../../domain/model";
 
 /** An entry a change appends: the entry itself, the composite that followed it, and what its row keeps beside it. */
@@ -32,23 +32,13 @@ export async function registrationWrite(record: AgentRecord, score: ScoreView, a
   };
 }
 
-export async function reportWrite(
-  report: RecordedReport & { receipt: boolean; ref?: number },
-  score: ScoreView,
-  commitment: Commit,
-  status: "active" | "disputed" | "withdrawn" = "active",
-): Promise<EntryWrite> {
+export async function reportWrite(report: RecordedReport & { ref?: number }, score: ScoreView, status: "active" | "disputed" | "withdrawn" = "active"): Promise<EntryWrite> {
   const salt = newSalt();
   const body: EntryBodies["report"] = {
-    reporter: await commitment(report.reporter),
+    reporter: report.key,
     outcome: report.outcome,
     signals: report.signals,
     receipt: report.receipt,
-    base: report.base,
-    damping: report.damping,
-    evidence: report.evidenceFactor,
-    penalty: report.penalty,
-    weight: roundWeight(report.weight),
     type: await saltedHash(salt, "type", report.transactionType),
     metadata: report.metadata === null ? null : await saltedHash(salt, "metadata", JSON.stringify(report.metadata)),
     score: scoreFace(score),

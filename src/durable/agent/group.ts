@@ -3,6 +3,7 @@
 // and each job's answer once the batch is on the shard.
 
 import type { Loaded } from "../../db/agent-record";
+import type { PairRow } from "../../db/pairs";
 import type { AgentRecord } from "../../domain/agent";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Refusal, Result } from "../../domain/results";
@@ -27,6 +28,12 @@ export interface Applied {
   result?: unknown;
 }
 
+/** Where a group reads the agent's pairs it has not moved: the kernel's cache of the shard. */
+export interface PairSource {
+  get(keys: readonly string[]): Promise<Map<string, PairRow>>;
+  all(): Promise<Map<string, PairRow>>;
+}
+
 type Settled = { queued: Queued; result: Result<unknown> } | { queued: Queued; same: Idempotency & { operatorId: number } } | { queued: Queued; applied: Applied };
 
 const keyOf = (operatorId: number, key: string) => `${operatorId}\n${key}`;
@@ -42,10 +49,14 @@ export class Group implements GroupView {
   chainHead: ChainHead | null = null;
   /** Whether the batch told score.changed (./commit): badges are purged with it. */
   crossed = false;
+  /** The pairs the group's changes moved, by key; `replaced`: they are every pair of the agent. */
+  readonly moved = new Map<string, PairRow>();
+  replaced = false;
 
   constructor(
     readonly before: Loaded | null,
     private readonly recent: Recent,
+    private readonly source: PairSource,
   ) {
     this.record = before?.record ?? null;
   }
@@ -55,9 +66,21 @@ export class Group implements GroupView {
     return this.recent.find(operatorId, idempotency, now);
   }
 
-  reportTimes(operatorId: number): readonly number[] {
-    const mine = this.applied.flatMap((a) => (a.change.reported ?? []).filter((t) => t.reporter === operatorId).map((t) => t.at));
-    return [...this.recent.timesOf(operatorId), ...mine];
+  async pairs(keys: readonly string[]): Promise<Map<string, PairRow>> {
+    const out = new Map<string, PairRow>();
+    const missing = keys.filter((k) => {
+      const moved = this.moved.get(k);
+      if (moved) out.set(k, moved);
+      return !moved && !this.replaced;
+    });
+    if (missing.length > 0) for (const [k, row] of await this.source.get(missing)) out.set(k, row);
+    return out;
+  }
+
+  async allPairs(): Promise<Map<string, PairRow>> {
+    const out = this.replaced ? new Map<string, PairRow>() : new Map(await this.source.all());
+    for (const [k, row] of this.moved) out.set(k, row);
+    return out;
   }
 
   async spent(jti: string, now: number): Promise<boolean> {
@@ -81,6 +104,12 @@ export class Group implements GroupView {
     const applied: Applied = { queued, change, from: this.entryCount, to: this.entryCount + entries, answer: outcome.answer, refusal: outcome.refusal };
     this.entryCount += entries;
     this.record = change.record;
+    if (change.pairsReplaced) {
+      this.moved.clear();
+      this.replaced = true;
+      for (const row of change.pairsReplaced) this.moved.set(row.pair.reporter, row);
+    }
+    for (const row of change.pairs ?? []) this.moved.set(row.pair.reporter, row);
     this.applied.push(applied);
     this.settled.push({ queued, applied });
     if (change.keyed) this.keyed.set(keyOf(change.keyed.operatorId, change.keyed.idempotency.key), applied);

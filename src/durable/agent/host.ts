@@ -3,6 +3,7 @@
 // change is on the shard. Feature modules import this and the lower floors (domain, db), never the
 // object's class, the kernel, or each other.
 
+import type { PairRow } from "../../db/pairs";
 import type { ControlWrite, ShardWrite } from "../../db/shard-writes";
 import type { Loaded } from "../../db/agent-record";
 import type { AgentRecord, AgentRef } from "../../domain/agent";
@@ -22,6 +23,10 @@ export interface Change {
   entries?: EntryWrite[];
   /** Its other rows on the shard. */
   rows?: ShardWrite[];
+  /** The pairs it moved (written whole). */
+  pairs?: PairRow[];
+  /** Every pair of the agent, made again by a replay: the agent's pairs are these and no others. */
+  pairsReplaced?: PairRow[];
   /** Events and control-database writes it tells, with its last entry. */
   events?: EventDraft[];
   control?: ControlWrite[];
@@ -39,8 +44,6 @@ export interface Change {
   faceMoved?: boolean;
   /** The object reads the agent again after it (a withdrawal changed what its last day's index holds). */
   reread?: boolean;
-  /** Its reports, by reporter and time (scoring model version 3 damps a reporter's reports within a day). */
-  reported?: { reporter: number; at: number }[];
 }
 
 /** A change's own entries once chained, and their leaves: what its answer may name. */
@@ -66,8 +69,10 @@ export interface GroupView {
   answered(operatorId: number, idempotency: Idempotency, now: number): Promise<{ requestHash: string; result: unknown } | "pending" | null>;
   /** Whether a receipt id was spent (this group, or within the window receipts are accepted). */
   spent(jti: string, now: number): Promise<boolean>;
-  /** The reporter's report times on the agent in the last day, this group's included. */
-  reportTimes(operatorId: number): readonly number[];
+  /** The agent's pairs of these reporters (by key), as the group's changes so far left them; absent: none yet. */
+  pairs(keys: readonly string[]): Promise<Map<string, PairRow>>;
+  /** Every pair of the agent, as the group's changes so far left them. */
+  allPairs(): Promise<Map<string, PairRow>>;
 }
 
 /** A feature's job: runs against the group's record when its turn comes. */

@@ -4,6 +4,7 @@
 // nothing durable of its own. What happens after a failed batch is decided here, in one place.
 
 import { readRecord, type Loaded } from "../../db/agent-record";
+import { readAllPairs, readPairs, type PairRow } from "../../db/pairs";
 import { findAgent } from "../../db/directory";
 import type { AgentRef } from "../../domain/agent";
 import type { Result } from "../../domain/results";
@@ -28,6 +29,9 @@ export class Kernel implements AgentHost {
   /** The agent as the shard holds it: undefined until read in this object life, null for an agent not registered. */
   private loaded: Loaded | null | undefined;
   private commitments = new Map<number, Promise<string>>();
+  /** The agent's pairs read in this object life, kept in step with each batch; `allPairs`: all of them are. */
+  private pairCache = new Map<string, PairRow>();
+  private allPairs = false;
   /** Runs before a contract-1 agent is first used (./sweep): its object's storage moves to the shard. */
   upgrade: ((loaded: Loaded) => Promise<Loaded>) | null = null;
 
@@ -108,6 +112,27 @@ export class Kernel implements AgentHost {
   forget(): void {
     this.loaded = undefined;
     this.recent.forget();
+    this.pairCache = new Map();
+    this.allPairs = false;
+  }
+
+  /** Where a group reads the pairs it has not moved: this object life's cache, else the shard's primary. */
+  private pairSource(ref: AgentRef) {
+    const d1 = () => this.shard(ref.shard).withSession("first-primary");
+    return {
+      get: async (keys: readonly string[]) => {
+        const missing = this.allPairs ? [] : keys.filter((k) => !this.pairCache.has(k));
+        if (missing.length > 0) for (const [k, row] of await readPairs(d1(), ref.sid, missing)) this.pairCache.set(k, row);
+        return new Map(keys.flatMap((k) => (this.pairCache.has(k) ? [[k, this.pairCache.get(k)!] as const] : [])));
+      },
+      all: async () => {
+        if (!this.allPairs) {
+          this.pairCache = await readAllPairs(d1(), ref.sid);
+          this.allPairs = true;
+        }
+        return this.pairCache;
+      },
+    };
   }
 
   /** Takes what a batch committed as the cache (the alarm's and the sweep's writes too). */
@@ -133,7 +158,7 @@ export class Kernel implements AgentHost {
   private async runGroup(ref: AgentRef, jobs: Queued[], retry: boolean): Promise<void> {
     let group: Group;
     try {
-      group = new Group(await this.read(ref), this.recent);
+      group = new Group(await this.read(ref), this.recent, this.pairSource(ref));
       for (const q of jobs) await group.run(q);
     } catch (err) {
       log("error", "agent change failed before its batch", { sid: ref.sid, error: String(err) });
@@ -162,6 +187,10 @@ export class Kernel implements AgentHost {
     }
     this.loaded = committed.loaded;
     this.recent.committed(group.applied, committed.loaded);
+    if (group.replaced) {
+      this.pairCache = new Map(group.moved);
+      this.allPairs = true;
+    } else for (const [k, row] of group.moved) this.pairCache.set(k, row);
     if (group.applied.some((a) => a.change.reread)) this.forget();
     // Answered once what the batch tells is on its way: a caller that reads on (its own agents after a
     // claim, its disputes, a webhook test) finds it, and what the control database must show is there.

@@ -1,7 +1,6 @@
 // The agent's last day, as its object needs it before a batch: each keyed change's answer (replayed
-// to a repeat of its Idempotency-Key for 24 hours), each spent receipt id (single use per agent), and
-// each reporter's report times (scoring model version 3 damps a reporter's reports within a day).
-// All live in the entry rows that recorded them (`idem`, `answer`, `jti`, `operator`, `at`); the
+// to a repeat of its Idempotency-Key for 24 hours) and each spent receipt id (single use per agent).
+// Both live in the entry rows that recorded them (`idem`, `answer`, `jti`, `at`); the
 // object reads the last day's when it wakes and keeps them in step with its batches, so no lookup
 // waits for the shard and one duplicate never aborts its neighbours' batch. Past MAX_HELD records
 // (a very busy agent) the rest is looked up on the shard, within the window's entry numbers.
@@ -28,13 +27,11 @@ interface Keyed {
 /** The entry row's `idem` (domain/idempotency.ts), as the kernel's commit names it. */
 export { idemOf };
 
-type Row = { n: number; at: number; kind: string; operator: number | null; status: string | null; idem: string | null; answer: string | null; jti: string | null };
+type Row = { n: number; at: number; idem: string | null; answer: string | null; jti: string | null };
 
 export class Recent {
   private keys = new Map<string, Keyed>();
   private jtis = new Map<string, number>();
-  /** Report times by reporter, oldest first. */
-  private times = new Map<number, number[]>();
   /** Whether every record of the window is held (else the shard is asked from `floor` on). */
   private complete = true;
   private floor = 0;
@@ -44,7 +41,6 @@ export class Recent {
   forget(): void {
     this.keys = new Map();
     this.jtis = new Map();
-    this.times = new Map();
     this.complete = true;
     this.d1 = null;
   }
@@ -64,7 +60,7 @@ export class Recent {
     let below = loaded.record.seq + 1;
     for (;;) {
       const { results } = await d1
-        .prepare("SELECT n, at, kind, operator, status, idem, answer, jti FROM entries WHERE sid = ? AND n < ? ORDER BY n DESC LIMIT ?")
+        .prepare("SELECT n, at, idem, answer, jti FROM entries WHERE sid = ? AND n < ? ORDER BY n DESC LIMIT ?")
         .bind(this.sid, below, PAGE)
         .all<Row>();
       for (const r of results) {
@@ -89,12 +85,6 @@ export class Recent {
       this.keys.set(r.idem, { requestHash: h, result, at: r.at });
     }
     if (r.jti !== null && !this.jtis.has(r.jti)) this.jtis.set(r.jti, r.at);
-    if (r.kind === "report" && r.operator !== null && r.status !== "withdrawn") this.times.set(r.operator, [r.at, ...(this.times.get(r.operator) ?? [])]);
-  }
-
-  /** The reporter's report times on the agent within the window (a very busy agent's: those held). */
-  timesOf(operatorId: number): readonly number[] {
-    return this.times.get(operatorId) ?? [];
   }
 
   /** The answer recorded under the caller's key within 24 hours of `now`, or null. */
@@ -102,13 +92,6 @@ export class Recent {
     const id = idemOf(operatorId, idempotency.key);
     const held = this.keys.get(id) ?? (this.complete ? undefined : await this.lookup("idem", id));
     return held && held.at > now - IDEMPOTENCY_TTL_MS ? { requestHash: held.requestHash, result: held.result } : null;
-  }
-
-  /** A withdrawn report's time leaves its reporter's (the next report is damped as a replay would). */
-  withdrawn(operatorId: number, at: number): void {
-    const times = this.times.get(operatorId);
-    const i = times?.indexOf(at) ?? -1;
-    if (i >= 0) times!.splice(i, 1);
   }
 
   /** Whether a receipt id was spent within the window. */
@@ -138,7 +121,6 @@ export class Recent {
         this.keys.set(idemOf(operatorId, idempotency.key), { requestHash: idempotency.requestHash, result: a.result, at });
       }
       if (a.change.jti) this.jtis.set(a.change.jti, at);
-      for (const t of a.change.reported ?? []) this.times.set(t.reporter, [...(this.times.get(t.reporter) ?? []).filter((x) => x > t.at - DEDUPE_WINDOW_MS), t.at]);
     }
     if (this.complete && this.keys.size + this.jtis.size > MAX_HELD) this.prune(Math.max(...[...this.keys.values()].map((k) => k.at)) - DEDUPE_WINDOW_MS);
   }

@@ -1,0 +1,52 @@
+// The agent's pairs on its shard (scoring model version 4: one vote per (agent, reporter) pair): the
+// object reads the ones a change needs (a report: its reporter's; a configuration change or a new
+// credibility snapshot: all of them) and writes the ones it moved in the change's batch. The columns
+// beside the state are what the cross-agent job reads (src/queues/credibility-run.ts).
+
+import { dayOf, type PairState } from "../domain/model";
+import type { Database } from "./client";
+
+/** A pair with the operator it belongs to (the job's key; the pair's own key is its commitment). */
+export interface PairRow {
+  pair: PairState;
+  operatorId: number;
+}
+
+type Stored = Omit<PairState, "reporter">;
+
+const PUT_PAIR = `INSERT INTO pairs (sid, reporter, operator_id, vote, first_at, receipt_day, pair) VALUES (?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (sid, reporter) DO UPDATE SET operator_id = excluded.operator_id, vote = excluded.vote, first_at = excluded.first_at,
+    receipt_day = excluded.receipt_day, pair = excluded.pair`;
+
+export function putPair(d1: Database, sid: string, row: PairRow): D1PreparedStatement {
+  const { reporter, ...stored } = row.pair;
+  const p = row.pair;
+  return d1
+    .prepare(PUT_PAIR)
+    .bind(sid, reporter, row.operatorId, p.votes.stability ?? -1, p.firstAt, p.firstReceiptAt === null ? -1 : dayOf(p.firstReceiptAt), JSON.stringify(stored satisfies Stored));
+}
+
+const rowOf = (r: { reporter: string; operator_id: number; pair: string }): PairRow => ({ pair: { ...(JSON.parse(r.pair) as Stored), reporter: r.reporter }, operatorId: r.operator_id });
+
+/** Keys per statement: D1 binds at most 100 parameters. */
+const KEYS_PER_READ = 90;
+
+/** The agent's pairs of these reporters (by commitment); a reporter without one is absent. */
+export async function readPairs(d1: Database, sid: string, keys: readonly string[]): Promise<Map<string, PairRow>> {
+  const out = new Map<string, PairRow>();
+  for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
+    const part = keys.slice(i, i + KEYS_PER_READ);
+    const { results } = await d1
+      .prepare(`SELECT reporter, operator_id, pair FROM pairs WHERE sid = ? AND reporter IN (${part.map(() => "?").join(", ")})`)
+      .bind(sid, ...part)
+      .all<{ reporter: string; operator_id: number; pair: string }>();
+    for (const r of results) out.set(r.reporter, rowOf(r));
+  }
+  return out;
+}
+
+/** Every pair of the agent. */
+export async function readAllPairs(d1: Database, sid: string): Promise<Map<string, PairRow>> {
+  const { results } = await d1.prepare("SELECT reporter, operator_id, pair FROM pairs WHERE sid = ?").bind(sid).all<{ reporter: string; operator_id: number; pair: string }>();
+  return new Map(results.map((r) => [r.reporter, rowOf(r)]));
+}
