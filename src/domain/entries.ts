@@ -63,10 +63,7 @@ export interface EntryBodies {
    * was in caution (or suspended), so this agent starts in caution.
    */
   inheritance: { reporters: Record<string, InheritedPair>; caution: boolean };
-  /**
-   * The switch to a scoring model: 4 folds the whole history from here on, every earlier
-   * `credibility` and `inheritance` entry left out (they carried an earlier model's values).
-   */
+  /** The agent moved to a scoring model (4: the migration sweep replayed its whole history under version 4). */
   model: { version: number };
   /**
    * Retention: the model's aggregates and every pair after entry `through` (pairs by the reporters'

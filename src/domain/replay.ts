@@ -6,14 +6,18 @@
 import type { Entry, EntryBodies } from "./entries";
 import { applyEvent, emptyAgent, type AgentState, type HistoryEvent } from "./model";
 
-/** Who an entry names (the service's operator id, beside the entry; null for a verifier). */
-export type EntryWho = number | null;
+/**
+ * Who an entry names: the service's operator id, kept beside the entry (null for a verifier); for a
+ * retention snapshot or an inheritance, each of its pairs' operators by key.
+ */
+export type EntryWho = number | null | Record<string, number>;
 
 type Chained = { entry: Entry; who: EntryWho };
 
 /** The snapshot entry of highest number among these (they need not be in order). */
 function latestSnapshot(entries: readonly Chained[]): (Entry & { kind: "snapshot" }) | undefined {
   let latest: (Entry & { kind: "snapshot" }) | undefined;
+  // A snapshot version 3 took (its `state`) is another model's: the fold starts before it.
   for (const { entry } of entries) if (entry.kind === "snapshot" && "model" in entry && entry.n > (latest?.n ?? 0)) latest = entry;
   return latest;
 }
@@ -28,13 +32,14 @@ export interface Replayed {
 /**
  * Folds a chain: reports (those withdrawn, now or in `later`, left out), configuration changes,
  * credibility and inheritance entries in order, every report weighed with the owner the chain has at
- * its end (a claim re-weighs the claimer's reports as the owner's). Entries before the latest `model`
- * entry carry an earlier model's credibility and inheritance: those two are left out there.
+ * its end (a claim re-weighs the claimer's reports as the owner's). Credibility and inheritance
+ * entries an earlier model wrote (version 3's carry its bootstrap latch, and inherited reporters
+ * without a credibility level) are left out: their values were another model's.
  */
 export function replayOf(entries: readonly Chained[], createdAt: number, later: readonly Chained[] = []): Replayed {
   const operators = new Map<string, number>();
   const name = (key: string, who: EntryWho) => {
-    if (who !== null) operators.set(key, who);
+    if (typeof who === "number") operators.set(key, who);
   };
   let owner: string | null = null;
   for (const { entry, who } of [...entries, ...later]) {
@@ -45,12 +50,14 @@ export function replayOf(entries: readonly Chained[], createdAt: number, later: 
   }
   const snapshot = latestSnapshot(entries);
   const state = snapshot ? stateOfSnapshot(snapshot) : emptyAgent(createdAt);
+  const snapshotWho = entries.find((e) => e.entry === snapshot)?.who;
+  if (snapshotWho !== null && typeof snapshotWho === "object") for (const [key, op] of Object.entries(snapshotWho)) operators.set(key, op);
   const through = snapshot?.through ?? 0;
-  const switched = Math.max(0, ...entries.flatMap(({ entry }) => (entry.kind === "model" && entry.version >= 4 ? [entry.n] : [])));
   const withdrawn = new Set([...entries, ...later].flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : [])));
   for (const { entry, who } of entries) {
     if (entry.n <= through) continue;
-    const event = eventOf(entry, entry.n > switched, withdrawn);
+    if (who !== null && typeof who === "object") for (const [key, op] of Object.entries(who)) operators.set(key, op);
+    const event = eventOf(entry, withdrawn);
     if (!event) continue;
     if (event.kind === "report") name(event.reporter, who);
     applyEvent(state, event, owner);
@@ -58,7 +65,7 @@ export function replayOf(entries: readonly Chained[], createdAt: number, later: 
   return { state, owner, operators };
 }
 
-function eventOf(entry: Entry, current: boolean, withdrawn: ReadonlySet<number>): HistoryEvent | null {
+function eventOf(entry: Entry, withdrawn: ReadonlySet<number>): HistoryEvent | null {
   const at = Date.parse(entry.at);
   switch (entry.kind) {
     case "report":
@@ -66,9 +73,9 @@ function eventOf(entry: Entry, current: boolean, withdrawn: ReadonlySet<number>)
     case "config":
       return entry.changes.length > 0 ? { kind: "config", at, changes: entry.changes } : null;
     case "credibility":
-      return current ? { kind: "credibility", at, values: entry.values, ...(entry.snapshot === undefined ? {} : { snapshot: entry.snapshot }) } : null;
+      return "bootstrap" in entry ? null : { kind: "credibility", at, values: entry.values, ...(entry.snapshot === undefined ? {} : { snapshot: entry.snapshot }) };
     case "inheritance":
-      return current ? { kind: "inheritance", at, reporters: entry.reporters, caution: entry.caution } : null;
+      return Object.values(entry.reporters).some((r) => !("level" in r)) ? null : { kind: "inheritance", at, reporters: entry.reporters, caution: entry.caution };
     default:
       return null;
   }

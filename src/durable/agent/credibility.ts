@@ -94,6 +94,10 @@ export async function inheritanceStep(host: AgentHost, record: AgentRecord, inhe
   return {
     record: next,
     pairs: applied.pairs.map((pair) => ({ pair, operatorId: operatorOf.get(pair.reporter)! })),
-    write: { draft: { kind: "inheritance", at: inherited.at, body: { reporters, caution: inherited.caution } }, composite: scoreOfRecord(next, inherited.at).composite },
+    write: {
+      draft: { kind: "inheritance", at: inherited.at, body: { reporters, caution: inherited.caution } },
+      composite: scoreOfRecord(next, inherited.at).composite,
+      row: { private: JSON.stringify({ operators: Object.fromEntries(operatorOf) }) },
+    },
   };
 }

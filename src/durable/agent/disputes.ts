@@ -5,14 +5,12 @@
 // and a withdrawal's penalty, are derived from the entry through the outbox.
 
 import { findReport } from "../../db/agents";
-import { rollupAdditionOf, type ShardWrite } from "../../db/shard-writes";
+import type { PairRow } from "../../db/pairs";
+import type { ShardWrite } from "../../db/shard-writes";
 import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { DISPUTE_WINDOW_MS, disputesDueOf, MAX_OPEN_DISPUTES, RESPOND_WITHIN_MS, type Dispute } from "../../domain/disputes";
 import { disputeEvent, type ControlWrite, type EventDraft } from "../../domain/events";
-import { DAY_MS, MODEL, rollupsOf, type TrackedReport } from "../../domain/model";
 import type { Result } from "../../domain/results";
-import { isV3 } from "../../domain/scoring";
-import { readEntries } from "../../db/history";
 import { disputeWrite, withdrawalWrite, type EntryWrite } from "./entry-writes";
 import { answer, refuse, type AgentHost, type Outcome } from "./host";
 import { replayOnShard } from "./replay";
@@ -121,40 +119,25 @@ export class Disputes {
     const control: ControlWrite[] = [{ kind: "dispute", dispute: resolved }];
     let after: AgentRecord = { ...record, seq: record.seq + 1, disputesDue: disputesDueOf(disputes.map((d) => (d.id === resolved.id ? resolved : d))) };
     let write: EntryWrite;
+    let pairs: PairRow[] | undefined;
     if (outcome === "withdrawn") {
       const withdrawal = withdrawalWrite(report.n, scoreOfRecord(record, now), now);
       // The replay of the chain with the withdrawal after it leaves the report out, as if never sent.
-      const replayed = await replayOnShard(this.host, record, now, [{ draft: withdrawal.draft, who: null }]);
+      const replayed = await replayOnShard(this.host, record, [{ draft: withdrawal.draft, who: null }]);
       const outcomes = { ...record.outcomes };
       if (outcomes[report.outcome]) outcomes[report.outcome] -= 1;
-      after = { ...after, evidence: replayed.evidence, locals: replayed.locals, outcomes };
+      after = { ...after, evidence: replayed.evidence, outcomes };
+      pairs = replayed.pairs;
       // The withdrawal's entry records the score it left behind.
       write = withdrawalWrite(report.n, scoreOfRecord(after, now), now);
       control.push({ kind: "withdrawal", operatorId: dispute.reporterOperatorId, transactionId: dispute.id, at: resolved.resolvedAt! });
-      if (isV3(after.evidence)) rows.push(await this.rollupsWithout(record, report.n, now));
     } else {
       write = disputeWrite(report.n, "kept", scoreOfRecord(after, now).composite, now);
     }
     return {
-      change: { record: after, entries: [write], rows, control, events: [...events, disputeEvent("dispute.resolved", resolved)], reread: outcome === "withdrawn" },
+      change: { record: after, entries: [write], rows, pairsReplaced: pairs, control, events: [...events, disputeEvent("dispute.resolved", resolved)] },
       answer: () => resolved,
     };
-  }
-
-  /** The agent's rollup rows of the credibility job's window made again from its history, without report `n` (version 3). */
-  private async rollupsWithout(record: AgentRecord, n: number, now: number): Promise<ShardWrite> {
-    const stored = await readEntries(this.host.shard(record.shard).withSession("first-primary"), record.sid);
-    const withdrawn = new Set([n, ...stored.flatMap(({ entry }) => (entry.kind === "withdrawal" ? [entry.of] : []))]);
-    let owner: string | null = null;
-    const reports: TrackedReport[] = [];
-    for (const { entry, operator, at } of stored) {
-      if (entry.kind === "registration" || entry.kind === "claim") owner = operator === null ? null : String(operator);
-      if (entry.kind !== "report" || operator === null || withdrawn.has(entry.n)) continue;
-      reports.push({ reporter: String(operator), agent: record.sid, owner, at, outcome: entry.outcome, signals: entry.signals, receipted: entry.receipt });
-    }
-    const fromDay = Math.floor(now / DAY_MS) - MODEL.credibility.standingWindowMs / DAY_MS + 1;
-    const { rows } = rollupsOf(reports, fromDay);
-    return { kind: "rollupsRebuilt", sid: record.sid, fromDay, rows: rows.map(rollupAdditionOf) };
   }
 
   /** Disputes the reporter let lapse go to the admins; the report keeps counting until they decide. */

@@ -42,8 +42,6 @@ export interface Change {
   notified?: Notified;
   /** What public faces show moved (their caches go). */
   faceMoved?: boolean;
-  /** The object reads the agent again after it (a withdrawal changed what its last day's index holds). */
-  reread?: boolean;
 }
 
 /** A change's own entries once chained, and their leaves: what its answer may name. */

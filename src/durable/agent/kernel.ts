@@ -191,7 +191,6 @@ export class Kernel implements AgentHost {
       this.pairCache = new Map(group.moved);
       this.allPairs = true;
     } else for (const [k, row] of group.moved) this.pairCache.set(k, row);
-    if (group.applied.some((a) => a.change.reread)) this.forget();
     // Answered once what the batch tells is on its way: a caller that reads on (its own agents after a
     // claim, its disputes, a webhook test) finds it, and what the control database must show is there.
     try {

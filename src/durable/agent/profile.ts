@@ -2,7 +2,7 @@
 // an admin's status change, the owner's choice of what its public page shows.
 
 import { configRow } from "../../db/shard-writes";
-import { applyConfigTo, localOf, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
+import { applyConfigTo, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
 import type { AgentConfiguration } from "../../domain/configuration";
 import { statusEvents } from "../../domain/events";
 import { withOwner } from "../../domain/log/epochs";
@@ -40,10 +40,14 @@ export interface ConfigInput {
 export class Profile {
   constructor(private readonly host: AgentHost) {}
 
-  /** R6: what this agent passes on to a new agent of its owner with its configuration (null: nothing). */
-  async inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> {
-    const loaded = await this.host.read(ref);
-    return loaded ? ok(inheritanceOf(loaded.record, now)) : refuse("not_found");
+  /** What this agent passes on to a new agent of its owner that repeats it (null: nothing). */
+  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> {
+    return this.host.change(ref, {
+      async run(group) {
+        if (!group.record) return answer(refuse("not_found"));
+        return answer(ok(inheritanceOf(group.record, await group.allPairs(), now)));
+      },
+    });
   }
 
   register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> {
@@ -58,13 +62,13 @@ export class Profile {
         const entries: EntryWrite[] = [await registrationWrite(created, score, input.now, commitment)];
         // R6: a repeat of a cautioned agent of the same owner starts with its negative evidence (and in caution).
         let record: AgentRecord = { ...created, seq: 1 };
-        const inherited = inheritance ? await inheritanceStep(record, inheritance, commitment) : null;
+        const inherited = inheritance ? await inheritanceStep(host, record, inheritance) : null;
         if (inherited) {
           record = inherited.record;
           entries.push(inherited.write);
         }
         return {
-          change: { record, entries, rows: [configRow(record, 1, [], input.now)], whole: true },
+          change: { record, entries, rows: [configRow(record, 1, [], input.now)], pairs: inherited?.pairs, whole: true },
           answer: () => ({ sid: record.sid, name: record.name, status: record.status, createdAt: record.createdAt, score, fingerprint: record.fingerprint }),
         };
       },
@@ -78,7 +82,9 @@ export class Profile {
         if (!("sid" in record)) return answer(record);
         const repeat = await replayed<ConfigUpdated>(group, input.callerId, input.idempotency, input.now);
         if (repeat) return repeat;
-        const changed = applyConfigTo(record, input.config, input.fingerprint, input.now);
+        const pairs = new Map([...(await group.allPairs())].map(([k, r]) => [k, r.pair]));
+        const operatorOf = new Map([...(await group.allPairs())].map(([k, r]) => [k, r.operatorId]));
+        const changed = applyConfigTo(record, input.config, input.fingerprint, input.now, pairs);
         // A request that changes nothing writes nothing (its key is not recorded: a repeat finds nothing to change again).
         if (!changed) return answer(ok({ changeDetected: false, changeType: null, fingerprint: record.fingerprint, score: scoreOfRecord(record, input.now) }));
         if (record.seq + 1 >= SEQUENCE_SPACE) return answer(refuse("history_full"));
@@ -88,6 +94,7 @@ export class Profile {
             record: changed.record,
             entries: [configWrite(changed.changes, input.fingerprint, changed.score, input.now)],
             rows: [configRow(changed.record, changed.record.seq, changed.changes, input.now)],
+            pairs: changed.pairs.map((pair) => ({ pair, operatorId: operatorOf.get(pair.reporter)! })),
             whole: true,
             keyed: input.idempotency && { operatorId: input.callerId, idempotency: input.idempotency },
           },
@@ -108,15 +115,16 @@ export class Profile {
         if (!record) return answer(refuse("not_found"));
         if (record.operatorId !== null) return answer(refuse("already_claimed"));
         if (!record.claimTokenHash || record.claimTokenHash !== input.claimTokenHash) return answer(refuse("invalid_claim_token"));
-        const claimed = localOf({ ...record, operatorId: input.operatorId, claimTokenHash: null }, input.operatorId).record;
+        const claimed: AgentRecord = { ...record, operatorId: input.operatorId, claimTokenHash: null };
         const write = await claimWrite(input.operatorId, scoreOfRecord(record, input.now).composite, input.now, (op) => host.commitment(ref.sid, op));
         // The history replayed with the claimer as owner: its own earlier reports now weigh as the owner's.
-        const replayedState = await replayOnShard(host, record, input.now, [{ draft: write.draft, who: input.operatorId }]);
+        const replay = await replayOnShard(host, record, [{ draft: write.draft, who: input.operatorId }]);
         return {
           change: {
             // A new owner: a new epoch of log tags from the claim's entry on (its keys are the claimer's).
-            record: { ...claimed, evidence: replayedState.evidence, locals: replayedState.locals, seq: record.seq + 1, logTags: withOwner(record.logTags, record.seq + 1, input.operatorId) },
+            record: { ...claimed, evidence: replay.evidence, seq: record.seq + 1, logTags: withOwner(record.logTags, record.seq + 1, input.operatorId) },
             entries: [write],
+            pairsReplaced: replay.pairs,
             control: [{ kind: "directoryOwner", sid: record.sid, operatorId: input.operatorId }],
             whole: true,
           },

@@ -8,9 +8,8 @@ import { deleteRows, eraseText, firstOnShard, PAGE_ENTRIES, rowsThrough, writePa
 import { latestSnapshot, readEntries, whoOf, type SnapshotPrivate } from "../../db/history";
 import { scoreOfRecord, type AgentRef } from "../../domain/agent";
 import { ERASED } from "../../domain/entries";
-import { snapshotOf } from "../../domain/replay";
+import { replayOf, snapshotOf } from "../../domain/replay";
 import type { Result } from "../../domain/results";
-import { isV3 } from "../../domain/scoring";
 import { answer, ok, refuse, type AgentHost } from "./host";
 
 export interface Archived {
@@ -49,7 +48,6 @@ export class Retention {
     const { host } = this;
     const loaded = await host.exclusive(() => host.read(ref));
     if (!loaded) return refuse("not_found");
-    if (!isV3(loaded.record.evidence)) return ok(NOTHING);
     const d1 = host.shard(ref.shard).withSession("first-primary");
     // Most days most agents have nothing to move: two small reads say so.
     const first = await firstOnShard(d1, ref.sid);
@@ -74,10 +72,10 @@ export class Retention {
           while (cut < stored.length && stored[cut].kind === "snapshot") cut++;
           const last = cut > 0 ? stored[cut - 1].n : 0;
           if (last <= covered) return answer(ok(covered));
-          const { body, operators } = snapshotOf(stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), Date.parse(record.createdAt), cutoff, last);
-          const ownerLocal = body.owner === null ? null : body.locals[body.owner];
-          const owner = Object.entries(operators).find(([, local]) => local === ownerLocal)?.[0];
-          const kept: SnapshotPrivate = { operators, owner: owner === undefined ? null : Number(owner) };
+          const chain = stored.map((e) => ({ entry: e.entry, who: whoOf(e) }));
+          const body = snapshotOf(chain, Date.parse(record.createdAt), cutoff, last);
+          const { operators } = replayOf(chain.filter((e) => e.entry.n <= last), Date.parse(record.createdAt));
+          const kept: SnapshotPrivate = { operators: Object.fromEntries([...operators].filter(([key]) => key in body.pairs)) };
           return {
             change: {
               record: { ...record, seq: record.seq + 1 },

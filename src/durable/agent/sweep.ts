@@ -1,18 +1,21 @@
-// The move of one agent from the earlier contract (its object's own storage held the record, a
-// journal of shard writes not yet applied, idempotency records, receipt ids, challenges, disputes and
-// an outbox of events) to the record's (the shard is the record; the object's storage is empty). Run
-// for every agent by the sweep (`npm run admin -- migrate-objects`, which calls `migrate`), or by the
-// object itself the first time it reads a row still on the earlier contract. What the storage holds
-// goes to the shard first, then the row is written whole with `contract = 2`, then the storage is
-// cleared: interrupted anywhere, the next run starts again from the storage, idempotently.
+// The move of one agent to the record's contract and to scoring model version 4. Contract 1: its
+// object's own storage held the record, a journal of shard writes not yet applied, idempotency
+// records, receipt ids, challenges, disputes and an outbox of events; what it holds goes to the shard
+// first. Contract 2: the row was the record under version 3. Either way the agent's history on the
+// shard is replayed under version 4 (its aggregates and every pair), the row written whole with
+// `contract = 3` in the batch that writes its pairs, the storage cleared; then the sweep's call
+// appends the `model` entry. Run for every agent by the sweep (`npm run admin -- migrate-objects`,
+// which calls `migrate`), or by the object itself the first time it reads a row on an earlier
+// contract. Interrupted anywhere, the next run starts again, idempotently.
 
-import { replaceAgent, rowOf, type Loaded } from "../../db/agent-record";
+import { RECORD_CONTRACT, replaceAgent, rowOf, type Loaded } from "../../db/agent-record";
 import { packText } from "../../db/entry-text";
 import { readEntries, whoOf } from "../../db/history";
-import { controlStatements, type ControlWrite } from "../../db/shard-writes";
+import { controlStatements, shardStatements, type ControlWrite } from "../../db/shard-writes";
+import type { PairRow } from "../../db/pairs";
 import { GENESIS } from "../../domain/entries";
 import { idemOf } from "../../domain/idempotency";
-import { SEQUENCE_SPACE, type AgentRecord, type AgentRef } from "../../domain/agent";
+import { scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef } from "../../domain/agent";
 import type { AgentKey } from "../../domain/agent-keys";
 import type { Dispute } from "../../domain/disputes";
 import type { AgentEvent, Notified } from "../../domain/events";
@@ -65,18 +68,22 @@ export class Sweep {
       if (!loaded) return refuse("not_found");
       // Whatever else this object's storage still holds (an alarm's leftovers) goes too.
       if (this.table("agent")) await this.storage.deleteAll();
-      return ok({ moved: before < 2 });
+      return ok({ moved: before < RECORD_CONTRACT });
     });
     if (!moved.ok) return moved;
-    const cut = await this.kernel.change(ref, {
+    // The log tags' cut-over (once), then the `model` entry of an agent that moved to version 4 now.
+    const done = await this.kernel.change(ref, {
       async run(group) {
-        const record = group.record;
-        if (!record) return answer(refuse("not_found"));
-        if (record.logTags) return answer(ok(null));
-        return { change: { record: { ...record, logTags: sweptLogTags(record.seq, record.operatorId) } }, answer: () => null };
+        const before = group.record;
+        if (!before) return answer(refuse("not_found"));
+        const record = before.logTags ? before : { ...before, logTags: sweptLogTags(before.seq, before.operatorId) };
+        if (!moved.result.moved) return record === before ? answer(ok(null)) : { change: { record }, answer: () => null };
+        const at = record.evidence.at;
+        const entry = { draft: { kind: "model" as const, at, body: { version: 4 } }, composite: scoreOfRecord(record, at).composite };
+        return { change: { record: { ...record, seq: record.seq + 1 }, entries: [entry] }, answer: () => null };
       },
     });
-    return cut.ok ? moved : cut;
+    return done.ok ? moved : done;
   }
 
   private async contractOf(ref: AgentRef): Promise<number | null> {
@@ -90,10 +97,12 @@ export class Sweep {
     const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
     const now = this.kernel.now();
     const stored = this.table("agent") ? this.sql.exec<{ record: string; journal: string | null; answers: string | null }>("SELECT record, journal, answers FROM agent WHERE id = 1").toArray()[0] : undefined;
-    let record: AgentRecord;
-    let notified: Notified | null = null;
-    let published = 0;
-    if (stored) {
+    let record: AgentRecord = loaded.record;
+    let notified: Notified | null = loaded.notified;
+    let published = loaded.published;
+    if (loaded.contract >= 2) {
+      // On the record's contract already: only the model moves.
+    } else if (stored) {
       record = { ...ref, ...(JSON.parse(stored.record) as AgentRecord) };
       await this.applyJournal(d1, ref.sid, stored.journal);
       await this.sendEvents();
@@ -108,14 +117,16 @@ export class Sweep {
       // An agent untouched since before the history was a chain: release 1.1's objects move that history when woken.
       const version = await d1.prepare("SELECT history_version AS v FROM agents WHERE sid = ?").bind(ref.sid).first<number>("v");
       if (version !== null && version < 2) throw new Error(`${ref.sid}: its history is still in the tables from before the chain; wake it under release 1.1 first (docs/operations.md)`);
-      // No storage (it was never written, or lost): the shard's history is replayed.
+      // No storage (it was never written, or lost): the shard's record is rebuilt from its history.
       record = await this.rebuilt(d1, loaded);
     }
+    const replay = await this.replayed(d1, record);
+    record = { ...record, evidence: replay.evidence };
     const row = rowOf(record, now, published, notified);
-    await replaceAgent(d1, row).run();
+    await d1.batch([...shardStatements(d1, [{ kind: "pairsReplaced", sid: ref.sid, rows: replay.pairs }]), replaceAgent(d1, row)]);
     await this.storage.deleteAll();
     log("info", "agent moved to the record's contract", { sid: ref.sid, seq: record.seq, published });
-    return { record, published, notified, contract: 2, shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! } };
+    return { record, published, notified, contract: RECORD_CONTRACT, shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! } };
   }
 
   private fact<T>(key: string): T | null {
@@ -243,21 +254,23 @@ export class Sweep {
     return disputesDueOf(disputes);
   }
 
-  /** An agent whose object holds nothing: its record from the shard's row, keys and history. */
+  /** An agent whose object holds nothing: its record from the shard's row, keys and chain head. */
   private async rebuilt(d1: D1DatabaseSession, loaded: Loaded): Promise<AgentRecord> {
     const { record } = loaded;
-    const entries = await readEntries(d1, record.sid);
-    const last = entries.at(-1);
+    const last = await d1.prepare("SELECT n, hash FROM entries WHERE sid = ? ORDER BY n DESC LIMIT 1").bind(record.sid).first<{ n: number; hash: string }>();
     const { results: keys } = await d1.prepare("SELECT thumbprint, jwk, directory_url, added_at FROM agent_keys WHERE sid = ? ORDER BY added_at").bind(record.sid).all<{ thumbprint: string; jwk: string; directory_url: string | null; added_at: string }>();
-    const replayed = replayOf(entries.map((e) => ({ entry: e.entry, who: whoOf(e) })), Date.parse(record.createdAt), this.kernel.now(), 3);
     return {
       ...record,
       keys: keys.map((k): AgentKey => ({ thumbprint: k.thumbprint, jwk: JSON.parse(k.jwk), directoryUrl: k.directory_url, addedAt: k.added_at })),
-      evidence: replayed.evidence,
-      locals: replayed.locals,
       seq: last?.n ?? 0,
       chainHash: last?.hash ?? GENESIS,
     };
   }
-}
 
+  /** The agent's history on the shard under version 4: its aggregates and every pair, with their operators. */
+  private async replayed(d1: D1DatabaseSession, record: AgentRecord): Promise<{ evidence: AgentRecord["evidence"]; pairs: PairRow[] }> {
+    const entries = await readEntries(d1, record.sid);
+    const { state, operators } = replayOf(entries.map((e) => ({ entry: e.entry, who: whoOf(e) })), Date.parse(record.createdAt));
+    return { evidence: state.model, pairs: [...state.pairs.values()].map((pair) => ({ pair, operatorId: operators.get(pair.reporter) ?? -1 })) };
+  }
+}
