@@ -41,10 +41,9 @@
 // only talks to 127.0.0.1. docs/performance.md explains the numbers.
 //
 // Options: --duration <s> per measurement (8), --warmup <s> (1), --connections <n> (10),
-// --only <score,badge,txOne,txMany,batch,ceiling,breakdown,large,counts,log,credibility,credibility-v3>
-// (log: the transparency log's capacity and cost, scripts/bench-log.mjs; credibility: version 4's
-// job computation, scripts/bench-credibility-v4.ts; credibility-v3: the job the service runs today,
-// scripts/bench-credibility.ts; each only when named), --no-breakdown, --profile (attach
+// --only <score,badge,txOne,txMany,batch,ceiling,breakdown,large,counts,log,credibility>
+// (log: the transparency log's capacity and cost, scripts/bench-log.mjs; credibility: the
+// cross-agent job's computation, scripts/bench-credibility.ts; each only when named), --no-breakdown, --profile (attach
 // V8's sampling profiler to the service through wrangler's inspector port and print where each
 // request's CPU time goes; it slows the service, so a profiled run's ratios are not comparable),
 // --worker-logs <dir> (each Worker's whole output into a file there).
@@ -486,16 +485,14 @@ async function main() {
     console.log(`\nResults: ${file}`);
     if (ONLY.length === 1) return;
   }
-  // The credibility job's sections (TypeScript, so under tsx, with the GC exposed for their heap
-  // figures): `credibility` measures version 4's job computation at 100,000 operators and 10
-  // million pairs; `credibility-v3` the job the service runs today (version 3's standing, in Node and
-  // under wrangler dev).
-  for (const [name, script] of [["credibility", "bench-credibility-v4.ts"], ["credibility-v3", "bench-credibility.ts"]]) {
+  // The credibility job's section (TypeScript, so under tsx, with the GC exposed for its heap
+  // figures): the cross-agent job's computation at 100,000 operators and 10 million pairs.
+  for (const [name, script] of [["credibility", "bench-credibility.ts"]]) {
     if (!ONLY?.includes(name)) continue;
     const run = spawnSync(process.execPath, ["--expose-gc", "--max-old-space-size=8192", "--import", "tsx", join(root, "scripts", script)], { cwd: root, stdio: "inherit" });
     if (run.status !== 0) throw new Error(`the ${name} benchmark failed`);
   }
-  if (ONLY?.every((o) => o === "credibility" || o === "credibility-v3" || o === "log")) return;
+  if (ONLY?.every((o) => o === "credibility" || o === "log")) return;
   const svcState = mkdtempSync(join(tmpdir(), "bench-service-"));
   const baseState = mkdtempSync(join(tmpdir(), "bench-baseline-"));
   tempDirs.push(svcState, baseState);

@@ -4,7 +4,7 @@
 // use are kept beside the object's own state (RowState, JSON), written together, one row a change.
 
 import { getTableColumns } from "drizzle-orm";
-import { contributionOf, modelOf, ownerLocal, scoreOfRecord, type AgentRecord, type AgentRef } from "../domain/agent";
+import { contributionOf, scoreOfRecord, type AgentRecord, type AgentRef } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import { GENESIS } from "../domain/entries";
 import type { Notified } from "../domain/events";
@@ -14,15 +14,17 @@ import type { Database } from "./client";
 import { configurationOf, readAgentRow, type AgentRow } from "./agents";
 import { agents } from "./shard-schema";
 
-/** The row's contract: 2, the row is the record (1: the earlier one, whose object still holds the truth until the sweep). */
-export const RECORD_CONTRACT = 2;
+/**
+ * The row's contract: 3, the row is the record under scoring model version 4 (2: under version 3;
+ * 1: the earlier contract, whose object still holds the truth until the sweep).
+ */
+export const RECORD_CONTRACT = 3;
 
 /** What the object keeps of the agent beyond the row's columns. */
 export interface RowState {
   keys: AgentKey[];
   directories: Record<string, number>;
   /** Each operator the history names, by its number on the agent (scoring model version 3). */
-  locals: Record<string, number>;
   /** What score.changed last told (null: nothing yet). */
   notified: Notified | null;
   /** The earliest answer deadline of the agent's open disputes (ms). */
@@ -50,7 +52,7 @@ export interface Shown {
 
 /** The record a row holds (the row of a contract-1 agent has no state: its object's storage does). */
 export function loadedOfRow(ref: AgentRef, row: AgentRow): Loaded {
-  const state: RowState = row.state ? (JSON.parse(row.state) as RowState) : { keys: [], directories: {}, locals: {}, notified: null };
+  const state: RowState = row.state ? (JSON.parse(row.state) as RowState) : { keys: [], directories: {}, notified: null };
   const record: AgentRecord = {
     ...ref,
     operatorId: row.operatorId,
@@ -74,7 +76,6 @@ export function loadedOfRow(ref: AgentRef, row: AgentRow): Loaded {
     seq: row.seq,
     chainHash: row.chainHash ?? GENESIS,
     ...(state.logTags ? { logTags: state.logTags } : {}),
-    locals: state.locals,
     disputesDue: state.disputesDue ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -95,7 +96,7 @@ export function rowOf(record: AgentRecord, now: number, published: number, notif
   const score = scoreOfRecord(record, now);
   const independent = contributionOf(record, now);
   const c = record.config;
-  const state: RowState = { keys: record.keys, directories: record.directories, locals: record.locals, notified, disputesDue: record.disputesDue ?? null, ...(record.logTags ? { logTags: record.logTags } : {}) };
+  const state: RowState = { keys: record.keys, directories: record.directories, notified, disputesDue: record.disputesDue ?? null, ...(record.logTags ? { logTags: record.logTags } : {}) };
   return {
     sid: record.sid,
     num: record.num,
@@ -117,19 +118,20 @@ export function rowOf(record: AgentRecord, now: number, published: number, notif
     publicProfile: record.publicProfile ?? false,
     claimTokenHash: record.claimTokenHash,
     evidence: JSON.stringify(record.evidence),
-    modelVersion: modelOf(record),
+    modelVersion: 4,
     similarToCautioned: record.similarToCautioned ?? false,
     reporters: "{}",
     composite: score.composite,
     confidence: score.confidence,
     recommendation: score.recommendation,
-    evidenceTotal: score.evidence,
-    independentEvidence: independent.evidence,
-    independentComposite: independent.composite,
+    evidenceTotal: score.credible,
+    // The operator score's sums (src/db/agents.ts): Σ mass and Σ mass × S over the operator's agents.
+    independentEvidence: independent.mass,
+    independentComposite: independent.mass > 0 ? Math.round(independent.weighted / independent.mass) : 500,
     outcomeCounts: JSON.stringify(record.outcomes),
     seq: record.seq,
     historyVersion: 2,
-    ownerLocal: ownerLocal(record),
+    ownerLocal: null,
     chainHash: record.chainHash,
     state: JSON.stringify(state),
     published,
@@ -155,7 +157,6 @@ const SCORE_COLUMNS = [
   "independentComposite",
   "outcomeCounts",
   "seq",
-  "ownerLocal",
   "chainHash",
   "state",
   "published",

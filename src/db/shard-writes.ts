@@ -8,11 +8,11 @@ import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AgentRecord } from "../domain/agent";
 import type { Dispute } from "../domain/disputes";
 import type { ControlWrite } from "../domain/events";
-import { MODEL, type ChangeType } from "../domain/model";
+import type { ChangeType } from "../domain/model";
 import { putPair, type PairRow } from "./pairs";
 import { db, type Database } from "./client";
 import { packText } from "./entry-text";
-import { agentDirectory, disputes, operators, withdrawals } from "./control-schema";
+import { agentDirectory, disputes, withdrawals } from "./control-schema";
 import { challenges, configHistory, disputesOnShard, entries } from "./shard-schema";
 
 export type EntryRow = typeof entries.$inferInsert;
@@ -101,27 +101,10 @@ export function controlStatements(d1: Database, writes: readonly ControlWrite[])
         const { id: _id, ...rest } = w.dispute;
         return [raw(d1, d.insert(disputes).values(w.dispute).onConflictDoUpdate({ target: disputes.id, set: rest }))];
       }
-      case "withdrawal": {
-        // Three withdrawals within the penalty window start the penalty for the next 90 days; the
-        // reporter's cached key facts are marked stale (auth_epoch), so its next report carries it.
-        const window = new Date(Date.parse(w.at) - MODEL.penalty.windowMs).toISOString();
-        const until = new Date(Date.parse(w.at) + MODEL.penalty.durationMs).toISOString();
-        return [
-          raw(d1, d.insert(withdrawals).values({ transactionId: w.transactionId, operatorId: w.operatorId, withdrawnAt: w.at }).onConflictDoNothing()),
-          raw(
-            d1,
-            d
-              .update(operators)
-              .set({
-                penaltyUntil: sql`CASE WHEN (SELECT count(*) FROM ${withdrawals} WHERE ${withdrawals.operatorId} = ${w.operatorId}
-                  AND ${withdrawals.withdrawnAt} > ${window}) >= ${MODEL.penalty.withdrawals}
-                  THEN max(coalesce(${operators.penaltyUntil}, ''), ${until}) ELSE ${operators.penaltyUntil} END`,
-                authEpoch: sql`${operators.authEpoch} + 1`,
-              })
-              .where(eq(operators.id, w.operatorId)),
-          ),
-        ];
-      }
+      case "withdrawal":
+        // Kept for the reporter's record; version 4 weighs a reporter by its credibility, which a
+        // report the consensus contradicts lowers (agreement), not by a count of withdrawals.
+        return [raw(d1, d.insert(withdrawals).values({ transactionId: w.transactionId, operatorId: w.operatorId, withdrawnAt: w.at }).onConflictDoNothing())];
     }
   });
 }

@@ -5,7 +5,12 @@ import type { AgentStatus, ScoreEventType } from "./agent";
 import type { ReceiptRefusal } from "./receipts";
 import type { Dispute } from "./disputes";
 import type { ChangeType, Dimension, Outcome, ScoreView } from "./model";
-import { scoreOfEvidence, type Evidence } from "./scoring";
+import { emptyEvidence, scoreOfEvidence, type Evidence } from "./scoring";
+
+function evidenceOfRow(row: StoredAgent): Evidence {
+  const e = JSON.parse(row.evidence) as Evidence;
+  return e.version === 4 ? e : emptyEvidence(Date.parse(row.createdAt));
+}
 
 export interface OperatorSummary {
   name: string;
@@ -140,18 +145,19 @@ export interface StoredAgent {
   identityLevel: number;
   identityKey: string | null;
   fingerprint: string;
-  /** 2: the evidence keys reporters by their numbers on the agent (the owner's is `ownerLocal`); 1: by operator id. */
-  historyVersion: number;
-  ownerLocal: number | null;
   /** R6 across owners (absent: false). */
   similarToCautioned?: boolean | null;
 }
 
-/** The agent's score at `now` from its stored row, with its owner's operator score (reasons). */
+/**
+ * The agent's score at `now` from its stored row, with its owner's operator score (clear, reasons).
+ * A row the migration sweep has not reached yet holds an earlier model's evidence: it scores as a new
+ * agent's until its object moves it (reads of one agent move it first: src/http/agents.ts).
+ */
 export const scoreOfRow = (row: StoredAgent, now: number, operatorScore = 500): ScoreView =>
-  scoreOfEvidence(JSON.parse(row.evidence) as Evidence, {
+  scoreOfEvidence(evidenceOfRow(row), {
     now,
-    ownerLocal: row.historyVersion >= 2 ? row.ownerLocal : row.operatorId,
+    owned: row.operatorId !== null,
     identityLevel: row.identityLevel,
     operatorScore,
     similarToCautioned: row.similarToCautioned === true,

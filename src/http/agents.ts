@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { RECORD_CONTRACT } from "../db/agent-record";
 import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, SCORE_HISTORY_LIMIT, type AgentRow } from "../db/agents";
 import { archivedScoreEvents } from "../db/archived-reads";
 import { MIN_WINDOW_DAYS } from "../db/history-archive";
@@ -69,9 +70,9 @@ export function agentOf(c: Context<AppEnv>, ref: AgentRef): AgentStub {
 export async function readAgent(c: Context<AppEnv>, sid: string): Promise<{ ref: AgentRef; row: AgentRow }> {
   const ref = await locate(c, sid);
   const row = await readAgentRow(c.get("sessions").shard(ref.shard), sid);
-  // A row still on the earlier contract (its object's storage holds the truth until the sweep moves
-  // it) is moved by its object first.
-  if (row && row.contract >= 2) return { ref, row };
+  // A row on an earlier contract (its object's storage holding the truth, or scored by an earlier
+  // model) is moved by its object first, as the sweep would.
+  if (row && row.contract >= RECORD_CONTRACT) return { ref, row };
   const synced = await agentOf(c, ref).migrate(ref);
   if (!synced.ok) throw refusalError(synced.refusal);
   const fresh = await readAgentRow(shardDatabases(c.env)[ref.shard].withSession("first-primary"), sid);

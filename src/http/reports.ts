@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { signPromise } from "../domain/attestations";
 import type { AgentRef } from "../domain/agent";
-import { MODEL, SIGNAL_DIMENSIONS, type Outcome, type SignalDimension } from "../domain/model";
+import { SIGNAL_DIMENSIONS, type Outcome, type SignalDimension } from "../domain/model";
 import type { TransactionRecorded } from "../domain/views";
 import type { ReportInput } from "../durable/agent";
 import { publicOrigin } from "../env";
@@ -33,14 +33,11 @@ export function reportInput(c: Context<AppEnv>, body: ReportBody, at: number): R
   }
   return {
     reporter: auth.operatorId,
-    verified: auth.verified,
     at,
     transactionType: body.transactionType,
     outcome: body.outcome,
     signals,
     metadata: body.metadata ?? null,
-    // The factor goes with the report, so a replay of the history gives it the same weight.
-    penalty: auth.penaltyUntil !== null && at < Date.parse(auth.penaltyUntil) ? MODEL.penalty.factor : 1,
     receipt: body.receipt,
   };
 }

@@ -2,7 +2,7 @@
 // through the scoring model, and every payload is rendered by the wire modules, so each example is
 // a body the service can really send. test/routes/openapi.test.ts checks each against its schema.
 import type { z } from "@hono/zod-openapi";
-import { applyConfigTo, applyReportTo, contributionOf, newRecord, scoreEvent, scoreOfRecord, type AgentRecord } from "../domain/agent";
+import { applyConfigTo, applyCredibilityTo, applyReportTo, contributionOf, newRecord, scoreEvent, scoreOfRecord, type AgentRecord } from "../domain/agent";
 import type { AgentKey } from "../domain/agent-keys";
 import { ATTESTATION_LIFETIME_S, ATTESTATION_TYPE, type AttestationClaims } from "../domain/attestations";
 import type { AgentConfiguration } from "../domain/configuration";
@@ -11,7 +11,7 @@ import { RESPOND_WITHIN_MS, type Dispute } from "../domain/disputes";
 import { ERASED } from "../domain/entries";
 import { EVENT_TYPES } from "../domain/events";
 import { errors } from "../domain/errors";
-import { operatorScoreFromSums, type Outcome, type SignalDimension } from "../domain/model";
+import { operatorScoreFromSums, type Outcome, type PairState, type SignalDimension } from "../domain/model";
 import { SCOPES } from "../domain/scopes";
 import type { AgentReport, AgentScore, ConfigChange, Registration, ScoreEvent, TransactionRecorded } from "../domain/views";
 import { admin } from "../http/wire/admin";
@@ -78,14 +78,23 @@ function sampleHistory() {
   const configs: ConfigChange[] = [{ fingerprint: FINGERPRINTS[0], modelProvider: config.modelProvider, modelName: config.modelName, changeType: null, timestamp: iso(REGISTERED) }];
   let last: TransactionRecorded | null = null;
   let n = 0;
+  // The reporters' credibility as the job gave it (keys stand for their commitments on the agent).
+  const pairs = new Map<string, PairState>();
+  const keyOf = (reporter: (typeof REPORTERS)[number]) => `reporter-${reporter.id}`;
+  const credited = applyCredibilityTo(record, pairs, { at: REGISTERED + 1, values: Object.fromEntries(REPORTERS.map((r) => [keyOf(r), 0.8])), snapshot: "2026-11-08.1" });
+  record = credited.record;
+  for (const p of credited.pairs) pairs.set(p.reporter, p);
   const report = (reporter: (typeof REPORTERS)[number], at: number) => {
     const outcome = OUTCOMES_SEEN[n++ % OUTCOMES_SEEN.length];
     const signals: Partial<Record<SignalDimension, number>> = { reliability: outcome === "success" ? 910 : 640, quality: 870 };
+    const key = keyOf(reporter);
     const applied = applyReportTo(
       record,
-      { reporter: reporter.id, verified: reporter.verified, at, transactionType: "invoice_reconciliation", outcome, signals, metadata: null, evidenceFactor: 1.5, penalty: 1 },
-      0,
+      { reporter: reporter.id, at, transactionType: "invoice_reconciliation", outcome, signals, metadata: null, receipt: true },
+      pairs.get(key) ?? null,
+      { reporter: key, owner: null },
     );
+    pairs.set(key, applied.pair);
     record = applied.record;
     const { composite, dimensions } = applied.score;
     events.push({ eventType: scoreEvent.transaction(outcome), composite, dimensions, timestamp: iso(at), transactionId: applied.recorded.id, evidence: "receipt", status: "active" });
@@ -94,8 +103,9 @@ function sampleHistory() {
   for (let day = 1; day <= 14; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
   const swapAt = REGISTERED + 15 * DAY + 15 * HOUR;
   const swapped = { ...config, modelName: "claude-opus" };
-  const changed = applyConfigTo(record, swapped, FINGERPRINTS[1], swapAt)!;
+  const changed = applyConfigTo(record, swapped, FINGERPRINTS[1], swapAt, pairs)!;
   record = changed.record;
+  for (const p of changed.pairs) pairs.set(p.reporter, p);
   events.push({ eventType: scoreEvent.configChange(changed.changeType), composite: changed.score.composite, dimensions: changed.score.dimensions, timestamp: iso(swapAt), transactionId: null, evidence: null, status: null });
   configs.unshift({ fingerprint: FINGERPRINTS[1], modelProvider: swapped.modelProvider, modelName: swapped.modelName, changeType: changed.changeType, timestamp: iso(swapAt) });
   for (let day = 16; day <= 21; day++) REPORTERS.forEach((r, i) => report(r, REGISTERED + day * DAY + (9 + i) * HOUR));
@@ -104,7 +114,7 @@ function sampleHistory() {
 
 const history = sampleHistory();
 const contribution = contributionOf(history.record, NOW);
-const operatorScoreNow = operatorScoreFromSums(contribution.evidence, contribution.evidence * contribution.composite);
+const operatorScoreNow = operatorScoreFromSums(contribution.mass, contribution.weighted);
 const operator = { name: owner.name, score: operatorScoreNow, verified: true };
 
 const agent: AgentScore = {

@@ -23,15 +23,14 @@ export const reasons = z
   .array(z.enum(REASON_CODES))
   .max(MODEL.maxReasons)
   .openapi({ description: `Up to ${MODEL.maxReasons} reason codes, most important first` });
-/** The scoring model behind a score: its version, the standing snapshot in force, the bootstrap latch. */
+/** The scoring model behind a score: its version, and the credibility snapshot in force on the agent. */
 export const scoringModel = z
   .object({
-    version: z.number().int().min(2).max(3).openapi({ description: "The scoring model version (3; 2 only for an agent not yet switched)" }),
-    snapshot: z.string().nullable().openapi({ description: "The credibility snapshot in force; null while credibility comes from seeds and the bootstrap latch alone" }),
-    bootstrap: z.boolean().openapi({ description: "The bootstrap latch was on at the agent's last credibility change: verified operators count with a standing floor" }),
+    version: z.literal(4).openapi({ description: "The scoring model version" }),
+    snapshot: z.string().nullable().openapi({ description: "The credibility snapshot in force on the agent (the credibility job's); null before the agent took one up" }),
   })
-  .openapi("ScoringModel", { example: { version: 3, snapshot: null, bootstrap: false } });
-export const modelOfScore = (s: { model: { version: 2 | 3; bootstrap: boolean; snapshot: string | null } }) => ({ version: s.model.version, snapshot: s.model.snapshot, bootstrap: s.model.bootstrap });
+  .openapi("ScoringModel", { example: { version: 4, snapshot: "2026-11-28.1" } });
+export const modelOfScore = (s: { model: { version: 4; snapshot: string | null } }) => ({ version: s.model.version, snapshot: s.model.snapshot });
 export const identityLevel = z
   .number()
   .int()
