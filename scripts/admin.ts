@@ -19,7 +19,7 @@
 //   credibility                                      the credibility job: the snapshot in force, the run
 //   credibility-run [--force] [--limit PAGES]        run the job now until it publishes (or finds
 //                                                    today's snapshot out); --force starts another run
-//   anchors [--set ID,ID,...]                        the anchors (operators the admins vouch for)
+//   anchors [--set ID,ID,...]                        the anchors (the operators trust starts from)
 //   archive [--limit AGENTS] [--once]                the history archive (what the daily cron runs):
 //                                                    history past the window to R2, pass after pass
 //                                                    until the directory's end (--once: one pass)
@@ -223,6 +223,10 @@ export async function run(
   const { command, args, values } = inv;
   const bar = (label: string, unit: string, total: number | null) => progress(label, { unit, total, print: report, now });
   const str = (flag: Flag) => values[flag] as string | undefined;
+  // With no anchor named, no reporter earns credibility and nothing can be clear: said on standard error.
+  const warnAnchors = (anchors: number) => {
+    if (anchors === 0) report("warning: no anchor is named (npm run admin -- anchors --set ID,...): no reporter earns credibility and nothing can be clear");
+  };
   switch (command) {
     case "applications": {
       const status = str("status") === undefined ? undefined : oneOf("status", str("status")!, APPLICATION_STATUSES);
@@ -318,29 +322,33 @@ export async function run(
       const decided = ok("decide", await connect().POST("/admin/disputes/{id}/decide", { params: { path }, body }));
       return print(JSON.stringify(decided.dispute, null, 2));
     }
-    case "credibility":
-      return print(JSON.stringify(ok("credibility", await connect().GET("/admin/model/credibility")), null, 2));
+    case "credibility": {
+      const job = ok("credibility", await connect().GET("/admin/model/credibility"));
+      warnAnchors(job.anchors);
+      return print(JSON.stringify(job, null, 2));
+    }
     case "credibility-run": {
       // Call after call, each reading up to --limit pages, until the run publishes (or there is none to do).
       const pages = values.limit === undefined ? undefined : Number(values.limit as string);
       if (pages !== undefined && !(Number.isInteger(pages) && pages >= 1 && pages <= 1000)) throw new UsageError("--limit must be a whole number of pages from 1 to 1000");
       const client = connect();
       let force = values.force === true;
-      // The total is an estimate: the rows of the last snapshot (the window moves a day at a time).
-      const read = bar("credibility run", "rollup rows", null);
+      // The total is an estimate: the pairs of the last snapshot.
+      const read = bar("credibility run", "pairs", null);
       let reading = false;
       for (;;) {
         const job = ok("credibility-run", await client.POST("/admin/model/credibility/run", { body: { force, ...(pages === undefined ? {} : { max_pages: pages }) } }));
         force = false;
         if (job.status === "in_progress") {
-          read.update(job.run!.rollup_rows, reading ? undefined : (job.snapshot?.rollup_rows ?? null));
+          read.update(job.run!.pairs, reading ? undefined : (job.snapshot?.pairs ?? null));
           reading = true;
           continue;
         }
         if (job.status === "busy") throw new ServiceError("another run of the job moved first: try again shortly");
-        if (job.status === "too_large") throw new ServiceError(`the window holds ${job.run!.rollup_rows} rollup rows, more than one pass computes: the snapshot in force stays (docs/operations.md)`);
+        if (job.status === "too_large" || job.status === "failed") throw new ServiceError(`${job.health.problem ?? job.status}: the snapshot in force stays (docs/operations.md)`);
+        warnAnchors(job.anchors);
         if (reading && job.status === "published") {
-          read.update(job.snapshot!.rollup_rows);
+          read.update(job.snapshot!.pairs);
           read.done(`snapshot ${job.snapshot!.id} published`);
         }
         return print(JSON.stringify(job, null, 2));
@@ -351,8 +359,9 @@ export async function run(
       const ids = set === undefined || set === "" ? [] : set.split(",").map((x) => Number(x.trim()));
       if (ids.some((id) => !(Number.isInteger(id) && id >= 1))) throw new UsageError("--set takes operator ids separated by commas");
       const client = connect();
-      if (set === undefined) return print(JSON.stringify(ok("anchors", await client.GET("/admin/model/anchors")), null, 2));
-      return print(JSON.stringify(ok("anchors", await client.PUT("/admin/model/anchors", { body: { operators: ids } })), null, 2));
+      const anchors = set === undefined ? ok("anchors", await client.GET("/admin/model/anchors")) : ok("anchors", await client.PUT("/admin/model/anchors", { body: { operators: ids } }));
+      warnAnchors(anchors.operators.length);
+      return print(JSON.stringify(anchors, null, 2));
     }
     case "archive": {
       const limit = values.limit === undefined ? undefined : Number(values.limit as string);

@@ -17,7 +17,6 @@ import { registerAdmin } from "./routes/admin";
 import { registerAdminCredibility } from "./routes/admin-credibility";
 import { registerAdminHistory } from "./routes/admin-history";
 import { registerAdminMigrate, registerAdminReconcile } from "./routes/admin-migrate";
-import { registerAdminModel } from "./routes/admin-model";
 import { registerAdminOperators } from "./routes/admin-operators";
 import { registerAgents } from "./routes/agents";
 import { registerApplications } from "./routes/applications";
@@ -89,7 +88,6 @@ export function createApp(deps: Partial<Deps> = {}) {
   registerHealth(app);
   registerApplications(app);
   registerAdmin(app);
-  registerAdminModel(app);
   registerAdminCredibility(app);
   registerAdminOperators(app);
   registerAdminHistory(app);

@@ -4,7 +4,7 @@ import type { Env } from "./env";
 import { createQueueHandler } from "./queues";
 import { continueReconcilePass, reconcilePass } from "./queues/reconcile";
 import { archivePass, continueArchivePass } from "./queues/archive";
-import { runCredibilityJob } from "./queues/credibility-job";
+import { runCredibility } from "./queues/credibility-run";
 import { pruneDeliveries } from "./queues/pruning";
 
 export { Agent } from "./durable/agent";
@@ -25,7 +25,7 @@ export default {
   scheduled: (controller, env, ctx) => {
     const metered = metering(env, "cron:");
     if (controller.cron === CREDIBILITY_CRON) {
-      ctx.waitUntil(runCredibilityJob(metered, controller.scheduledTime).then(() => undefined));
+      ctx.waitUntil(runCredibility(metered, controller.scheduledTime).then(() => undefined));
       // At 03:30 the daily cron starts (or goes on with) the pass itself: one runner, not two.
       const at = new Date(controller.scheduledTime);
       if (at.getUTCHours() !== 3 || at.getUTCMinutes() !== 30) {
