@@ -14,7 +14,7 @@
 
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import canonicalize from "canonicalize";
-import { chainModel, historyOfEntries, replayHistory, snapshotOf } from "../../src/domain/replay";
+import { replayOf, snapshotOf } from "../../src/domain/replay";
 import type { AttestationLog } from "../../src/domain/attestations";
 import { checkChain, sha256HexOfBytes, type Entry } from "../../src/domain/entries";
 import { scoreOfEvidence } from "../../src/domain/scoring";
@@ -74,18 +74,13 @@ export const PROMISE_GRACE_MS = 24 * 3_600_000;
 /**
  * The agent's score replayed from its entries at `now`: the one function every replay goes through.
  * Reporters and owners are the entries' commitments; the owner is the last registration's or claim's.
- * `version` is the scoring model to replay under (the one the service says it serves; by default
- * version 3, as every chain since the switch is, and a chain with a `model` entry always is).
  */
-export function replayScore(entries: readonly Entry[], now: number, version: 2 | 3 = chainModel(entries.map((entry) => ({ entry })), 3)): number {
-  const history = historyOfEntries(entries.map((entry) => ({ entry, who: whoOf(entry) })));
-  const { evidence } = replayHistory(history.items, history.owner, createdAtOf(entries), now, chainModel(entries.map((entry) => ({ entry })), version), history.start);
+export function replayScore(entries: readonly Entry[], now: number): number {
+  const { state, owner } = replayOf(entries.map((entry) => ({ entry, who: null })), createdAtOf(entries));
   const identity = entries.findLast((e) => e.kind === "identity");
-  return scoreOfEvidence(evidence, { now, ownerLocal: history.owner, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
+  return scoreOfEvidence(state.model, { now, owned: owner !== null, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
 }
 
-/** Who an entry names, to a verifier: the commitments it carries (a snapshot numbers its own). */
-const whoOf = (e: Entry) => (e.kind === "report" ? e.reporter : e.kind === "registration" || e.kind === "claim" ? e.owner : null);
 const createdAtOf = (entries: readonly Entry[]) => {
   const registered = entries.find((e) => e.kind === "registration");
   return registered ? Date.parse(registered.at) : 0;
@@ -114,9 +109,9 @@ export function checkSnapshots(entries: readonly Entry[]): number[] {
       wrong.push(s.n);
       continue;
     }
-    const { body } = snapshotOf(before.map((entry) => ({ entry, who: whoOf(entry) })), createdAtOf(entries), s.cut, s.through);
-    const { through, cut, state, locals, recent, owner } = s;
-    if (canonicalize(body) !== canonicalize({ through, cut, state, locals, recent, owner })) wrong.push(s.n);
+    const body = snapshotOf(before.map((entry) => ({ entry, who: null })), createdAtOf(entries), s.cut, s.through);
+    const { through, cut, model, pairs, owner } = s;
+    if (canonicalize(body) !== canonicalize({ through, cut, model, pairs, owner })) wrong.push(s.n);
   }
   return wrong;
 }
@@ -247,7 +242,7 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
     for (const n of checkSnapshots(listed.map((e) => JSON.parse(e.entry) as Entry))) problem("replay", `the snapshot in entry ${n} is not the fold of the entries it covers`);
     // The replay: the entries, through the model, to the score the service serves now.
     const served = await get<{ composite_score: number; model?: { version: 2 | 3 } }>(`/score/${encodeURIComponent(options.sid)}`, true);
-    const replayed = replayScore(listed.map((e) => JSON.parse(e.entry) as Entry), now, served.model?.version);
+    const replayed = replayScore(listed.map((e) => JSON.parse(e.entry) as Entry), now);
     report.score = { served: served.composite_score, replayed };
     if (replayed !== served.composite_score) problem("replay", `the entries replay to ${replayed}, the service serves ${served.composite_score}`);
   }

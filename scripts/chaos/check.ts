@@ -2,7 +2,7 @@
 // report stored exactly once (the shard rows, the owner's list, the per-agent counts, the
 // transparency log), every retry and probe replayed the stored answer, every score equals a replay of
 // the history, nothing stuck in an agent's journal or outboxes, and every route answers again.
-import { baseFor, classifyChange, evidenceFactor, replay, scoreOf, v2, type AgentConfiguration, type HistoryEvent } from "../../src/domain/model";
+import { classifyChange, replay, scoreOf, type AgentConfiguration, type HistoryEvent } from "../../src/domain/model";
 import { send, type Answered, type Json } from "./http";
 import type { ChaosOptions, Planned } from "./plan";
 import type { RunContext } from "./run";
@@ -310,7 +310,7 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
       for (const [field, dim] of [["reliabilitySignal", "reliability"], ["qualitySignal", "quality"], ["financialSignal", "financial"], ["securitySignal", "security"]]) {
         if (typeof info.report[field] === "number") signals[dim] = info.report[field];
       }
-      events.push({ kind: "report", order: row!.n, reporter: String(info.reporter), at: Date.parse(t.timestamp), outcome: t.outcome as never, signals, base: baseFor({ isOwner: info.reporter === ownerId, verified: false }), evidence: evidenceFactor(false), penalty: 1 });
+      events.push({ kind: "report", order: row!.n, reporter: String(info.reporter), at: Date.parse(t.timestamp), outcome: t.outcome as never, signals, receipt: false });
     }
     // The configurations in their entry order (the shard's config_history numbers them in the chain),
     // each change classified from what the run sent, as the service classified it.
@@ -325,14 +325,11 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
     // the request came, and a single report on the same agent may be numbered between them).
     events.sort((a, b) => a.order - b.order);
     const createdAt = Date.parse(seen.reportB.created_at);
-    // Under the model the score names: version 2 during the shadow period (wrangler dev's default),
-    // version 3 after it (reporters keyed by strings; the run's reporters are unverified, so no
-    // credibility entry moves them off their seed and the replay needs none).
+    // Under version 4, reporters keyed by their operator ids (the sums do not depend on the keys; the
+    // run names no anchor and runs no job, so no credibility entry moves anyone off 0 and the replay
+    // needs none).
     const operatorScore = seen.score.operator?.score ?? 500;
-    const expected =
-      seen.score.model?.version === 3
-        ? scoreOf(replay(events, String(ownerId), createdAt), { now: seen.scoreAt, ownerId: String(ownerId), identityLevel: 0, operatorScore })
-        : v2.scoreOf(v2.replay(events.map((e) => (e.kind === "report" ? { ...e, reporter: Number(e.reporter) } : e)) as v2.HistoryEvent[], ownerId, createdAt), { now: seen.scoreAt, ownerId, identityLevel: 0, operatorScore });
+    const expected = scoreOf(replay(events, String(ownerId), createdAt).model, { now: seen.scoreAt, owned: true, identityLevel: 0, operatorScore });
     const got = seen.score;
     const same = expected.composite === got.composite_score && (["reliability", "quality", "financial", "security", "stability"] as const).every((d) => expected.dimensions[d] === got[d]);
     if (!same) {
