@@ -103,12 +103,12 @@ describe("a change is one batch on the agent's shard", () => {
       const where = { sid, num: entry!.num, shard: entry!.shard, log: entry!.log };
       await other.inspect();
       // The live instance writes first; the stale one still believes entry 4 is free.
-      const first = await (live as Agent).reportTransaction(where, { reporter: reporter.id, verified: false, at: T_CALL, transactionType: "t", outcome: "success", signals: {}, metadata: null, penalty: 1 });
+      const first = await (live as Agent).reportTransaction(where, { reporter: reporter.id, at: T_CALL, transactionType: "t", outcome: "success", signals: {}, metadata: null });
       expect(first.ok).toBe(true);
       return { second: other, at: where };
     });
     const late = await runInDurableObject(stub, () =>
-      second.reportTransaction(at, { reporter: reporter.id, verified: false, at: T_CALL + 1, transactionType: "t", outcome: "failure", signals: {}, metadata: null, penalty: 1 }),
+      second.reportTransaction(at, { reporter: reporter.id, at: T_CALL + 1, transactionType: "t", outcome: "failure", signals: {}, metadata: null }),
     );
     expect(late.ok).toBe(true);
     const rows = await reportRows(sid);

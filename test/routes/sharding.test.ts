@@ -3,7 +3,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../src/db/history";
-import { faceAt, locateTransaction, nextFaceChange, SEQUENCE_SPACE } from "../../src/domain/agent";
+import { locateTransaction, SEQUENCE_SPACE } from "../../src/domain/agent";
 import { replayOf } from "../../src/domain/replay";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, reportRows, shardOf, testApp, T_CALL } from "../helpers";
@@ -134,8 +134,8 @@ describe("replayable history", () => {
     }
     const shard = await shardOf(sid);
     const live = (await inspect(sid)).record!;
-    const replayed = replayOf((await readEntries(shard, sid)).map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(live.createdAt), h.clock.now);
-    expect(replayed.evidence).toEqual(live.evidence);
+    const replayed = replayOf((await readEntries(shard, sid)).map((e) => ({ entry: e.entry, who: e.operator })), Date.parse(live.createdAt));
+    expect(replayed.state.model).toEqual(live.evidence);
 
     // A new life of the object, nothing in memory, reads the same working state from the shard.
     await evictDurableObject(agentObject(sid));
@@ -161,86 +161,6 @@ describe("concurrency across shards", () => {
       // Registration, the reporter's credibility entry (version 3), six reports.
       expect((await inspect(sid)).record!.seq).toBe(8);
     }
-  });
-});
-
-/**
- * An agent with a good report a day for eight days from each of three verified reporters, the last
- * the day before T_CALL: medium confidence (version 3 counts only reporters established on it, by
- * reports on two days, towards confidence).
- */
-async function wellReported(): Promise<string> {
-  const owner = await createOperator();
-  const reporters = await Promise.all([1, 2, 3].map(() => createOperator({ verified: true })));
-  const start = T_CALL - 9 * DAY;
-  const h = testApp({ now: start });
-  const registered = await h.request("/register", { headers: bearer(owner.key), body: { name: "Agent", ...agentConfig } });
-  expect(registered.status).toBe(201);
-  const { sid } = (await registered.json()) as { sid: string };
-  for (const r of reporters) await unlimited(r.id);
-  for (let day = 1; day <= 8; day++) {
-    for (const [k, r] of reporters.entries()) {
-      h.clock.now = start + day * DAY + k * HOUR;
-      const res = await h.request("/transactions", { headers: bearer(r.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 950, reliabilitySignal: 950 } });
-      expect(res.status).toBe(201);
-    }
-  }
-  return sid;
-}
-
-describe("time alone", () => {
-  it("the object's alarm updates its agent's row when its confidence or recommendation moves with time", async () => {
-    const sid = await wellReported();
-    const shard = await shardOf(sid);
-    const before = await shard.prepare("SELECT composite, confidence FROM agents WHERE sid = ?").bind(sid).first<{ composite: number; confidence: string }>();
-    expect(before!.confidence).toBe("medium");
-    expect(await runInDurableObject(agentObject(sid), async (_o, state) => state.storage.getAlarm())).not.toBeNull();
-    // Two years later, with no event at all.
-    await runInDurableObject(agentObject(sid), (o) => {
-      (o as Agent).clock = () => T_CALL + 730 * 86_400_000;
-    });
-    expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
-    const after = await shard.prepare("SELECT composite, confidence FROM agents WHERE sid = ?").bind(sid).first<{ composite: number; confidence: string }>();
-    expect(after!.confidence).toBe("low");
-    expect(after!.composite).toBeLessThan(before!.composite);
-    expect(after!.composite).toBeGreaterThanOrEqual(500);
-  });
-});
-
-describe("the alarm's time", () => {
-  it("is the moment time alone next changes the agent's confidence or recommendation, when that is within a day", async () => {
-    const sid = await wellReported();
-    const record = (await inspect(sid)).record!;
-    const face = (at: number) => faceAt(record, at);
-    let day = 1;
-    while (face(T_CALL + day * DAY) === face(T_CALL) && day < 1000) day++;
-    expect(day).toBeLessThan(1000);
-    // The alarm runs the day before the face changes: the next one comes at the change, not a day later.
-    const from = T_CALL + (day - 1) * DAY;
-    await runInDurableObject(agentObject(sid), (o) => {
-      (o as Agent).clock = () => from;
-    });
-    expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
-    const alarm = await runInDurableObject(agentObject(sid), async (_o, state) => state.storage.getAlarm());
-    expect(alarm).toBe(nextFaceChange(record, from, DAY));
-    expect(alarm!).toBeLessThan(from + DAY);
-    expect(face(alarm!)).not.toBe(face(from));
-  });
-});
-
-describe("a cold object woken by its alarm", () => {
-  it("damps the next report by the reporter's stored report times, as a warm one does", async () => {
-    const owner = await createOperator();
-    const reporter = await createOperator({ verified: true });
-    await unlimited(reporter.id);
-    const { sid } = await registerAgent(owner.key);
-    for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
-    // An eviction: nothing in memory, storage as it was; then the alarm is the first thing to run.
-    await evictDurableObject(agentObject(sid));
-    expect(await runDurableObjectAlarm(agentObject(sid))).toBe(true);
-    await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success" } });
-    // The fourth report within 24 hours counts 1/√4, as replaying the history gives it.
-    expect((await reportRows(sid)).map((r) => r.damping)).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2]);
   });
 });
 
