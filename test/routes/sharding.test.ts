@@ -1,5 +1,5 @@
 // Agents and their history on shards: routing, replay, migration from before sharding, time.
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../src/db/history";
@@ -8,8 +8,6 @@ import { replayOf } from "../../src/domain/replay";
 import type { Agent } from "../agent-under-test";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, reportRows, shardOf, testApp, T_CALL } from "../helpers";
 
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
 const shards = () => [env.SHARD_0, env.SHARD_1!];
 const agentObject = (sid: string) => env.AGENT.getByName(sid);
 const inspect = (sid: string) => runInDurableObject(agentObject(sid), (o) => (o as Agent).inspect());
