@@ -1,5 +1,6 @@
 import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { BUCKET_IDS, forgetSnapshot, MANIFEST_KEY, writeSnapshot } from "../src/db/snapshot";
 import { createApp } from "../src/app";
 import { unpackText, type StoredText } from "../src/db/entry-text";
 import { shardDatabases, type Env } from "../src/env";
@@ -159,13 +160,17 @@ export async function reportRows(sid: string) {
 /** One report's row by its transaction id, or null. */
 export const reportRow = async (sid: string, id: number) => (await reportRows(sid)).find((r) => r.id === id) ?? null;
 
-/** An agent object's rollup tracks, wherever they are kept (its row, or the table for the others), by reporter. */
-export function tracksIn(sql: SqlStorage): { reporter: number; waiting: number; lastDay: number; where: "row" | "table" }[] {
-  const row = sql.exec<{ tracks: string | null }>("SELECT tracks FROM agent WHERE id = 1").toArray()[0];
-  const inRow = (row?.tracks ? (JSON.parse(row.tracks) as [number, { lastDay: number }, number][]) : []).map(([reporter, track, waiting]) => ({ reporter, waiting, lastDay: track.lastDay, where: "row" as const }));
-  const inTable = sql
-    .exec<{ reporter: number; track: string; waiting: number }>("SELECT reporter, track, waiting FROM rollup_tracks")
-    .toArray()
-    .map((r) => ({ reporter: r.reporter, waiting: r.waiting, lastDay: (JSON.parse(r.track) as { lastDay: number }).lastDay, where: "table" as const }));
-  return [...inRow, ...inTable].sort((a, b) => a.reporter - b.reporter);
+/**
+ * Puts a credibility snapshot in force, as the credibility job publishes one: c per operator id
+ * (multiples of 0.05), every other operator 0. Objects take it up at their agent's next change.
+ */
+export async function publishCredibility(values: Record<number, number>, now: number, id = `${new Date(now).toISOString().slice(0, 10)}.${++snapshots}`): Promise<string> {
+  const top = Math.max(0, ...Object.keys(values).map(Number));
+  const levels = new Uint8Array(top + 1);
+  for (const [op, c] of Object.entries(values)) levels[Number(op)] = Math.round(c * 20);
+  const manifest = await writeSnapshot(env.MODEL_BUCKET, { id, day: Math.floor(now / 86_400_000), publishedAt: now, bucketIds: BUCKET_IDS, credible: Object.values(values).filter((c) => c > 0).length, pairs: 0, anchors: 0 }, levels);
+  forgetSnapshot();
+  await env.MODEL_BUCKET.put(MANIFEST_KEY, JSON.stringify(manifest));
+  return id;
 }
+let snapshots = 0;
