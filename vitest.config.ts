@@ -27,11 +27,6 @@ export default defineConfig(async () => {
             LOG_SIGNING_KEYS: newLogSigningKeys(),
             // Logs 0-7 (log 8 is unknown); the sequencer tests use objects of higher numbers directly.
             LOG_COUNT: "8",
-            // Version 3 from the start (test/routes/model-v3.test.ts moves the switch for the shadow period).
-            MODEL_SHADOW_DAYS: "0",
-            // Rollup rows with every commit, as the credibility tests read them at once;
-            // test/routes/rollup-lag.test.ts sets the production lag on its objects.
-            ROLLUP_LAG_SECONDS: "0",
           },
         },
       }),

@@ -25,31 +25,18 @@ declare namespace Cloudflare {
     LOG_SEQUENCER: DurableObjectNamespace<import("./durable/log-sequencer").LogSequencer>;
     /** The logs' tiles, entry bundles and checkpoints, written by the sequencers, read by GET /log/... */
     LOG_BUCKET: R2Bucket;
-    /** The credibility job's snapshots (R1) and the rollup pages of its run in progress (src/db/credibility.ts). */
+    /** The credibility job's snapshots and the pages of pairs its run in progress staged (src/db/snapshot.ts). */
     MODEL_BUCKET: R2Bucket;
     /** Agents' history entries older than the retention window, as compressed pages (src/db/history-archive.ts). */
     ARCHIVE_BUCKET: R2Bucket;
     /** Days of history the shards keep (default 400, at least 200); older entries move to ARCHIVE_BUCKET daily. */
     HISTORY_WINDOW_DAYS?: string;
-    /**
-     * Seconds a changed daily rollup row may wait in the agent's object before it goes to the shard
-     * (0 to 10,800; default 3,600): the reports of that time share one D1 row.
-     */
-    ROLLUP_LAG_SECONDS?: string;
-    /** Rollup rows one pass of the credibility job computes at most (default 250,000: a Worker's 128 MB). */
-    CREDIBILITY_MAX_PASS_ROWS?: string;
     /** Pairs one run of the cross-agent job computes at most (default 1,000,000: a Worker's 128 MB). */
     CREDIBILITY_MAX_PAIRS?: string;
     /** Leaves on their way from agents' objects to the sequencers (the trust-log queue). */
     LOG_QUEUE?: Queue<import("./domain/log/messages").LogMessage>;
     /** How many logs there are (logs 0 ... LOG_COUNT-1; default 1). Only ever raised. */
     LOG_COUNT?: string;
-    /**
-     * Days of the scoring model's shadow period (version 3 computed beside version 2, version 2 served)
-     * from the deployment's first start; default 14; "0": version 3 from the start. An admin may move
-     * the switch (PUT /admin/model/switch).
-     */
-    MODEL_SHADOW_DAYS?: string;
     /**
      * The service's public origin (`https://trust.example.com`): the issuer of its attestations and
      * the base of its URLs, whatever Host a request came with, and the host of the logs it creates

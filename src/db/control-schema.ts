@@ -154,9 +154,9 @@ export const withdrawals = sqliteTable("reporter_withdrawals", {
 }, (t) => [index("reporter_withdrawals_operator").on(t.operatorId, t.withdrawnAt)]);
 
 /**
- * Deployment-wide facts of the scoring model, one row each, value JSON: `switch` (when agents move
- * from version 2 to version 3: the end of the shadow period) and `bootstrap` (the bootstrap latch).
- * Written once at the first start, then only by admins (src/db/model-settings.ts).
+ * Deployment-wide facts of the scoring model, one row each, value JSON: `anchors` (the admins' list,
+ * src/db/model-settings.ts) and `credibility_run` (the credibility job's state,
+ * src/db/credibility-run.ts). Rows an earlier model wrote (`switch`, `bootstrap`) are no longer read.
  */
 export const modelSettings = sqliteTable("model_settings", {
   key: text("key").primaryKey(),

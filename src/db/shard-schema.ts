@@ -195,29 +195,6 @@ export const agentKeys = sqliteTable("agent_keys", {
 }, (t) => [primaryKey({ columns: [t.sid, t.thumbprint] })]);
 
 /**
- * One reporter's reports on one agent on one UTC day (model version 3, R1): written by the agent's
- * object at the day's first report and rewritten whole with the day's later group commits, read only
- * by the credibility job (src/queues/credibility-job.ts), which reads the last 180 days in key order
- * and deletes older rows. `net` and `receipted_net` are JSON arrays in the order of DIMENSIONS.
- * WITHOUT ROWID in the migration: the key is the only index.
- */
-export const rollups = sqliteTable("rollups", {
-  /** UTC day number: ms since the epoch / 86,400,000, floored. */
-  day: integer("day").notNull(),
-  sid: text("sid").notNull(),
-  /** The reporting operator's id. */
-  reporter: integer("reporter").notNull(),
-  /** The agent's owner when the row was last written (null: unclaimed). */
-  owner: integer("owner"),
-  reports: integer("reports").notNull(),
-  receipted: integer("receipted").notNull(),
-  /** The reporter was established on the agent (R2) at its last report of the day. */
-  established: integer("established", { mode: "boolean" }).notNull(),
-  net: text("net").notNull(),
-  receiptedNet: text("receipted_net").notNull(),
-}, (t) => [primaryKey({ columns: [t.day, t.sid, t.reporter] })]);
-
-/**
  * One vote per (agent, reporter) pair (scoring model version 4): the pair's state, written in the
  * batch of the change that moved it, and the columns the cross-agent job reads (it reads nothing
  * else written on the report path). `reporter` is the reporter's commitment on the agent (the

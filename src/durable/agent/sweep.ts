@@ -164,18 +164,8 @@ export class Sweep {
           );
         } else if (w.kind === "entryStatus") {
           statements.push(d1.prepare("UPDATE entries SET status = ? WHERE sid = ? AND n = ?").bind(w.status, w.sid, w.n));
-        } else if (w.kind === "rollup") {
-          const r = w.row as Record<string, unknown>;
-          statements.push(
-            d1
-              .prepare(
-                `INSERT INTO rollups (day, sid, reporter, owner, reports, receipted, established, net, receipted_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                 ON CONFLICT (day, sid, reporter) DO UPDATE SET owner = excluded.owner, reports = excluded.reports, receipted = excluded.receipted,
-                   established = excluded.established, net = excluded.net, receipted_net = excluded.receipted_net WHERE excluded.reports > rollups.reports`,
-              )
-              .bind(r.day, r.sid, r.reporter, r.owner ?? null, r.reports, r.receipted, r.established ? 1 : 0, r.net, r.receiptedNet),
-          );
         }
+        // Rollup rows (version 3's job input) are not moved: version 4's job reads the pairs.
         // The agent's row is written whole from the record below; its keys live in the row's state.
       }
     }
