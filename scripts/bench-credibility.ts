@@ -1,6 +1,6 @@
 // `npm run bench -- --only credibility` (or `node --expose-gc --import tsx scripts/bench-credibility.ts
 // [--operators N] [--pairs N] [--shards N]`): version 4's cross-agent job computation
-// (src/domain/model-v4/job: computeCredibility) on a synthetic service of --operators operators
+// (src/domain/model/job: computeCredibility) on a synthetic service of --operators operators
 // (default 100,000) and --pairs (agent, reporter) pairs (default 10,000,000) over --shards shards
 // (default 16), measured on this machine: the time of each part of a run and the memory it holds.
 // Two runs: the first from a steady previous snapshot, the second from the first's. Prints a table
@@ -10,7 +10,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DAY_MS, job } from "../src/domain/model-v4/index";
+import { DAY_MS, job } from "../src/domain/model/index";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({ options: { operators: { type: "string", default: "100000" }, pairs: { type: "string", default: "10000000" }, shards: { type: "string", default: "16" } }, strict: false });

@@ -23,7 +23,7 @@ import {
   type Outcome,
   type PairState,
   type Recommendation,
-} from "../../src/domain/model-v4/index";
+} from "../../src/domain/model/index";
 import type { Rating } from "./parse";
 
 /** Each agent's next alarm, earliest first (a binary heap; a later setting replaces an earlier one). */

@@ -1,7 +1,7 @@
 // What every run of the simulation shares: its options, the world (credibility), and how to make an
 // agent's object.
 
-import type { CredibilitySource } from "../../src/domain/model-v4/index";
+import type { CredibilitySource } from "../../src/domain/model/index";
 import type { SignalMean } from "./population";
 import { Scorer } from "./scorers";
 import type { World } from "./world";

@@ -2,7 +2,7 @@
 // honest reporters drawn from a pool of operators of which a share holds credibility (receipted
 // dealings in the world), and the report streams of honest reporters and of attackers.
 
-import { MODEL_V4, type Outcome, type SignalDimension } from "../../src/domain/model-v4/index";
+import { MODEL_V4, type Outcome, type SignalDimension } from "../../src/domain/model/index";
 import { normal, randomFor, uniformInt, type Random } from "./random";
 
 export const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
 // Rows about the operator score (dummy agents fed by friends, an operator's agents slandered) and
 // whitewashing (a caution agent re-registered by its owner with the same configuration or key).
 
-import { applyInheritance, inheritanceFrom, isWhitewashSource, operatorScore, type Contribution } from "../../src/domain/model-v4/index";
+import { applyInheritance, inheritanceFrom, isWhitewashSource, operatorScore, type Contribution } from "../../src/domain/model/index";
 import { scorerFor, type Run } from "./context";
 import { drive, feed } from "./drive";
 import { DAY, HOUR, OWNER_ID, T0, attackStream, honestStream, makeAgent, merge } from "./population";

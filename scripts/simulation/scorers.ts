@@ -17,7 +17,7 @@ import {
   type Dimension,
   type PairState,
   type Recommendation,
-} from "../../src/domain/model-v4/index";
+} from "../../src/domain/model/index";
 import { POPULATION, type SimReport } from "./population";
 import type { JobPair } from "./world";
 

@@ -4,7 +4,7 @@
 // that deal with three trusted owners for 30 days earn credibility. Nothing here sets a `c`: every
 // credibility the population gets comes from the job's last snapshot.
 
-import { DAY_MS, job, nextVote, type CredibilitySource } from "../../src/domain/model-v4/index";
+import { DAY_MS, job, nextVote, type CredibilitySource } from "../../src/domain/model/index";
 import { DAY, POPULATION, T0, type Pool, type PoolReporter } from "./population";
 import { randomFor, uniformInt, type Random } from "./random";
 

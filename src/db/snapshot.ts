@@ -11,7 +11,7 @@
 // the values in force, never "everyone at 0".
 
 import { ApiError, errors } from "../domain/errors";
-import { credibilityOfLevel } from "../domain/model-v4";
+import { credibilityOfLevel } from "../domain/model";
 import type { Env } from "../env";
 
 /** What `snapshot/current.json` holds: the snapshot in force. */

@@ -18,7 +18,7 @@ import { readAnchors } from "../db/model-settings";
 import { readPairsPage, type PairRow } from "../db/pairs-pages";
 import { readRunState, writeRunState, type CredibilityFailure, type CredibilityRun, type CredibilityRunState } from "../db/credibility-run";
 import { BUCKET_IDS, deletePrefix, publishManifest, readLevels, readManifest, snapshotPrefix, writeSnapshot, type SnapshotManifest } from "../db/snapshot";
-import { job, DAY_MS } from "../domain/model-v4";
+import { job, DAY_MS } from "../domain/model";
 import { shardDatabases, type Env } from "../env";
 
 /** Pairs per page (one D1 query, one staged R2 object). */

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { credibilityHealth, readRunState, writeRunState } from "../../src/db/credibility-run";
 import { setAnchors } from "../../src/db/model-settings";
 import { credibilityOf, forgetSnapshot, readLevels, snapshotInForce, SnapshotUnavailable } from "../../src/db/snapshot";
-import { DAY_MS, job } from "../../src/domain/model-v4";
+import { DAY_MS, job } from "../../src/domain/model";
 import type { Env } from "../../src/env";
 import { runCredibility } from "../../src/queues/credibility-run";
 import { testApp } from "../helpers";

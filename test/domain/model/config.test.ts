@@ -1,7 +1,7 @@
 // Version 4: configuration decay of what was earned, and whitewash inheritance.
 
 import { describe, expect, it } from "vitest";
-import { inheritanceFrom, isWhitewashSource, keptFraction } from "../../../src/domain/model-v4/index";
+import { inheritanceFrom, isWhitewashSource, keptFraction } from "../../../src/domain/model/index";
 import { Agent, DAY, HOUR, T0, credible, ids } from "./helpers";
 
 describe("configuration decay", () => {

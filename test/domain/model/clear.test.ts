@@ -3,7 +3,7 @@
 // confidence and reasons.
 
 import { describe, expect, it } from "vitest";
-import { MODEL_V4 } from "../../../src/domain/model-v4/index";
+import { MODEL_V4 } from "../../../src/domain/model/index";
 import { Agent, DAY, HOUR, OWNER, T0, credible, ids } from "./helpers";
 
 const THREE = ids(2, 3);

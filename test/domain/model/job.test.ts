@@ -2,7 +2,7 @@
 // breadth, agreement (the first credible voters), record, the two passes, shards merged per reporter.
 
 import { describe, expect, it } from "vitest";
-import { DAY_MS, MODEL_V4, job } from "../../../src/domain/model-v4/index";
+import { DAY_MS, MODEL_V4, job } from "../../../src/domain/model/index";
 
 const DAY = 20_000;
 

@@ -2,7 +2,7 @@
 // credible mass ≥ 1 without their most credible reporter; no one reporter makes an agent count.
 
 import { describe, expect, it } from "vitest";
-import { operatorContribution, operatorScore } from "../../../src/domain/model-v4/index";
+import { operatorContribution, operatorScore } from "../../../src/domain/model/index";
 import { Agent, HOUR, T0, credible, ids } from "./helpers";
 
 describe("the operator score", () => {

@@ -16,7 +16,7 @@ import {
   type PairState,
   type ScoreContext,
   type SignalDimension,
-} from "../../../src/domain/model-v4/index";
+} from "../../../src/domain/model/index";
 
 export const T0 = Date.UTC(2026, 0, 1);
 export const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
 // Version 4: one pair, one vote; the vote's moving average; scores with a prior; the owner's vote.
 
 import { describe, expect, it } from "vitest";
-import { MODEL_V4, nextVote } from "../../../src/domain/model-v4/index";
+import { MODEL_V4, nextVote } from "../../../src/domain/model/index";
 import { Agent, DAY, HOUR, OWNER, T0, allSignals, credible } from "./helpers";
 
 describe("one pair, one vote", () => {

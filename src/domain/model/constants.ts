@@ -1,5 +1,5 @@
 // Every constant of the scoring model, version 4, named once (docs/scoring.md, "Version 4:
-// constants", has the same table and test/domain/model-v4/constants-doc.test.ts checks them).
+// constants", has the same table and test/domain/model/constants-doc.test.ts checks them).
 //
 // Units: a vote is an integer in 0..1000 (v × 1000); a credibility is an integer level in 0..20
 // (c × 20: the job publishes c to 0.05). Every sum the decisions read is then a sum of integers, so

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import doc from "../../../docs/scoring.md?raw";
-import { DAY_MS, HOUR_MS, MODEL_V4 } from "../../../src/domain/model-v4/index";
+import { DAY_MS, HOUR_MS, MODEL_V4 } from "../../../src/domain/model/index";
 
 function table(name: string): string[][] {
   const section = doc.split(`<!-- ${name}: begin -->`)[1]?.split(`<!-- ${name}: end -->`)[0];

@@ -11,7 +11,7 @@ import {
   scoreOf,
   type HistoryEvent,
   type Outcome,
-} from "../../../src/domain/model-v4/index";
+} from "../../../src/domain/model/index";
 import { DAY, HOUR, T0 } from "./helpers";
 
 function random(seed: number): () => number {

@@ -30,3 +30,5 @@ export { credibilityUpdate, emptySource, type CredibilitySource } from "./credib
 export { applyEvent, emptyAgent, replay, type AgentState, type HistoryEvent } from "./replay";
 export { nextChangeAt } from "./time";
 export * as job from "./job/index";
+/** The model's constants under the name the service reads them by. */
+export { MODEL_V4 as MODEL } from "./constants";
