@@ -41,14 +41,15 @@ export function replayOf(entries: readonly Chained[], createdAt: number, later: 
   const name = (key: string, who: EntryWho) => {
     if (typeof who === "number") operators.set(key, who);
   };
-  let owner: string | null = null;
+  const snapshot = latestSnapshot(entries);
+  // The owner at the chain's end: its last registration or claim, else (they left for the archive) the snapshot's.
+  let owner: string | null = snapshot?.owner ?? null;
   for (const { entry, who } of [...entries, ...later]) {
     if (entry.kind === "registration" || entry.kind === "claim") {
       owner = entry.owner;
       if (owner !== null) name(owner, who);
     }
   }
-  const snapshot = latestSnapshot(entries);
   const state = snapshot ? stateOfSnapshot(snapshot) : emptyAgent(createdAt);
   const snapshotWho = entries.find((e) => e.entry === snapshot)?.who;
   if (snapshotWho !== null && typeof snapshotWho === "object") for (const [key, op] of Object.entries(snapshotWho)) operators.set(key, op);

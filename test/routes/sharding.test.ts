@@ -1,12 +1,13 @@
 // Agents and their history on shards: routing, replay, migration from before sharding, time.
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { forgetSnapshot } from "../../src/db/snapshot";
 import { readEntries } from "../../src/db/history";
 import { locateTransaction, SEQUENCE_SPACE } from "../../src/domain/agent";
 import { replayOf } from "../../src/domain/replay";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, reportRows, shardOf, testApp, T_CALL } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, publishCredibility, registerAgent, reportRows, shardOf, testApp, T_CALL } from "../helpers";
 
 const shards = () => [env.SHARD_0, env.SHARD_1!];
 const agentObject = (sid: string) => env.AGENT.getByName(sid);
@@ -30,6 +31,8 @@ async function onEveryShard(key: string): Promise<string[]> {
   return [found.get(0)!, found.get(1)!];
 }
 
+afterEach(() => forgetSnapshot());
+
 describe("routing by shard", () => {
   it("every route that touches an agent reads and writes the agent's own shard", async () => {
     const owner = await createOperator({ name: "Shard Owner" });
@@ -50,7 +53,7 @@ describe("routing by shard", () => {
       const tx = await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 900 } });
       expect(tx.status).toBe(201);
       const { transaction_id } = (await tx.json()) as { transaction_id: number };
-      // Entry 1 is the registration, entry 2 the reporter's credibility (version 3); the first report is entry 3.
+      // Entry 1 is the registration, entry 2 the credibility in force for the reporter; the first report is entry 3.
       expect(locateTransaction(transaction_id)).toMatchObject({ legacy: false, seq: 3 });
       expect(await shards()[n].prepare("SELECT count(*) AS n FROM entries WHERE sid = ? AND kind = 'report'").bind(sid).first("n")).toBe(1);
       expect(await other.prepare("SELECT count(*) AS n FROM entries WHERE sid = ?").bind(sid).first("n")).toBe(0);
@@ -156,8 +159,8 @@ describe("concurrency across shards", () => {
     expect(statuses.every((s) => s === 201)).toBe(true);
     for (const sid of sids) {
       expect(await reportRows(sid)).toHaveLength(6);
-      // Registration, the reporter's credibility entry (version 3), six reports.
-      expect((await inspect(sid)).record!.seq).toBe(8);
+      // Registration and six reports.
+      expect((await inspect(sid)).record!.seq).toBe(7);
     }
   });
 });
@@ -171,10 +174,10 @@ describe("transaction ids", () => {
     for (let i = 0; i < 3; i++) {
       ids.push(((await (await call("/transactions", { headers: bearer(key), body: { sid, transactionType: "t", outcome: "success" } })).json()) as { transaction_id: number }).transaction_id);
     }
-    // Entry 2 is the reporter's credibility entry (version 3, before its first report).
-    expect(ids).toEqual([3, 4, 5].map((seq) => num * SEQUENCE_SPACE + seq));
+    // Entry 1 is the registration: the owner's reports are entries 2 to 4.
+    expect(ids).toEqual([2, 3, 4].map((seq) => num * SEQUENCE_SPACE + seq));
     expect(ids.every(Number.isSafeInteger)).toBe(true);
-    expect(locateTransaction(ids[2])).toEqual({ legacy: false, num, seq: 5 });
+    expect(locateTransaction(ids[2])).toEqual({ legacy: false, num, seq: 4 });
     expect(locateTransaction(1234)).toEqual({ legacy: true });
   });
 });
