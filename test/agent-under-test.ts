@@ -3,6 +3,7 @@
 
 import type { Env } from "../src/env";
 import { Agent as ProductionAgent } from "../src/durable/agent";
+import { forgetSnapshot } from "../src/db/snapshot";
 import type { FaultPoint, Probes } from "../src/durable/agent/host";
 
 const FAULTS = { beforeBatch: "failBeforeBatch", afterBatch: "failAfterBatch", beforeSend: "crashBeforeSend", archiveAfterPut: "failAfterArchivePut" } as const satisfies Record<FaultPoint, string>;
@@ -36,6 +37,11 @@ export class Agent extends ProductionAgent {
   /** The agent as this object holds it (read from the shard when not yet), and how far its outbox was handed to the queues. */
   inspect() {
     return this.kernel.inspect();
+  }
+
+  /** Drops the Worker's copy of the snapshot in force (a test published another). */
+  forgetSnapshot(): void {
+    forgetSnapshot();
   }
 
   /** Holds the object's queue of changes until `gate` settles. */

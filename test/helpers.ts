@@ -169,8 +169,10 @@ export async function publishCredibility(values: Record<number, number>, now: nu
   const levels = new Uint8Array(top + 1);
   for (const [op, c] of Object.entries(values)) levels[Number(op)] = Math.round(c * 20);
   const manifest = await writeSnapshot(env.MODEL_BUCKET, { id, day: Math.floor(now / 86_400_000), publishedAt: now, bucketIds: BUCKET_IDS, credible: Object.values(values).filter((c) => c > 0).length, pairs: 0, anchors: 0 }, levels);
-  forgetSnapshot();
   await env.MODEL_BUCKET.put(MANIFEST_KEY, JSON.stringify(manifest));
+  forgetSnapshot();
+  // The agents' objects keep their own copy of the manifest: dropped too.
+  await (env.AGENT.getByName("snapshot-cache") as unknown as DurableObjectStub<import("./agent-under-test").Agent>).forgetSnapshot();
   return id;
 }
 let snapshots = 0;

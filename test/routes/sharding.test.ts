@@ -37,6 +37,8 @@ describe("routing by shard", () => {
   it("every route that touches an agent reads and writes the agent's own shard", async () => {
     const owner = await createOperator({ name: "Shard Owner" });
     const reporter = await createOperator({ verified: true });
+    // A credible reporter, so its report moves the score read back from the agent's shard.
+    await publishCredibility({ [reporter.id]: 1 }, T_CALL);
     const lookups: string[] = [];
     const h = testApp({
       now: T_CALL,
