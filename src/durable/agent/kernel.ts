@@ -3,7 +3,7 @@
 // and hands what they tell to the outbox. The shard is the record; the kernel keeps a cache of it and
 // nothing durable of its own. What happens after a failed batch is decided here, in one place.
 
-import { readRecord, type Loaded } from "../../db/agent-record";
+import { readRecord, RECORD_CONTRACT, type Loaded } from "../../db/agent-record";
 import { readAllPairs, readPairs, type PairRow } from "../../db/pairs";
 import { findAgent } from "../../db/directory";
 import type { AgentRef } from "../../domain/agent";
@@ -83,7 +83,7 @@ export class Kernel implements AgentHost {
     if (this.loaded !== undefined) return this.loaded;
     const d1 = this.shard(ref.shard).withSession("first-primary");
     let loaded = await readRecord(d1, ref);
-    if (loaded && loaded.contract < 2 && this.upgrade) loaded = await this.upgrade(loaded);
+    if (loaded && loaded.contract < RECORD_CONTRACT && this.upgrade) loaded = await this.upgrade(loaded);
     await this.recent.load(d1, ref.sid, loaded, this.now());
     if (loaded) this.outbox.loaded(loaded);
     this.loaded = loaded;
