@@ -216,86 +216,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/model": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The scoring model's settings: the switch from version 2 and the bootstrap latch
-         * @description Needs the admin token (ADMIN_TOKEN).
-         */
-        get: operations["adminModelSettings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/model/switch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Move the switch to version 3 (the end of the shadow period)
-         * @description Needs the admin token (ADMIN_TOKEN).
-         */
-        put: operations["adminModelSwitch"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/model/bootstrap": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Set the bootstrap latch's end (at most 180 days ahead; now or earlier closes it for good)
-         * @description Needs the admin token (ADMIN_TOKEN).
-         */
-        put: operations["adminModelBootstrap"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/model/shadow": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The shadow period: agents that would change recommendation under version 3, and which way (paginated)
-         * @description Needs the admin token (ADMIN_TOKEN).
-         */
-        get: operations["adminModelShadow"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/admin/model/credibility": {
         parameters: {
             query?: never;
@@ -304,7 +224,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The credibility job: the snapshot in force and the run in progress
+         * The credibility job: the snapshot in force with its age, the run in progress, any failure
          * @description Needs the admin token (ADMIN_TOKEN).
          */
         get: operations["adminCredibilityJob"];
@@ -326,7 +246,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run the credibility job now: start today's run (or another with force) and read up to max_pages pages of rollups
+         * Run the credibility job now: start today's run (or another with force) and read up to max_pages pages of pairs
          * @description Needs the admin token (ADMIN_TOKEN).
          */
         post: operations["adminCredibilityRun"];
@@ -1718,79 +1638,39 @@ export interface components {
              */
             created_at: string;
         };
-        ModelSettings: {
-            /** @enum {number} */
-            version: 3;
-            /**
-             * Format: date-time
-             * @description Agents on version 2 switch to version 3 from this time, each within 6 hours after it
-             * @example 2026-11-21T10:20:30.000Z
-             */
-            switch_at: string;
-            shadow_days: number;
-            bootstrap: {
-                on: boolean;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T10:20:30.000Z
-                 */
-                started_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T10:20:30.000Z
-                 */
-                ends_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-21T10:20:30.000Z
-                 */
-                closed_at: string | null;
-            };
-        };
-        ModelShadow: {
-            /** @description Agents still on version 2 compared in this page */
-            compared: number;
-            changed: number;
-            changes: {
-                /** @enum {string} */
-                from: "clear" | "review" | "caution";
-                /** @enum {string} */
-                to: "clear" | "review" | "caution";
-                agents: number;
-            }[];
-            /** @description Up to 20 agents that would change */
-            examples: {
-                /** @example SID-0x3f9a0c1d2e4b5a69 */
-                sid: string;
-                /** @enum {string} */
-                from: "clear" | "review" | "caution";
-                /** @enum {string} */
-                to: "clear" | "review" | "caution";
-            }[];
-            next_cursor: string | null;
-        };
         CredibilityJob: {
             /**
-             * @description published: this call published a snapshot; in_progress: a run is under way (call again, or the cron goes on); current: today's snapshot is out; busy: another runner moved first; too_large: the window holds more rollup rows than one pass computes (250,000), the snapshot in force stays; idle: no run (reads only)
+             * @description published: this call published a snapshot; in_progress: a run is under way (call again, or the cron goes on); current: today's snapshot is out; busy: another runner moved first; too_large: the run was given up for today (more pairs than one run computes), the snapshot in force stays; failed: this call failed (recorded; the next call resumes); idle: no run (reads only)
              * @enum {string}
              */
-            status: "published" | "in_progress" | "current" | "busy" | "too_large" | "idle";
+            status: "published" | "in_progress" | "current" | "busy" | "too_large" | "failed" | "idle";
+            /** @description What /health says of the job */
+            health: {
+                /** @enum {string} */
+                status: "ok" | "failing";
+                /** @description The age of the snapshot in force (null: none published yet) */
+                snapshot_age_seconds: number | null;
+                /** @description Why the job is failing: a failed or given-up run, a run under way for 6 hours, or a snapshot over 2 days old */
+                problem: string | null;
+            };
+            /** @description Anchors named: with none, nothing can be clear */
+            anchors: number;
             /** @description The snapshot in force; null before the first run */
             snapshot: {
                 id: string;
-                /** @description The UTC day the snapshot computed standing for (YYYY-MM-DD) */
+                /** @description The UTC day the snapshot computed credibility for (YYYY-MM-DD) */
                 day: string;
                 /**
                  * Format: date-time
                  * @example 2026-11-21T10:20:30.000Z
                  */
                 published_at: string;
-                rollup_rows: number;
-                reporters: number;
-                /** @description Σ standing over reporters active in 90 days, over their number: the bootstrap latch closes at 0.7 */
-                earned_share: number;
+                operators: number;
+                /** @description Operators with credibility above 0 */
+                credible: number;
+                pairs: number;
             } | null;
-            /** @description The run in progress, if any: the shard it reads and the rows staged so far */
+            /** @description The run in progress, if any: the shard it reads and the pairs staged so far */
             run: {
                 id: string;
                 /**
@@ -1800,7 +1680,7 @@ export interface components {
                 started_at: string;
                 shard: number;
                 shards: number;
-                rollup_rows: number;
+                pairs: number;
             } | null;
             /** @description What this call read */
             read: {
@@ -1809,7 +1689,7 @@ export interface components {
             };
         };
         CredibilityAnchors: {
-            /** @description Operator ids holding standing 1 by the admins' word (the genesis of vouching) */
+            /** @description The operators the admins name as the genesis of trust (the credibility job's PageRank starts from them); being verified does not make one */
             operators: number[];
         };
         ApiKey: {
@@ -1982,18 +1862,18 @@ export interface components {
         };
         /**
          * @example {
-         *       "version": 3,
-         *       "snapshot": null,
-         *       "bootstrap": false
+         *       "version": 4,
+         *       "snapshot": "2026-11-28.1"
          *     }
          */
         ScoringModel: {
-            /** @description The scoring model version (3; 2 only for an agent not yet switched) */
-            version: number;
-            /** @description The credibility snapshot in force; null while credibility comes from seeds and the bootstrap latch alone */
+            /**
+             * @description The scoring model version
+             * @enum {number}
+             */
+            version: 4;
+            /** @description The credibility snapshot in force on the agent (the credibility job's); null before the agent took one up */
             snapshot: string | null;
-            /** @description The bootstrap latch was on at the agent's last credibility change: verified operators count with a standing floor */
-            bootstrap: boolean;
         };
         PublicScoreA: {
             /** @example SID-0x3f9a0c1d2e4b5a69 */
@@ -2665,8 +2545,6 @@ export type ErrorA = components['schemas']['ErrorA'];
 export type Application = components['schemas']['Application'];
 export type AdminOperator = components['schemas']['AdminOperator'];
 export type WaitlistEntry = components['schemas']['WaitlistEntry'];
-export type ModelSettings = components['schemas']['ModelSettings'];
-export type ModelShadow = components['schemas']['ModelShadow'];
 export type CredibilityJob = components['schemas']['CredibilityJob'];
 export type CredibilityAnchors = components['schemas']['CredibilityAnchors'];
 export type ApiKey = components['schemas']['ApiKey'];
@@ -4065,381 +3943,6 @@ export interface operations {
             };
         };
     };
-    adminModelSettings: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Omit it, or send A: Form A payloads and errors */
-                "api-version"?: "A";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Settings */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "version": 3,
-                     *       "switch_at": "2026-12-05T10:00:00.000Z",
-                     *       "shadow_days": 14,
-                     *       "bootstrap": {
-                     *         "on": true,
-                     *         "started_at": "2026-11-21T10:00:00.000Z",
-                     *         "ends_at": "2027-05-20T10:00:00.000Z",
-                     *         "closed_at": null
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ModelSettings"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Invalid admin token",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-            /** @description Temporarily unavailable or not configured */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Admin interface is not configured",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-        };
-    };
-    adminModelSwitch: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Omit it, or send A: Form A payloads and errors */
-                "api-version"?: "A";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description When agents switch; now or earlier: at their next run
-                     * @example 2026-11-21T10:20:30.000Z
-                     */
-                    at: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Settings */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "version": 3,
-                     *       "switch_at": "2026-12-05T10:00:00.000Z",
-                     *       "shadow_days": 14,
-                     *       "bootstrap": {
-                     *         "on": true,
-                     *         "started_at": "2026-11-21T10:00:00.000Z",
-                     *         "ends_at": "2027-05-20T10:00:00.000Z",
-                     *         "closed_at": null
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ModelSettings"];
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Invalid JSON body",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Invalid admin token",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-            /** @description Temporarily unavailable or not configured */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Admin interface is not configured",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-        };
-    };
-    adminModelBootstrap: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Omit it, or send A: Form A payloads and errors */
-                "api-version"?: "A";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @example 2026-11-21T10:20:30.000Z
-                     */
-                    ends_at: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Settings */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "version": 3,
-                     *       "switch_at": "2026-12-05T10:00:00.000Z",
-                     *       "shadow_days": 14,
-                     *       "bootstrap": {
-                     *         "on": true,
-                     *         "started_at": "2026-11-21T10:00:00.000Z",
-                     *         "ends_at": "2027-05-20T10:00:00.000Z",
-                     *         "closed_at": null
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ModelSettings"];
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Invalid JSON body",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Invalid admin token",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-            /** @description Temporarily unavailable or not configured */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Admin interface is not configured",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-        };
-    };
-    adminModelShadow: {
-        parameters: {
-            query?: {
-                /** @description The next_cursor of the previous page */
-                cursor?: string;
-            };
-            header?: {
-                /** @description Omit it, or send A: Form A payloads and errors */
-                "api-version"?: "A";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The difference */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-D1-Bookmark": components["headers"]["X-D1-Bookmark"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "compared": 120,
-                     *       "changed": 3,
-                     *       "changes": [
-                     *         {
-                     *           "from": "clear",
-                     *           "to": "review",
-                     *           "agents": 3
-                     *         }
-                     *       ],
-                     *       "examples": [
-                     *         {
-                     *           "sid": "SID-0x3f9a1c2b7d4e5f60",
-                     *           "from": "clear",
-                     *           "to": "review"
-                     *         }
-                     *       ],
-                     *       "next_cursor": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ModelShadow"];
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Invalid cursor",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-            /** @description Missing, malformed, unknown or revoked credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Invalid admin token",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-            /** @description Temporarily unavailable or not configured */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Admin interface is not configured",
-                     *       "request_id": "5f0c6d1e-8b7a-4c2d-9e3f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorA"];
-                };
-            };
-        };
-    };
     adminCredibilityJob: {
         parameters: {
             query?: never;
@@ -4464,13 +3967,19 @@ export interface operations {
                     /**
                      * @example {
                      *       "status": "idle",
+                     *       "health": {
+                     *         "status": "ok",
+                     *         "snapshot_age_seconds": 0,
+                     *         "problem": null
+                     *       },
+                     *       "anchors": 3,
                      *       "snapshot": {
                      *         "id": "2026-11-27.12",
                      *         "day": "2026-11-27",
                      *         "published_at": "2026-11-27T00:02:10.000Z",
-                     *         "rollup_rows": 48210,
-                     *         "reporters": 3120,
-                     *         "earned_share": 0.41
+                     *         "operators": 3120,
+                     *         "credible": 1480,
+                     *         "pairs": 48210
                      *       },
                      *       "run": null,
                      *       "read": {
@@ -4531,9 +4040,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Rollup pages (2,000 rows each) to read in this call at most; default 200 */
+                    /** @description Pages of pairs (5,000 each) to read in this call at most; default 100 */
                     max_pages?: number;
-                    /** @description Start a new run even though today's snapshot is out */
+                    /** @description Start a new run even though today's snapshot is out (or today's run was given up) */
                     force?: boolean;
                 };
             };
@@ -4551,18 +4060,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "status": "published",
+                     *       "health": {
+                     *         "status": "ok",
+                     *         "snapshot_age_seconds": 0,
+                     *         "problem": null
+                     *       },
+                     *       "anchors": 3,
                      *       "snapshot": {
                      *         "id": "2026-11-27.12",
                      *         "day": "2026-11-27",
                      *         "published_at": "2026-11-27T00:02:10.000Z",
-                     *         "rollup_rows": 48210,
-                     *         "reporters": 3120,
-                     *         "earned_share": 0.41
+                     *         "operators": 3120,
+                     *         "credible": 1480,
+                     *         "pairs": 48210
                      *       },
                      *       "run": null,
                      *       "read": {
                      *         "rows": 48210,
-                     *         "pages": 25
+                     *         "pages": 10
                      *       }
                      *     }
                      */
@@ -5507,7 +5022,7 @@ export interface operations {
                      *         "id": 7,
                      *         "name": "Acme Agents",
                      *         "email": "ops@acme.example",
-                     *         "operator_score": 500,
+                     *         "operator_score": 701,
                      *         "verified": true,
                      *         "api_key_prefix": "3f9a0c1d",
                      *         "created_at": "2026-06-22T10:20:30.000Z"
@@ -5517,9 +5032,9 @@ export interface operations {
                      *           "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *           "name": "Invoice Bot",
                      *           "description": "Reconciles supplier invoices",
-                     *           "composite_score": 711,
-                     *           "confidence": "low",
-                     *           "recommendation": "review",
+                     *           "composite_score": 709,
+                     *           "confidence": "medium",
+                     *           "recommendation": "clear",
                      *           "status": "active",
                      *           "identity_level": 1,
                      *           "created_at": "2026-10-30T10:20:30.000Z"
@@ -6017,15 +5532,15 @@ export interface operations {
                      *       "change_detected": true,
                      *       "change_type": "model_swap",
                      *       "updated_scores": {
-                     *         "composite_score": 650,
+                     *         "composite_score": 613,
                      *         "dimensions": {
-                     *           "reliability": 646,
-                     *           "quality": 653,
+                     *           "reliability": 611,
+                     *           "quality": 614,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 652
+                     *           "stability": 618
                      *         },
-                     *         "confidence": "low",
+                     *         "confidence": "medium",
                      *         "recommendation": "review"
                      *       },
                      *       "fingerprint_hash": "b2a39c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b",
@@ -6200,26 +5715,24 @@ export interface operations {
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *       "agent_name": "Invoice Bot",
-                     *       "composite_score": 711,
-                     *       "reliability": 705,
-                     *       "quality": 717,
+                     *       "composite_score": 709,
+                     *       "reliability": 703,
+                     *       "quality": 719,
                      *       "financial": 500,
                      *       "security": 500,
-                     *       "stability": 712,
-                     *       "confidence": "low",
-                     *       "recommendation": "review",
+                     *       "stability": 701,
+                     *       "confidence": "medium",
+                     *       "recommendation": "clear",
                      *       "reasons": [
-                     *         "RECENT_CONFIG_CHANGE",
-                     *         "FEW_INDEPENDENT_REPORTERS"
+                     *         "RECENT_CONFIG_CHANGE"
                      *       ],
                      *       "model": {
-                     *         "version": 3,
-                     *         "snapshot": null,
-                     *         "bootstrap": false
+                     *         "version": 4,
+                     *         "snapshot": "2026-11-08.1"
                      *       },
                      *       "operator": {
                      *         "name": "Acme Agents",
-                     *         "score": 500,
+                     *         "score": 701,
                      *         "verified": true
                      *       },
                      *       "config_fingerprint": "b2a39c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b",
@@ -6364,9 +5877,9 @@ export interface operations {
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *       "agent_name": "Invoice Bot",
-                     *       "composite_score": 711,
-                     *       "confidence": "low",
-                     *       "recommendation": "review",
+                     *       "composite_score": 709,
+                     *       "confidence": "medium",
+                     *       "recommendation": "clear",
                      *       "identity_level": 1,
                      *       "operator_name": "Acme Agents",
                      *       "status": "active"
@@ -6475,69 +5988,67 @@ export interface operations {
                      *       "description": "Reconciles supplier invoices",
                      *       "status": "active",
                      *       "current_score": {
-                     *         "composite": 711,
-                     *         "reliability": 705,
-                     *         "quality": 717,
+                     *         "composite": 709,
+                     *         "reliability": 703,
+                     *         "quality": 719,
                      *         "financial": 500,
                      *         "security": 500,
-                     *         "stability": 712,
-                     *         "confidence": "low",
-                     *         "recommendation": "review"
+                     *         "stability": 701,
+                     *         "confidence": "medium",
+                     *         "recommendation": "clear"
                      *       },
                      *       "reasons": [
-                     *         "RECENT_CONFIG_CHANGE",
-                     *         "FEW_INDEPENDENT_REPORTERS"
+                     *         "RECENT_CONFIG_CHANGE"
                      *       ],
                      *       "model": {
-                     *         "version": 3,
-                     *         "snapshot": null,
-                     *         "bootstrap": false
+                     *         "version": 4,
+                     *         "snapshot": "2026-11-08.1"
                      *       },
                      *       "identity_level": 1,
                      *       "identity_label": "Callback-Verified",
                      *       "identity_key": null,
                      *       "operator": {
                      *         "name": "Acme Agents",
-                     *         "score": 500,
+                     *         "score": 701,
                      *         "verified": true
                      *       },
                      *       "score_history": [
                      *         {
-                     *           "composite": 711,
-                     *           "reliability": 705,
-                     *           "quality": 717,
+                     *           "composite": 709,
+                     *           "reliability": 703,
+                     *           "quality": 719,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 712,
+                     *           "stability": 701,
                      *           "event_type": "transaction:success",
                      *           "timestamp": "2026-11-20T22:20:30.000Z",
+                     *           "transaction_id": 4294967378,
+                     *           "evidence": "receipt",
+                     *           "status": "active"
+                     *         },
+                     *         {
+                     *           "composite": 704,
+                     *           "reliability": 697,
+                     *           "quality": 718,
+                     *           "financial": 500,
+                     *           "security": 500,
+                     *           "stability": 689,
+                     *           "event_type": "transaction:timeout",
+                     *           "timestamp": "2026-11-20T21:20:30.000Z",
                      *           "transaction_id": 4294967377,
                      *           "evidence": "receipt",
                      *           "status": "active"
                      *         },
                      *         {
-                     *           "composite": 710,
-                     *           "reliability": 704,
+                     *           "composite": 714,
+                     *           "reliability": 708,
                      *           "quality": 717,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 709,
-                     *           "event_type": "transaction:timeout",
-                     *           "timestamp": "2026-11-20T21:20:30.000Z",
-                     *           "transaction_id": 4294967376,
-                     *           "evidence": "receipt",
-                     *           "status": "active"
-                     *         },
-                     *         {
-                     *           "composite": 711,
-                     *           "reliability": 705,
-                     *           "quality": 717,
-                     *           "financial": 500,
-                     *           "security": 500,
-                     *           "stability": 713,
+                     *           "stability": 724,
                      *           "event_type": "transaction:success",
                      *           "timestamp": "2026-11-20T20:20:30.000Z",
-                     *           "transaction_id": 4294967375,
+                     *           "transaction_id": 4294967376,
                      *           "evidence": "receipt",
                      *           "status": "active"
                      *         }
@@ -6568,8 +6079,8 @@ export interface operations {
                      *       },
                      *       "disputes": [
                      *         {
-                     *           "id": 4294967375,
-                     *           "transaction_id": 4294967375,
+                     *           "id": 4294967376,
+                     *           "transaction_id": 4294967376,
                      *           "status": "open",
                      *           "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
                      *           "statement": "Our logs show the reconciliation finished in 41 seconds.",
@@ -6706,7 +6217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <svg xmlns="http://www.w3.org/2000/svg" width="140" height="20" role="img" aria-label="trust: 711 · review · L1"><title>trust: 711 · review · L1</title><filter id="blur"><feGaussianBlur stdDeviation="16"/></filter><linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient><clipPath id="r"><rect width="140" height="20" rx="3"/></clipPath><g clip-path="url(#r)"><rect width="37" height="20" fill="#555"/><rect x="37" width="103" height="20" fill="#d8b800"/><rect width="140" height="20" fill="url(#s)"/></g><g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision" font-size="110"><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="195" y="150" fill-opacity=".8" filter="url(#blur)" textLength="270">trust</text><text x="195" y="150" fill-opacity=".3" textLength="270">trust</text></g><text x="195" y="140" textLength="270">trust</text></g><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="875" y="150" fill-opacity=".8" filter="url(#blur)" textLength="930">711 · review · L1</text><text x="875" y="150" fill-opacity=".3" textLength="930">711 · review · L1</text></g><text x="875" y="140" textLength="930">711 · review · L1</text></g></g></svg> */
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" width="132" height="20" role="img" aria-label="trust: 709 · clear · L1"><title>trust: 709 · clear · L1</title><filter id="blur"><feGaussianBlur stdDeviation="16"/></filter><linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient><clipPath id="r"><rect width="132" height="20" rx="3"/></clipPath><g clip-path="url(#r)"><rect width="37" height="20" fill="#555"/><rect x="37" width="95" height="20" fill="#67ac09"/><rect width="132" height="20" fill="url(#s)"/></g><g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" text-rendering="geometricPrecision" font-size="110"><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="195" y="150" fill-opacity=".8" filter="url(#blur)" textLength="270">trust</text><text x="195" y="150" fill-opacity=".3" textLength="270">trust</text></g><text x="195" y="140" textLength="270">trust</text></g><g transform="scale(.1)"><g aria-hidden="true" fill="#010101"><text x="835" y="150" fill-opacity=".8" filter="url(#blur)" textLength="850">709 · clear · L1</text><text x="835" y="150" fill-opacity=".3" textLength="850">709 · clear · L1</text></g><text x="835" y="140" textLength="850">709 · clear · L1</text></g></g></svg> */
                     "image/svg+xml": string;
                 };
             };
@@ -6783,8 +6294,8 @@ export interface operations {
                      * @example {
                      *       "schemaVersion": 1,
                      *       "label": "trust",
-                     *       "message": "711 · review · L1",
-                     *       "color": "yellow"
+                     *       "message": "709 · clear · L1",
+                     *       "color": "green"
                      *     }
                      */
                     "application/json": components["schemas"]["BadgeEndpoint"];
@@ -6870,15 +6381,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 711 · review · L1" width="140" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">711<small> / 1000</small></span><span class="chip chip-review">Review</span></div><p>The evidence says neither yes nor no yet: limit what is at stake, or ask for more.</p><dl class="facts"><dt>Status</dt><dd>Active</dd><dt>Confidence</dt><dd>Low: few reports, or from few independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJOTzFnMTBITVdNWnhlSFVuOUxnaFJHd0o5eFBlSUxQcC9aRUtGdGJ1V0FnPSIsImluY2x1c2lvbiI6WyJPSmpTVXVxclFyY1hFeEwxTnFUdmxzajVNYzUwSVZmWGFmWit0aWpDaUprPSJdLCJsZWFmIjp7InRhZyI6IjFhNmJiYjhiYzViMzg2NDE4OWQwZWVhNzMyODU3NmRkYWEzYjMxZmU0NzM3NWY1MjdlMDZhZjI5ZTAwZTViYmYiLCJjb21taXQiOiJhMTMxZjlkNzQxMDI3NWU0YjY4NTBmMTQzMGI1NDc1MjBlN2RmYWQ0NzJhYTQxMTM5ODIxYWQ3NDFmZjg1Mzk4In0sIm9wZW5pbmciOnsic2lkIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsIm4iOjIsImVudHJ5X2hhc2giOiJlY2YzN2ZkMGUzNDRmZjE5NGM1ZTBmYWZkNTY1MWJkNDI3NjMxNjE5ZjkxNWQyNzI1NzYwNTVkNGM3MDY5ODEzIiwic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbk5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>Invoice Bot: trust profile</title><link rel="icon" href="data:,"/><style>…</style></head><body><main><header><p class="kicker">Agent trust profile</p><h1>Invoice Bot</h1><p class="sid">SID-0x3f9a0c1d2e4b5a69</p><img src="data:image/svg+xml;base64,…" alt="trust: 709 · clear · L1" width="132" height="20"/></header><section aria-labelledby="score"><h2 id="score">Trust score</h2><div class="score"><span class="composite">709<small> / 1000</small></span><span class="chip chip-clear">Clear</span></div><p>The evidence supports dealing with this agent.</p><dl class="facts"><dt>Status</dt><dd>Active</dd><dt>Confidence</dt><dd>Medium: a fair number of reports from several independent operators.</dd><dt>Identity</dt><dd>Level 1, Callback-Verified: its owner answered a challenge the service sent to the agent&#39;s own address.</dd><dt>Operator</dt><dd>Acme Agents</dd></dl></section><p class="muted">Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner chooses. Operators with an API key read them in the full report, <code>GET /report/SID-0x3f9a0c1d2e4b5a69</code>.</p><section aria-labelledby="verify"><h2 id="verify">Verify this yourself</h2><p>You need not take this page&#39;s word for it. The service signs the public score; anyone can check the signature against the service&#39;s published keys, offline, with any JOSE library.</p><h3>The signed score (attestation)</h3><p>A compact JWS (algorithm EdDSA, type <code>trust-attestation+jwt</code>), valid for 15 minutes from when this page was made:</p><pre class="copy"><code>eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOSwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifSwibG9nIjp7Im9yaWdpbiI6InRydXN0LmV4YW1wbGUuY29tL2xvZy8wIiwiaW5kZXgiOjEsInRyZWVfc2l6ZSI6Miwicm9vdCI6Ik5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9IiwiaW5jbHVzaW9uIjpbIk9KalNVdXFyUXJjWEV4TDFOcVR2bHNqNU1jNTBJVmZYYWZaK3RpakNpSms9Il0sImxlYWYiOnsidGFnIjoiMWE2YmJiOGJjNWIzODY0MTg5ZDBlZWE3MzI4NTc2ZGRhYTNiMzFmZTQ3Mzc1ZjUyN2UwNmFmMjllMDBlNWJiZiIsImNvbW1pdCI6ImExMzFmOWQ3NDEwMjc1ZTRiNjg1MGYxNDMwYjU0NzUyMGU3ZGZhZDQ3MmFhNDExMzk4MjFhZDc0MWZmODUzOTgifSwib3BlbmluZyI6eyJzaWQiOiJTSUQtMHgzZjlhMGMxZDJlNGI1YTY5IiwibiI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZSI6NTM4LCJub25jZSI6Ijk5ODg3NzY2NTU0NDMzMjIxMTAwZmZlZWRkY2NiYmFhIn0sImNoZWNrcG9pbnQiOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMFxuMlxuTk8xZzEwSE1XTVp4ZUhVbjlMZ2hSR3dKOXhQZUlMUHAvWkVLRnRidVdBZz1cblxu4oCUIHRydXN0LmV4YW1wbGUuY29tL2xvZy8wIEFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE9XG4ifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA</code></pre><p>A fresh one at any time: <code>GET https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation</code></p><h3>The service&#39;s public keys</h3><p><a href="https://trust.example.com/.well-known/jwks.json">https://trust.example.com/.well-known/jwks.json</a> (a JWKS; the attestation&#39;s <code>kid</code> names the key that signed it).</p><h3>Check it</h3><p>With Node.js and the verifier in the service&#39;s source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its signature, issuer, subject and expiry:</p><pre class="copy"><code>node examples/verify-attestation.mjs --url https://trust.example.com --sid SID-0x3f9a0c1d2e4b5a69</code></pre><p>To check the attestation above as it is, pass it instead: <code>--attestation &quot;&lt;JWS&gt;&quot;</code>. With any JOSE library, check:</p><ul><li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li><li><code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>https://trust.example.com</code> and <code>sub</code> is <code>SID-0x3f9a0c1d2e4b5a69</code>;</li><li><code>exp</code> has not passed.</li></ul></section><section aria-labelledby="embed"><h2 id="embed">Embed the badge</h2><p>The badge links to this page:</p><pre class="copy"><code>&lt;a href=&quot;https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69&quot;&gt;&lt;img src=&quot;https://trust.example.com/badge/SID-0x3f9a0c1d2e4b5a69.svg&quot; alt=&quot;trust badge&quot;&gt;&lt;/a&gt;</code></pre></section><footer><p>As of <time datetime="2026-11-21T10:20:30.000Z">2026-11-21 10:20 UTC</time>; this page may be a minute old. The same figures as JSON: <a href="https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public">https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/public</a>.</p></footer></main></body></html> */
                     "text/html": string;
                     /**
                      * @example {
                      *       "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *       "agent_name": "Invoice Bot",
-                     *       "composite_score": 711,
-                     *       "confidence": "low",
-                     *       "recommendation": "review",
+                     *       "composite_score": 709,
+                     *       "confidence": "medium",
+                     *       "recommendation": "clear",
                      *       "identity_level": 1,
                      *       "operator_name": "Acme Agents",
                      *       "status": "active"
@@ -7146,18 +6657,18 @@ export interface operations {
                      *         {
                      *           "status": 201,
                      *           "success": true,
-                     *           "transaction_id": 4294967377,
+                     *           "transaction_id": 4294967378,
                      *           "updated_scores": {
-                     *             "composite_score": 711,
+                     *             "composite_score": 709,
                      *             "dimensions": {
-                     *               "reliability": 705,
-                     *               "quality": 717,
+                     *               "reliability": 703,
+                     *               "quality": 719,
                      *               "financial": 500,
                      *               "security": 500,
-                     *               "stability": 712
+                     *               "stability": 701
                      *             },
-                     *             "confidence": "low",
-                     *             "recommendation": "review"
+                     *             "confidence": "medium",
+                     *             "recommendation": "clear"
                      *           },
                      *           "receipt": {
                      *             "accepted": true
@@ -7304,7 +6815,7 @@ export interface operations {
                      * @example {
                      *       "transactions": [
                      *         {
-                     *           "transaction_id": 4294967377,
+                     *           "transaction_id": 4294967378,
                      *           "transaction_type": "invoice_reconciliation",
                      *           "outcome": "success",
                      *           "evidence": "receipt",
@@ -7312,7 +6823,7 @@ export interface operations {
                      *           "timestamp": "2026-11-20T22:20:30.000Z"
                      *         },
                      *         {
-                     *           "transaction_id": 4294967376,
+                     *           "transaction_id": 4294967377,
                      *           "transaction_type": "erased",
                      *           "outcome": "timeout",
                      *           "evidence": "receipt",
@@ -7456,18 +6967,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": true,
-                     *       "transaction_id": 4294967377,
+                     *       "transaction_id": 4294967378,
                      *       "updated_scores": {
-                     *         "composite_score": 711,
+                     *         "composite_score": 709,
                      *         "dimensions": {
-                     *           "reliability": 705,
-                     *           "quality": 717,
+                     *           "reliability": 703,
+                     *           "quality": 719,
                      *           "financial": 500,
                      *           "security": 500,
-                     *           "stability": 712
+                     *           "stability": 701
                      *         },
-                     *         "confidence": "low",
-                     *         "recommendation": "review"
+                     *         "confidence": "medium",
+                     *         "recommendation": "clear"
                      *       },
                      *       "receipt": {
                      *         "accepted": true
@@ -9078,7 +8589,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJOTzFnMTBITVdNWnhlSFVuOUxnaFJHd0o5eFBlSUxQcC9aRUtGdGJ1V0FnPSIsImluY2x1c2lvbiI6WyJPSmpTVXVxclFyY1hFeEwxTnFUdmxzajVNYzUwSVZmWGFmWit0aWpDaUprPSJdLCJsZWFmIjp7InRhZyI6IjFhNmJiYjhiYzViMzg2NDE4OWQwZWVhNzMyODU3NmRkYWEzYjMxZmU0NzM3NWY1MjdlMDZhZjI5ZTAwZTViYmYiLCJjb21taXQiOiJhMTMxZjlkNzQxMDI3NWU0YjY4NTBmMTQzMGI1NDc1MjBlN2RmYWQ0NzJhYTQxMTM5ODIxYWQ3NDFmZjg1Mzk4In0sIm9wZW5pbmciOnsic2lkIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsIm4iOjIsImVudHJ5X2hhc2giOiJlY2YzN2ZkMGUzNDRmZjE5NGM1ZTBmYWZkNTY1MWJkNDI3NjMxNjE5ZjkxNWQyNzI1NzYwNTVkNGM3MDY5ODEzIiwic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbk5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                     *       "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOSwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifSwibG9nIjp7Im9yaWdpbiI6InRydXN0LmV4YW1wbGUuY29tL2xvZy8wIiwiaW5kZXgiOjEsInRyZWVfc2l6ZSI6Miwicm9vdCI6Ik5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9IiwiaW5jbHVzaW9uIjpbIk9KalNVdXFyUXJjWEV4TDFOcVR2bHNqNU1jNTBJVmZYYWZaK3RpakNpSms9Il0sImxlYWYiOnsidGFnIjoiMWE2YmJiOGJjNWIzODY0MTg5ZDBlZWE3MzI4NTc2ZGRhYTNiMzFmZTQ3Mzc1ZjUyN2UwNmFmMjllMDBlNWJiZiIsImNvbW1pdCI6ImExMzFmOWQ3NDEwMjc1ZTRiNjg1MGYxNDMwYjU0NzUyMGU3ZGZhZDQ3MmFhNDExMzk4MjFhZDc0MWZmODUzOTgifSwib3BlbmluZyI6eyJzaWQiOiJTSUQtMHgzZjlhMGMxZDJlNGI1YTY5IiwibiI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZSI6NTM4LCJub25jZSI6Ijk5ODg3NzY2NTU0NDMzMjIxMTAwZmZlZWRkY2NiYmFhIn0sImNoZWNrcG9pbnQiOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMFxuMlxuTk8xZzEwSE1XTVp4ZUhVbjlMZ2hSR3dKOXhQZUlMUHAvWkVLRnRidVdBZz1cblxu4oCUIHRydXN0LmV4YW1wbGUuY29tL2xvZy8wIEFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE9XG4ifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                      *     }
                      */
                     "application/json": components["schemas"]["Attestation"];
@@ -10990,8 +10501,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "dispute": {
-                     *         "id": 4294967375,
-                     *         "transaction_id": 4294967375,
+                     *         "id": 4294967376,
+                     *         "transaction_id": 4294967376,
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *         "status": "open",
                      *         "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -11166,8 +10677,8 @@ export interface operations {
                      * @example {
                      *       "disputes": [
                      *         {
-                     *           "id": 4294967375,
-                     *           "transaction_id": 4294967375,
+                     *           "id": 4294967376,
+                     *           "transaction_id": 4294967376,
                      *           "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *           "status": "open",
                      *           "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -11283,8 +10794,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "dispute": {
-                     *         "id": 4294967375,
-                     *         "transaction_id": 4294967375,
+                     *         "id": 4294967376,
+                     *         "transaction_id": 4294967376,
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *         "status": "resolved",
                      *         "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -11454,8 +10965,8 @@ export interface operations {
                      * @example {
                      *       "disputes": [
                      *         {
-                     *           "id": 4294967375,
-                     *           "transaction_id": 4294967375,
+                     *           "id": 4294967376,
+                     *           "transaction_id": 4294967376,
                      *           "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *           "status": "escalated",
                      *           "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -11568,8 +11079,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "dispute": {
-                     *         "id": 4294967375,
-                     *         "transaction_id": 4294967375,
+                     *         "id": 4294967376,
+                     *         "transaction_id": 4294967376,
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
                      *         "status": "resolved",
                      *         "reason": "Reported a timeout, but the invoice was reconciled within its deadline",
@@ -12341,7 +11852,7 @@ export interface operations {
                  *       "params": {
                  *         "name": "verify_attestation",
                  *         "arguments": {
-                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJOTzFnMTBITVdNWnhlSFVuOUxnaFJHd0o5eFBlSUxQcC9aRUtGdGJ1V0FnPSIsImluY2x1c2lvbiI6WyJPSmpTVXVxclFyY1hFeEwxTnFUdmxzajVNYzUwSVZmWGFmWit0aWpDaUprPSJdLCJsZWFmIjp7InRhZyI6IjFhNmJiYjhiYzViMzg2NDE4OWQwZWVhNzMyODU3NmRkYWEzYjMxZmU0NzM3NWY1MjdlMDZhZjI5ZTAwZTViYmYiLCJjb21taXQiOiJhMTMxZjlkNzQxMDI3NWU0YjY4NTBmMTQzMGI1NDc1MjBlN2RmYWQ0NzJhYTQxMTM5ODIxYWQ3NDFmZjg1Mzk4In0sIm9wZW5pbmciOnsic2lkIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsIm4iOjIsImVudHJ5X2hhc2giOiJlY2YzN2ZkMGUzNDRmZjE5NGM1ZTBmYWZkNTY1MWJkNDI3NjMxNjE5ZjkxNWQyNzI1NzYwNTVkNGM3MDY5ODEzIiwic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbk5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                 *           "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOSwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifSwibG9nIjp7Im9yaWdpbiI6InRydXN0LmV4YW1wbGUuY29tL2xvZy8wIiwiaW5kZXgiOjEsInRyZWVfc2l6ZSI6Miwicm9vdCI6Ik5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9IiwiaW5jbHVzaW9uIjpbIk9KalNVdXFyUXJjWEV4TDFOcVR2bHNqNU1jNTBJVmZYYWZaK3RpakNpSms9Il0sImxlYWYiOnsidGFnIjoiMWE2YmJiOGJjNWIzODY0MTg5ZDBlZWE3MzI4NTc2ZGRhYTNiMzFmZTQ3Mzc1ZjUyN2UwNmFmMjllMDBlNWJiZiIsImNvbW1pdCI6ImExMzFmOWQ3NDEwMjc1ZTRiNjg1MGYxNDMwYjU0NzUyMGU3ZGZhZDQ3MmFhNDExMzk4MjFhZDc0MWZmODUzOTgifSwib3BlbmluZyI6eyJzaWQiOiJTSUQtMHgzZjlhMGMxZDJlNGI1YTY5IiwibiI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZSI6NTM4LCJub25jZSI6Ijk5ODg3NzY2NTU0NDMzMjIxMTAwZmZlZWRkY2NiYmFhIn0sImNoZWNrcG9pbnQiOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMFxuMlxuTk8xZzEwSE1XTVp4ZUhVbjlMZ2hSR3dKOXhQZUlMUHAvWkVLRnRidVdBZz1cblxu4oCUIHRydXN0LmV4YW1wbGUuY29tL2xvZy8wIEFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE9XG4ifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                  *         }
                  *       }
                  *     }
@@ -12367,7 +11878,7 @@ export interface operations {
                      *         "content": [
                      *           {
                      *             "type": "text",
-                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":711,\"confidence\":\"low\",\"recommendation\":\"review\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"NO1g10HMWMZxeHUn9LghRGwJ9xPeILPp/ZEKFtbuWAg=\",\"inclusion\":[\"OJjSUuqrQrcXExL1NqTvlsj5Mc50IVfXafZ+tijCiJk=\"],\"leaf\":{\"tag\":\"1a6bbb8bc5b3864189d0eea7328576ddaa3b31fe47375f527e06af29e00e5bbf\",\"commit\":\"a131f9d7410275e4b6850f1430b547520e7dfad472aa41139821ad741ff85398\"},\"opening\":{\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"n\":2,\"entry_hash\":\"ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813\",\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\nNO1g10HMWMZxeHUn9LghRGwJ9xPeILPp/ZEKFtbuWAg=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
+                     *             "text": "{\"valid\":true,\"reason\":null,\"kid\":\"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U\",\"claims\":{\"iss\":\"https://trust.example.com\",\"sub\":\"SID-0x3f9a0c1d2e4b5a69\",\"iat\":1795256430,\"exp\":1795257330,\"status\":\"active\",\"composite_score\":709,\"confidence\":\"medium\",\"recommendation\":\"clear\",\"identity_level\":1,\"operator_name\":\"Acme Agents\",\"status_list\":{\"idx\":407311,\"uri\":\"https://trust.example.com/status/0\"},\"log\":{\"origin\":\"trust.example.com/log/0\",\"index\":1,\"tree_size\":2,\"root\":\"NO1g10HMWMZxeHUn9LghRGwJ9xPeILPp/ZEKFtbuWAg=\",\"inclusion\":[\"OJjSUuqrQrcXExL1NqTvlsj5Mc50IVfXafZ+tijCiJk=\"],\"leaf\":{\"tag\":\"1a6bbb8bc5b3864189d0eea7328576ddaa3b31fe47375f527e06af29e00e5bbf\",\"commit\":\"a131f9d7410275e4b6850f1430b547520e7dfad472aa41139821ad741ff85398\"},\"opening\":{\"sid\":\"SID-0x3f9a0c1d2e4b5a69\",\"n\":2,\"entry_hash\":\"ecf37fd0e344ff194c5e0fafd5651bd427631619f915d272576055d4c7069813\",\"score\":538,\"nonce\":\"99887766554433221100ffeeddccbbaa\"},\"checkpoint\":\"trust.example.com/log/0\\n2\\nNO1g10HMWMZxeHUn9LghRGwJ9xPeILPp/ZEKFtbuWAg=\\n\\n— trust.example.com/log/0 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\\n\"}}}"
                      *           }
                      *         ],
                      *         "structuredContent": {
@@ -12380,9 +11891,9 @@ export interface operations {
                      *             "iat": 1795256430,
                      *             "exp": 1795257330,
                      *             "status": "active",
-                     *             "composite_score": 711,
-                     *             "confidence": "low",
-                     *             "recommendation": "review",
+                     *             "composite_score": 709,
+                     *             "confidence": "medium",
+                     *             "recommendation": "clear",
                      *             "identity_level": 1,
                      *             "operator_name": "Acme Agents",
                      *             "status_list": {
@@ -12566,7 +12077,7 @@ export interface operations {
                      *       "required": false,
                      *       "params": {
                      *         "sid": "SID-0x3f9a0c1d2e4b5a69",
-                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcxMSwiY29uZmlkZW5jZSI6ImxvdyIsInJlY29tbWVuZGF0aW9uIjoicmV2aWV3IiwiaWRlbnRpdHlfbGV2ZWwiOjEsIm9wZXJhdG9yX25hbWUiOiJBY21lIEFnZW50cyIsInN0YXR1c19saXN0Ijp7ImlkeCI6NDA3MzExLCJ1cmkiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tL3N0YXR1cy8wIn0sImxvZyI6eyJvcmlnaW4iOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCIsImluZGV4IjoxLCJ0cmVlX3NpemUiOjIsInJvb3QiOiJOTzFnMTBITVdNWnhlSFVuOUxnaFJHd0o5eFBlSUxQcC9aRUtGdGJ1V0FnPSIsImluY2x1c2lvbiI6WyJPSmpTVXVxclFyY1hFeEwxTnFUdmxzajVNYzUwSVZmWGFmWit0aWpDaUprPSJdLCJsZWFmIjp7InRhZyI6IjFhNmJiYjhiYzViMzg2NDE4OWQwZWVhNzMyODU3NmRkYWEzYjMxZmU0NzM3NWY1MjdlMDZhZjI5ZTAwZTViYmYiLCJjb21taXQiOiJhMTMxZjlkNzQxMDI3NWU0YjY4NTBmMTQzMGI1NDc1MjBlN2RmYWQ0NzJhYTQxMTM5ODIxYWQ3NDFmZjg1Mzk4In0sIm9wZW5pbmciOnsic2lkIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsIm4iOjIsImVudHJ5X2hhc2giOiJlY2YzN2ZkMGUzNDRmZjE5NGM1ZTBmYWZkNTY1MWJkNDI3NjMxNjE5ZjkxNWQyNzI1NzYwNTVkNGM3MDY5ODEzIiwic2NvcmUiOjUzOCwibm9uY2UiOiI5OTg4Nzc2NjU1NDQzMzIyMTEwMGZmZWVkZGNjYmJhYSJ9LCJjaGVja3BvaW50IjoidHJ1c3QuZXhhbXBsZS5jb20vbG9nLzBcbjJcbk5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9XG5cbuKAlCB0cnVzdC5leGFtcGxlLmNvbS9sb2cvMCBBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBPVxuIn19.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                     *         "attestation": "eyJhbGciOiJFZERTQSIsImtpZCI6InBvcWtMR2l5bWhfVzB1UDZQWkZ3LWR2ZXozUUpUNVNvbHFYQkNXMzhyMFUiLCJ0eXAiOiJ0cnVzdC1hdHRlc3RhdGlvbitqd3QifQ.eyJpc3MiOiJodHRwczovL3RydXN0LmV4YW1wbGUuY29tIiwic3ViIjoiU0lELTB4M2Y5YTBjMWQyZTRiNWE2OSIsImlhdCI6MTc5NTI1NjQzMCwiZXhwIjoxNzk1MjU3MzMwLCJzdGF0dXMiOiJhY3RpdmUiLCJjb21wb3NpdGVfc2NvcmUiOjcwOSwiY29uZmlkZW5jZSI6Im1lZGl1bSIsInJlY29tbWVuZGF0aW9uIjoiY2xlYXIiLCJpZGVudGl0eV9sZXZlbCI6MSwib3BlcmF0b3JfbmFtZSI6IkFjbWUgQWdlbnRzIiwic3RhdHVzX2xpc3QiOnsiaWR4Ijo0MDczMTEsInVyaSI6Imh0dHBzOi8vdHJ1c3QuZXhhbXBsZS5jb20vc3RhdHVzLzAifSwibG9nIjp7Im9yaWdpbiI6InRydXN0LmV4YW1wbGUuY29tL2xvZy8wIiwiaW5kZXgiOjEsInRyZWVfc2l6ZSI6Miwicm9vdCI6Ik5PMWcxMEhNV01aeGVIVW45TGdoUkd3Sjl4UGVJTFBwL1pFS0Z0YnVXQWc9IiwiaW5jbHVzaW9uIjpbIk9KalNVdXFyUXJjWEV4TDFOcVR2bHNqNU1jNTBJVmZYYWZaK3RpakNpSms9Il0sImxlYWYiOnsidGFnIjoiMWE2YmJiOGJjNWIzODY0MTg5ZDBlZWE3MzI4NTc2ZGRhYTNiMzFmZTQ3Mzc1ZjUyN2UwNmFmMjllMDBlNWJiZiIsImNvbW1pdCI6ImExMzFmOWQ3NDEwMjc1ZTRiNjg1MGYxNDMwYjU0NzUyMGU3ZGZhZDQ3MmFhNDExMzk4MjFhZDc0MWZmODUzOTgifSwib3BlbmluZyI6eyJzaWQiOiJTSUQtMHgzZjlhMGMxZDJlNGI1YTY5IiwibiI6MiwiZW50cnlfaGFzaCI6ImVjZjM3ZmQwZTM0NGZmMTk0YzVlMGZhZmQ1NjUxYmQ0Mjc2MzE2MTlmOTE1ZDI3MjU3NjA1NWQ0YzcwNjk4MTMiLCJzY29yZSI6NTM4LCJub25jZSI6Ijk5ODg3NzY2NTU0NDMzMjIxMTAwZmZlZWRkY2NiYmFhIn0sImNoZWNrcG9pbnQiOiJ0cnVzdC5leGFtcGxlLmNvbS9sb2cvMFxuMlxuTk8xZzEwSE1XTVp4ZUhVbjlMZ2hSR3dKOXhQZUlMUHAvWkVLRnRidVdBZz1cblxu4oCUIHRydXN0LmV4YW1wbGUuY29tL2xvZy8wIEFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE9XG4ifX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
                      *         "jwks_uri": "https://trust.example.com/.well-known/jwks.json",
                      *         "attestation_uri": "https://trust.example.com/score/SID-0x3f9a0c1d2e4b5a69/attestation",
                      *         "status_list": {
