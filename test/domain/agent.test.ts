@@ -57,7 +57,7 @@ describe("an agent's record under the model", () => {
     const at = T0 + 5 * HOUR;
     const before = scoreOfRecord(record, at);
     const changed = applyConfigTo(record, { ...config, modelName: "m2" }, "f2", at, pairs)!;
-    expect(changed.changeType).toBe("model");
+    expect(changed.changeType).toBe("model_swap");
     expect(changed.pairs.length).toBe(3);
     expect(changed.score.composite).toBeLessThan(before.composite);
     for (const d of ["reliability", "quality", "financial", "security", "stability"] as const) expect(changed.score.dimensions[d]).toBeLessThanOrEqual(before.dimensions[d]);

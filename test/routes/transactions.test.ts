@@ -1,11 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { forgetSnapshot } from "../../src/db/snapshot";
 import { readEntries } from "../../src/db/history";
 import { replayOf } from "../../src/domain/replay";
 import type { Outcome } from "../../src/domain/model";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, reportRow, reportRows, shardOf } from "../helpers";
+import { ADMIN, agentConfig, bearer, call, createOperator, publishCredibility, registerAgent, reportRow, reportRows, shardOf, T_CALL } from "../helpers";
 
 type Recorded = {
   success: boolean;
@@ -21,10 +22,14 @@ async function unlimited(id: number) {
   await call(`/admin/operators/${id}`, { headers: ADMIN, body: { rate_limit_per_minute: 100000, rate_limit_per_day: 1000000 } });
 }
 
+afterEach(() => forgetSnapshot());
+
 describe("POST /transactions", () => {
   it("records with 201 and the Form A response", async () => {
     const owner = await createOperator();
     const reporter = await createOperator({ verified: true });
+    // A reporter the credibility job trusts: its report moves the scores.
+    await publishCredibility({ [reporter.id]: 1 }, T_CALL);
     const { sid } = await registerAgent(owner.key);
     const res = await report(reporter.key, { sid, qualitySignal: 900, metadata: { order: 1 } });
     expect(res.status).toBe(201);
@@ -88,6 +93,8 @@ describe("POST /transactions", () => {
   it("a self-report moves a score less than an independent report", async () => {
     const owner = await createOperator();
     const independent = await createOperator({ verified: true });
+    // Both credible: the owner's own vote still weighs only the owner's fixed 0.25.
+    await publishCredibility({ [owner.id]: 1, [independent.id]: 1 }, T_CALL);
     const a = await registerAgent(owner.key);
     const b = await registerAgent(owner.key);
     const self = (await (await report(owner.key, { sid: a.sid, qualitySignal: 1000 })).json()) as Recorded;
@@ -96,16 +103,18 @@ describe("POST /transactions", () => {
     expect(other.updated_scores.dimensions.quality - 500).toBeGreaterThan(2 * (self.updated_scores.dimensions.quality - 500));
   });
 
-  it("damps repeated reports from one operator", async () => {
+  it("gives one reporter one vote: repeated reports move its vote, never add weight", async () => {
     const owner = await createOperator();
     const reporter = await createOperator({ verified: true });
+    await publishCredibility({ [reporter.id]: 1 }, T_CALL);
     const { sid } = await registerAgent(owner.key);
-    const rows: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      await report(reporter.key, { sid, qualitySignal: 1000 });
-      rows.push((await reportRows(sid)).at(-1)!.damping);
-    }
-    expect(rows).toEqual([1, 1 / Math.sqrt(2), 1 / Math.sqrt(3), 1 / 2].map((w) => expect.closeTo(w, 12)));
+    const quality: number[] = [];
+    for (let i = 0; i < 4; i++) quality.push(((await (await report(reporter.key, { sid, qualitySignal: 1000 })).json()) as Recorded).updated_scores.dimensions.quality);
+    // The same vote (1000) each time: the score stays where one report put it.
+    expect(new Set(quality).size).toBe(1);
+    expect(quality[0]).toBeGreaterThan(500);
+    const pairs = await (await shardOf(sid)).prepare("SELECT reporter, pair FROM pairs WHERE sid = ?").bind(sid).all<{ pair: string }>();
+    expect(pairs.results.map((p) => (JSON.parse(p.pair) as { reports: number }).reports)).toEqual([4]);
   });
 });
 
@@ -127,6 +136,7 @@ describe("POST /agents/{sid}/config", () => {
   it("a model swap pulls every dimension above 500 toward 500 without crossing it, and keeps the ones below", async () => {
     const owner = await createOperator();
     const reporter = await createOperator({ verified: true });
+    await publishCredibility({ [reporter.id]: 1 }, T_CALL);
     await unlimited(reporter.id);
     const { sid, fingerprint } = await registerAgent(owner.key);
     for (let i = 0; i < 6; i++) await report(reporter.key, { sid, qualitySignal: 950, reliabilitySignal: 100, securitySignal: 900 });
