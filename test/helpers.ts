@@ -137,7 +137,7 @@ export async function reportRows(sid: string) {
     .bind(sid)
     .all<{ n: number; operator: number; status: string; ref: number | null; body: StoredText; private: StoredText | null }>();
   return rows.results.map((r) => {
-    const e = JSON.parse(unpackText(r.body)) as { weight: number; base: number; damping: number; evidence: number; penalty: number; receipt: boolean; outcome: string };
+    const e = JSON.parse(unpackText(r.body)) as { receipt: boolean; outcome: string };
     const clear = r.private === null ? null : (JSON.parse(unpackText(r.private)) as { type?: string; metadata?: unknown });
     return {
       id: r.ref ?? dir!.num * 2 ** 22 + r.n,
@@ -145,11 +145,6 @@ export async function reportRows(sid: string) {
       reporter: r.operator,
       status: r.status,
       outcome: e.outcome,
-      weight: e.weight,
-      base: e.base,
-      damping: e.damping,
-      evidenceFactor: e.evidence,
-      penalty: e.penalty,
       receipt: e.receipt,
       type: clear?.type ?? null,
       metadata: clear?.metadata ?? null,

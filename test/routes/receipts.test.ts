@@ -1,11 +1,12 @@
-// Receipts: feedback backed by the agent's own signature weighs more; a bad receipt never fails a
-// report nor takes weight away, and one receipt never counts twice.
+// Receipts: feedback backed by the agent's own signature is what the credibility job counts (a
+// reporter's receipted dealings earn it age and breadth); a bad receipt never fails a report, and one
+// receipt never counts twice.
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { CompactSign, importJWK, type JWK } from "jose";
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, bearer, call, createOperator, registerAgent, reportRow, reportRows, testApp } from "../helpers";
+import { ADMIN, bearer, call, createOperator, registerAgent, reportRow, reportRows, shardOf, testApp } from "../helpers";
 
 async function agentKey() {
   const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
@@ -46,23 +47,28 @@ async function world() {
 }
 
 describe("receipts", () => {
-  it("a receipt-backed report weighs more than the same report without one, and shows evidence: receipt", async () => {
-    const { h, owner, register, good, report } = await world();
+  it("a receipt-backed report is recorded as receipted, in its entry, its pair (what the credibility job reads) and the owner's list", async () => {
+    const { h, owner, reporter, register, good, report } = await world();
     const [plain, backed] = [await register(), await register()];
     const without = await report(plain);
     const withReceipt = await report(backed, await good(backed));
     expect(without.receipt).toBeUndefined();
     expect(withReceipt.receipt).toEqual({ accepted: true });
-    expect(withReceipt.updated_scores.dimensions.quality - 500).toBeGreaterThan(without.updated_scores.dimensions.quality - 500);
-    const weights = await reportRow(backed, withReceipt.transaction_id);
-    expect({ receipt: weights?.receipt, evidenceFactor: weights?.evidenceFactor, weight: weights?.weight }).toEqual({ receipt: true, evidenceFactor: 1.5, weight: 1.5 });
+    expect((await reportRow(backed, withReceipt.transaction_id))?.receipt).toBe(true);
+    expect((await reportRow(plain, without.transaction_id))?.receipt).toBe(false);
+    // The pair's columns the job reads: the UTC day of the first receipted report, or -1.
+    const day = Math.floor(h.clock.now / 86_400_000);
+    for (const [sid, expected] of [[backed, day], [plain, -1]] as const) {
+      const pair = await (await shardOf(sid)).prepare("SELECT operator_id, receipt_day FROM pairs WHERE sid = ?").bind(sid).first<{ operator_id: number; receipt_day: number }>();
+      expect(pair).toEqual({ operator_id: reporter.id, receipt_day: expected });
+    }
     const listed = (await (await h.request(`/agents/${backed}/transactions`, { headers: bearer(owner.key) })).json()) as { transactions: { evidence: string }[] };
     expect(listed.transactions[0].evidence).toBe("receipt");
     const history = (await (await h.request(`/report/${backed}`, { headers: bearer(owner.key) })).json()) as { score_history: unknown[] };
     expect(history.score_history[0]).toBeDefined();
   });
 
-  it("a reused, foreign, unregistered-key, too-old or badly signed receipt is recorded without extra weight, and says why", async () => {
+  it("a reused, foreign, unregistered-key, too-old or badly signed receipt is recorded as not receipted, and says why", async () => {
     const { h, register, good, report, reporter, iat } = await world();
     const sid = await register();
     const other = await register();
@@ -86,8 +92,7 @@ describe("receipts", () => {
     for (const [reason, jws] of cases) {
       const res = await report(sid, await jws);
       expect(res.receipt, reason).toEqual({ accepted: false, reason });
-      const row = await reportRow(sid, res.transaction_id);
-      expect({ receipt: row?.receipt, evidenceFactor: row?.evidenceFactor }, reason).toEqual({ receipt: false, evidenceFactor: 1 });
+      expect((await reportRow(sid, res.transaction_id))?.receipt, reason).toBe(false);
     }
     expect((await h.request("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", receipt: 42 } })).status).toBe(400);
   });
