@@ -62,10 +62,13 @@ describe("npm run admin -- migrate-objects", () => {
     }
     expect(await tablesOf(sid)).toEqual([]);
     const after = await shard.prepare("SELECT seq, contract, status, published FROM agents WHERE sid = ?").bind(sid).first<{ seq: number; contract: number; status: string; published: number }>();
-    expect(after).toMatchObject({ seq: 6, contract: 2, status: "suspended" });
-    const entries = await shard.prepare("SELECT n, kind FROM entries WHERE sid = ? ORDER BY n").bind(sid).all<{ n: number; kind: string }>();
-    expect(entries.results.map((e) => e.n)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(entries.results.at(-1)!.kind).toBe("status");
+    // Moved to version 4: the history replayed under it (every pair written), then its `model` entry.
+    expect(after).toMatchObject({ seq: 7, contract: 3, status: "suspended" });
+    const entries = await shard.prepare("SELECT n, kind, body FROM entries WHERE sid = ? ORDER BY n").bind(sid).all<{ n: number; kind: string }>();
+    expect(entries.results.map((e) => e.n)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(entries.results.map((e) => e.kind).slice(-2)).toEqual(["status", "model"]);
+    const pairs = await shard.prepare("SELECT operator_id FROM pairs WHERE sid = ? ORDER BY operator_id").bind(sid).all<{ operator_id: number }>();
+    expect(pairs.results.map((p) => p.operator_id)).toContain(fixture.reporter.id);
 
     // A report the earlier object answered, repeated with its key, is replayed from its entry on the shard.
     for (const key of ["pending-1", "pending-2"] as const) {
@@ -81,6 +84,6 @@ describe("npm run admin -- migrate-objects", () => {
     // A second sweep finds nothing to move.
     const again = await call("/admin/migrate-objects", { headers: ADMIN, body: { after: 0, limit: 10 } });
     expect(await again.json()).toEqual({ total: 1, visited: 1, moved: 0, failed: [], next: null });
-    expect((await shard.prepare("SELECT count(*) AS n FROM entries WHERE sid = ?").bind(sid).first<{ n: number }>())!.n).toBe(6);
+    expect((await shard.prepare("SELECT count(*) AS n FROM entries WHERE sid = ?").bind(sid).first<{ n: number }>())!.n).toBe(7);
   });
 });
