@@ -64,15 +64,20 @@ describe("progress of long admin commands", () => {
   });
 
   it("credibility-run: the rows staged, of about as many as the last snapshot had", async () => {
-    const snapshot = { id: "2026-11-27.12", day: "2026-11-27", published_at: "2026-11-27T00:02:10.000Z", rollup_rows: 40_000, reporters: 3000, earned_share: 0.4 };
-    const running = (rows: number) => ({ status: "in_progress", snapshot, run: { id: "2026-11-28.1", started_at: "2026-11-28T03:30:00.000Z", shard: 0, shards: 2, rollup_rows: rows }, read: { rows: 20_000, pages: 10 } });
-    const published = { status: "published", snapshot: { ...snapshot, id: "2026-11-28.1", rollup_rows: 41_000 }, run: null, read: { rows: 1_000, pages: 1 } };
+    const snapshot = { id: "2026-11-27.12", day: "2026-11-27", published_at: "2026-11-27T00:02:10.000Z", operators: 3000, credible: 1200, pairs: 40_000 };
+    const health = { status: "ok", snapshot_age_seconds: 60, problem: null };
+    const running = (pairs: number) => ({ status: "in_progress", health, anchors: 3, snapshot, run: { id: "2026-11-28.1", started_at: "2026-11-28T03:30:00.000Z", shard: 0, shards: 2, pairs }, read: { rows: 20_000, pages: 4 } });
+    const published = { status: "published", health, anchors: 3, snapshot: { ...snapshot, id: "2026-11-28.1", pairs: 41_000 }, run: null, read: { rows: 1_000, pages: 1 } };
     const { lines } = await runCommand(["credibility-run"], "/admin/model/credibility/run", [running(20_000), running(40_000), published]);
     expect(lines.slice(0, 4)).toEqual([
-      "credibility run: 20,000 of 40,000 rollup rows (50%), 1 min 00 s so far, about 1 min 00 s left",
-      "credibility run: 40,000 of 40,000 rollup rows (100%), 2 min 00 s so far",
-      "credibility run: 41,000 of 41,000 rollup rows (100%), 3 min 00 s so far",
-      "credibility run: done, 41,000 rollup rows in 3 min 00 s; snapshot 2026-11-28.1 published",
+      "credibility run: 20,000 of 40,000 pairs (50%), 1 min 00 s so far, about 1 min 00 s left",
+      "credibility run: 40,000 of 40,000 pairs (100%), 2 min 00 s so far",
+      "credibility run: 41,000 of 41,000 pairs (100%), 3 min 00 s so far",
+      "credibility run: done, 41,000 pairs in 3 min 00 s; snapshot 2026-11-28.1 published",
     ]);
+    // With no anchor named, the job's status warns on standard error that nothing can be clear; with one, nothing is said.
+    const warning = "warning: no anchor is named (npm run admin -- anchors --set ID,...): no reporter earns credibility and nothing can be clear";
+    expect((await runCommand(["credibility"], "/admin/model/credibility", [{ ...published, anchors: 0 }])).lines[0]).toBe(warning);
+    expect((await runCommand(["credibility"], "/admin/model/credibility", [published])).lines).not.toContain(warning);
   });
 });
