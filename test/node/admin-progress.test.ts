@@ -5,17 +5,16 @@ import { describe, expect, it } from "vitest";
 import type { TrustClient } from "../../clients/typescript";
 import { parseCommandLine, run } from "../../scripts/admin";
 
-/** A client whose POSTs to `path` answer `pages` in turn, each call a minute later on `clock`. */
+/** A client whose calls to `path` (POST or GET) answer `pages` in turn, each call a minute later on `clock`. */
 function client(path: string, pages: unknown[], clock: { now: number }) {
   const calls: unknown[] = [];
-  const stand = {
-    POST: async (called: string, options: unknown) => {
-      expect(called).toBe(path);
-      calls.push(options);
-      clock.now += 60_000;
-      return { data: pages[calls.length - 1], response: new Response(null, { status: 200 }) };
-    },
+  const answer = async (called: string, options: unknown) => {
+    expect(called).toBe(path);
+    calls.push(options);
+    clock.now += 60_000;
+    return { data: pages[calls.length - 1], response: new Response(null, { status: 200 }) };
   };
+  const stand = { POST: answer, GET: answer };
   return { connect: () => stand as unknown as TrustClient, calls };
 }
 
