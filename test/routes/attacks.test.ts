@@ -1,7 +1,8 @@
 // The headline attacks on the scoring model, end to end through the API (docs/scoring.md has the
 // simulation that measures them on a whole population).
-import { describe, expect, it } from "vitest";
-import { ADMIN, agentConfig, bearer, call, createOperator, registerAgent, testApp, T_CALL } from "../helpers";
+import { afterEach, describe, expect, it } from "vitest";
+import { forgetSnapshot } from "../../src/db/snapshot";
+import { ADMIN, agentConfig, bearer, call, createOperator, publishCredibility, registerAgent, testApp, T_CALL } from "../helpers";
 
 const HOUR = 3_600_000;
 
@@ -28,11 +29,18 @@ function world() {
 const praise = { outcome: "success", reliabilitySignal: 1000, qualitySignal: 1000, securitySignal: 1000, financialSignal: 1000 };
 const blame = { outcome: "failure", reliabilitySignal: 0, qualitySignal: 0, securitySignal: 0, financialSignal: 0 };
 
+/** Gives each operator full credibility (as if each earned it from the job), from `now` on. */
+const credible = (ops: { id: number }[], now: number) => publishCredibility(Object.fromEntries(ops.map((o) => [o.id, 1])), now);
+
 describe("attacks on the score", () => {
+  afterEach(() => forgetSnapshot());
+
   it("two colluding operators cannot make a new agent clear, whatever the volume", async () => {
     const { report, score } = world();
     const owner = await operator();
     const colluders = [await operator(), await operator()];
+    // Even with full credibility each: two are short of the credible mass clear needs.
+    await credible(colluders, T_CALL);
     const { sid } = await registerAgent(owner.key);
     for (let i = 0; i < 120; i++) {
       const s = await report(colluders[i % 2].key, sid, praise);
@@ -40,19 +48,22 @@ describe("attacks on the score", () => {
     }
     const final = await score(owner.key, sid);
     expect(final.recommendation).toBe("review");
-    // Each colluder is capped: the score sits at what two capped reporters give, far from 1000.
+    // One pair, one vote: the score sits at what two votes give against the prior, far from 1000.
     expect(final.composite_score).toBeLessThan(900);
+    expect(final.composite_score).toBeGreaterThan(700); // their votes did weigh
   });
 
   it("one competitor cannot make a new agent caution, nor an agent with a hundred honest reports", async () => {
     const { report, score } = world();
     const owner = await operator();
     const competitor = await operator();
+    const honest = [await operator(), await operator(), await operator(), await operator()];
+    // Everyone credible: no one reporter's credible mass is enough to caution.
+    await credible([competitor, ...honest], T_CALL);
     const fresh = await registerAgent(owner.key);
     for (let i = 0; i < 40; i++) expect((await report(competitor.key, fresh.sid, blame)).recommendation).not.toBe("caution");
     expect((await score(owner.key, fresh.sid)).recommendation).toBe("review");
 
-    const honest = [await operator(), await operator(), await operator(), await operator()];
     const established = await registerAgent(owner.key);
     for (let i = 0; i < 100; i++) await report(honest[i % 4].key, established.sid, { ...praise, qualitySignal: 850 });
     for (let i = 0; i < 40; i++) expect((await report(competitor.key, established.sid, blame)).recommendation).not.toBe("caution");
@@ -62,6 +73,7 @@ describe("attacks on the score", () => {
     const { h, report, score } = world();
     const owner = await operator();
     const critics = [await operator(), await operator(), await operator()];
+    await credible(critics, T_CALL);
     const { sid } = await registerAgent(owner.key);
     for (let i = 0; i < 30; i++) await report(critics[i % 3].key, sid, { ...blame, outcome: i % 4 === 0 ? "success" : "failure" });
     let before = await score(owner.key, sid);
@@ -94,6 +106,8 @@ describe("attacks on the score", () => {
   it("a self-registered agent's future owner gains nothing from reports it sent before claiming it", async () => {
     const { h, report, score } = world();
     const claimer = await operator();
+    // Credible as a counterparty: its reports weigh fully while it is not the owner.
+    await credible([claimer], T_CALL);
     const res = await h.request("/register/self", { body: { name: "Self", ...agentConfig }, headers: { "cf-connecting-ip": "192.0.2.91" } });
     const { sid, claim_token } = (await res.json()) as { sid: string; claim_token: string };
     for (let i = 0; i < 40; i++) await report(claimer.key, sid, praise);
@@ -101,7 +115,7 @@ describe("attacks on the score", () => {
     expect(unclaimed.recommendation).not.toBe("clear");
     expect((await h.request(`/agents/${sid}/claim`, { headers: bearer(claimer.key), body: { claim_token } })).status).toBe(200);
     const claimed = await score(claimer.key, sid);
-    // Re-weighted as the owner's own reports: owner base and owner cap.
+    // Re-weighted as the owner's own vote: c = 0.25 against the prior, in no mass.
     expect(claimed.composite_score).toBeLessThan(unclaimed.composite_score);
     expect(claimed.composite_score).toBeLessThanOrEqual(700);
   });
