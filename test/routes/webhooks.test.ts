@@ -9,7 +9,8 @@ import { createQueueHandler } from "../../src/queues";
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_S, type DeliveryMessage } from "../../src/queues/deliveries";
 import { deliveriesFor } from "../../src/db/webhooks";
 import { keyRing, openWith } from "../../src/domain/sealed";
-import { ADMIN, bearer, call, createOperator, registerAgent, testApp } from "../helpers";
+import { forgetSnapshot } from "../../src/db/snapshot";
+import { ADMIN, bearer, call, createOperator, publishCredibility, registerAgent, T_CALL, testApp } from "../helpers";
 import { holdQueues, type HeldQueues } from "../queues";
 
 interface Received {
@@ -39,11 +40,19 @@ function endpoints(status: Record<string, number> = {}, dns: Record<string, stri
 afterEach(() => {
   held?.release();
   held = undefined;
+  forgetSnapshot();
 });
 
 async function operator(verified = false) {
   const o = await createOperator({ verified });
   await call(`/admin/operators/${o.id}`, { headers: ADMIN, body: { rate_limit_per_minute: 100_000 } });
+  return o;
+}
+
+/** A reporter whose reports move scores: full credibility in the snapshot in force. */
+async function credibleReporter() {
+  const o = await operator(true);
+  await publishCredibility({ [o.id]: 1 }, T_CALL);
   return o;
 }
 
@@ -60,7 +69,7 @@ describe("webhooks", () => {
     const net = endpoints();
     const h = testApp({ resolve: net.resolve });
     const owner = await operator();
-    const reporter = await operator(true);
+    const reporter = await credibleReporter();
     const created = await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://hooks.example.com/trust" } });
     expect(created.status).toBe(201);
     const { webhook, secret } = (await created.json()) as { webhook: { id: number; events: string[] }; secret: string };
@@ -86,6 +95,7 @@ describe("webhooks", () => {
     const h = testApp({ resolve: net.resolve });
     const owner = await operator();
     const reporters = [await operator(true), await operator(true), await operator(true)];
+    await publishCredibility(Object.fromEntries(reporters.map((r) => [r.id, 1])), T_CALL);
     const { webhook } = (await (await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://count.example.com/x", events: ["score.changed"] } })).json()) as { webhook: { id: number } };
     const { sid } = await registerAgent(owner.key);
     const composites: number[] = [];
@@ -110,7 +120,7 @@ describe("webhooks", () => {
     const net = endpoints({ "down.example.com": 500 });
     const h = testApp({ resolve: net.resolve });
     const owner = await operator();
-    const reporter = await operator(true);
+    const reporter = await credibleReporter();
     const { webhook } = (await (await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://down.example.com/x" } })).json()) as { webhook: { id: number } };
     const { sid } = await registerAgent(owner.key);
     for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, ...praise } });
@@ -137,7 +147,7 @@ describe("webhooks", () => {
     const net = endpoints({}, dns);
     const h = testApp({ resolve: net.resolve });
     const owner = await operator();
-    const reporter = await operator(true);
+    const reporter = await credibleReporter();
     const refused = await h.request("/webhooks", { headers: bearer(owner.key), body: { url: "https://inside.example.com/x" } });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: string }).error).toBe("url must not resolve to a private address");
@@ -199,7 +209,7 @@ describe("webhooks", () => {
     const h = testApp({ resolve: net.resolve });
     const owner = await operator();
     const watcher = await operator();
-    const reporter = await operator(true);
+    const reporter = await credibleReporter();
     const { sid } = await registerAgent(owner.key);
     expect((await h.request("/watches", { headers: bearer(watcher.key), body: { sid } })).status).toBe(201);
     expect((await h.request("/watches", { headers: bearer(watcher.key), body: { sid: "SID-0x0123456789abcdef" } })).status).toBe(404);
