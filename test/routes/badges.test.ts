@@ -1,12 +1,13 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { forgetSnapshot } from "../../src/db/snapshot";
 import { newSid } from "../../src/domain/identifiers";
 import { createApp } from "../../src/app";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../src/http/context";
 import { badgeFromCache, purgeBadge } from "../../src/http/badge-cache";
-import { bearer, call, createOperator, freshIp, registerAgent, settled, testApp, shardOf, T_CALL } from "../helpers";
+import { bearer, call, createOperator, freshIp, publishCredibility, registerAgent, settled, testApp, shardOf, T_CALL } from "../helpers";
 
 const CACHE_CONTROL = "public, max-age=300, s-maxage=300";
 
@@ -23,6 +24,8 @@ const counted = (ip: string) =>
   });
 
 describe("GET /badge/{sid}.svg", () => {
+  afterEach(() => forgetSnapshot());
+
   it("answers 200 with an SVG in the flat style, the cache headers, the score and recommendation", async () => {
     const { key } = await createOperator();
     const { sid } = await registerAgent(key);
@@ -72,11 +75,20 @@ describe("GET /badge/{sid}.svg", () => {
     await cached(sid, "json");
     expect(await counted(ip)).toBe(2);
 
-    // Change the score behind the cache's back: two reporters (numbers 2 and 3 on the agent; 1 is its owner) with very poor stability give `caution`.
-    const pair = { a: 0, b: 0 };
-    const negative = (b: number) => ({ dims: { reliability: pair, quality: pair, financial: pair, security: pair, stability: { a: 0, b } }, lastAt: T_CALL });
-    const evidence = { at: T_CALL, reporters: { "2": negative(10), "3": negative(10) }, lastConfigChangeAt: null };
-    await (await shardOf(sid)).prepare("UPDATE agents SET evidence = ? WHERE sid = ?").bind(JSON.stringify(evidence), sid).run();
+    // Change the score behind the cache's back: the row of a twin that two credible critics put in
+    // caution (their failures on it), written over this agent's row on its shard.
+    const critics = [await createOperator({ verified: true }), await createOperator({ verified: true })];
+    await publishCredibility({ [critics[0].id]: 1, [critics[1].id]: 1 }, T_CALL);
+    const twin = await registerAgent(key);
+    let twinScore = { recommendation: "review" };
+    for (const critic of critics) {
+      const res = await call("/transactions", { headers: bearer(critic.key), body: { sid: twin.sid, transactionType: "t", outcome: "failure" } });
+      twinScore = ((await res.json()) as { updated_scores: typeof twinScore }).updated_scores;
+    }
+    expect(twinScore.recommendation).toBe("caution");
+    const shard = await shardOf(sid);
+    const { evidence } = (await (await shardOf(twin.sid)).prepare("SELECT evidence FROM agents WHERE sid = ?").bind(twin.sid).first<{ evidence: string }>())!;
+    await shard.prepare("UPDATE agents SET evidence = ? WHERE sid = ?").bind(evidence, sid).run();
 
     // The host name the client used does not matter: the cache key is synthetic.
     const again = await call(`/badge/${sid}.svg`, { headers: { "cf-connecting-ip": ip, host: "other.example" } });
@@ -100,6 +112,7 @@ describe("GET /badge/{sid}.svg", () => {
   it("is purged by a report that tells score.changed (25 points from the last one, or a new recommendation), and kept through smaller moves", async () => {
     const { key } = await createOperator();
     const reporters = [await createOperator({ verified: true }), await createOperator({ verified: true }), await createOperator({ verified: true })];
+    await publishCredibility(Object.fromEntries(reporters.map((r) => [r.id, 1])), T_CALL);
     const { sid } = await registerAgent(key);
     const ip = freshIp();
     const message = async () => ((await (await call(`/badge/${sid}.json`, { headers: { "cf-connecting-ip": ip } })).json()) as { message: string }).message;
@@ -110,7 +123,9 @@ describe("GET /badge/{sid}.svg", () => {
     let purges = 0;
     let kept = 0;
     for (let i = 0; i < 18; i++) {
-      const res = await call("/transactions", { headers: bearer(reporters[i % 3].key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 700 } });
+      // A rising quality: each reporter's vote moves 0.35 of the way at each of its reports, by a
+      // step large or small.
+      const res = await call("/transactions", { headers: bearer(reporters[i % 3].key), body: { sid, transactionType: "t", outcome: "success", qualitySignal: 400 + 30 * i } });
       const { composite_score: composite, recommendation } = ((await res.json()) as { updated_scores: { composite_score: number; recommendation: string } }).updated_scores;
       const crossing = Math.abs(composite - shown) >= 25 || recommendation !== shownRecommendation;
       // The purge runs in waitUntil: let it finish before reading the badge again.
