@@ -99,7 +99,7 @@ describe("GET /score/{sid}", () => {
       identity_key: null,
       status: "active",
       last_updated: expect.any(String),
-      model: { version: 3, snapshot: null, bootstrap: false },
+      model: { version: 4, snapshot: null },
     });
   });
 
