@@ -1,8 +1,9 @@
 // The MCP server at /mcp, through the app: each tool answers as the REST route it mirrors, counts
 // against that route's limit, and shares its validation texts, scopes and idempotency.
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
-import { describe, expect, it } from "vitest";
-import { ADMIN, bearer, call, createOperator, freshIp, registerAgent, reportRows, shardOf, testApp } from "../helpers";
+import { afterEach, describe, expect, it } from "vitest";
+import { forgetSnapshot } from "../../src/db/snapshot";
+import { ADMIN, bearer, call, createOperator, freshIp, publishCredibility, registerAgent, reportRows, shardOf, testApp } from "../helpers";
 
 const T0 = Date.parse("2026-11-21T10:20:30Z");
 const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
@@ -312,10 +313,14 @@ describe("keyed tools", () => {
 });
 
 describe("report_transaction", () => {
+  afterEach(() => forgetSnapshot());
+
   it("records a report as POST /transactions does, and the MCP answer carries the D1 bookmark", async () => {
     const h = testApp({ now: T0 });
     const { sid } = await agentOf();
     const reporter = await createOperator();
+    // Credible, so that its report moves the score.
+    await publishCredibility({ [reporter.id]: 1 }, T0);
     const { res, body } = await rpc(h, "tools/call", { name: "report_transaction", arguments: { sid, transactionType: "payment", outcome: "success", qualitySignal: 900 } }, bearer(reporter.key));
     const result = body.result as ToolResult;
     expect(result.isError).toBeUndefined();
