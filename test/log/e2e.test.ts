@@ -10,13 +10,24 @@ import { readEntries } from "../../src/db/history";
 import { isTagged, parseBundle, parseLeaf, tileWidth, TILE_WIDTH, type LeafItem } from "../../src/domain/log";
 import { leafNames, type OwnerLogKeys } from "../../clients/typescript/verify";
 import type { Agent } from "../agent-under-test";
-import { ADMIN, bearer, call, createOperator, registerAgent, settled, shardOf } from "../helpers";
+import { forgetSnapshot } from "../../src/db/snapshot";
+import { ADMIN, bearer, call, createOperator, publishCredibility, registerAgent, settled, shardOf, T_CALL } from "../helpers";
 import { holdQueues, type HeldQueues } from "../queues";
 import { bucketTiles, markOf, sequencer } from "./helpers";
 
 let queues: HeldQueues;
 beforeEach(() => void (queues = holdQueues({}, { log: true })));
-afterEach(() => queues.release());
+afterEach(() => {
+  queues.release();
+  forgetSnapshot();
+});
+
+/** A reporter the snapshot in force knows (c = 1): its first report on an agent comes after a credibility entry. */
+async function credibleReporter() {
+  const reporter = await createOperator({ verified: true });
+  await publishCredibility({ [reporter.id]: 1 }, T_CALL);
+  return reporter;
+}
 
 const agentObject = (sid: string) => env.AGENT.getByName(sid);
 const logOf = async (sid: string) => (await env.DB.prepare("SELECT log FROM agent_directory WHERE sid = ?").bind(sid).first<{ log: number }>())!.log;
@@ -79,12 +90,12 @@ const seqsTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 describe("the transparency log, end to end", () => {
   it("takes a report's leaf through the queue into the sequenced tree, verifiable from the tiles", async () => {
     const owner = await createOperator();
-    const reporter = await createOperator({ verified: true });
+    const reporter = await credibleReporter();
     const { sid } = await registerAgent(owner.key);
     const earlier = logMessages().length;
     await report(reporter.key, sid);
     const n = await logOf(sid);
-    // The reporter's credibility entry (version 3) and its report: one change, one message.
+    // The reporter's credibility entry and its report: one change, one message.
     const sent = logMessages().slice(earlier);
     expect(sent).toHaveLength(1);
     expect(itemsOf(sent[0].body).map((l) => l.n)).toEqual([2, 3]);
@@ -110,7 +121,7 @@ describe("the transparency log, end to end", () => {
 
   it("sends again, at the alarm of the object's next life, leaves whose message was lost, and the log holds each exactly once", async () => {
     const owner = await createOperator();
-    const reporter = await createOperator({ verified: true });
+    const reporter = await credibleReporter();
     const { sid } = await registerAgent(owner.key);
     const n = await logOf(sid);
     await report(reporter.key, sid);
@@ -193,7 +204,7 @@ async function batch(key: string, sids: string[], name: string) {
 describe("a batch's leaves", () => {
   it("each agent's object sends its own commit's leaves in one message; each lands once", async () => {
     const owner = await createOperator();
-    const reporter = await createOperator({ verified: true });
+    const reporter = await credibleReporter();
     const agents = [];
     for (let i = 0; i < 6; i++) agents.push((await registerAgent(owner.key)).sid);
     const before = logMessages().length;
