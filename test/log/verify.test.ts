@@ -12,13 +12,17 @@ import { canonical, sha256HexOfBytes, type Entry } from "../../src/domain/entrie
 import { parseLeaf, signCheckpoint, utf8 } from "../../src/domain/log";
 import { noteSigner, parseLogSigningKeys } from "../../src/domain/log/keys";
 import { logOrigin } from "../../src/env";
-import { bearer, call, createOperator, registerAgent, shardOf, T_CALL } from "../helpers";
+import { forgetSnapshot } from "../../src/db/snapshot";
+import { bearer, call, createOperator, publishCredibility, registerAgent, shardOf, T_CALL } from "../helpers";
 import { holdQueues, type HeldQueues } from "../queues";
 import { freshSid, leafOf, loggedErrors, sequencer } from "./helpers";
 
 let queues: HeldQueues;
 beforeEach(() => void (queues = holdQueues({}, { log: true })));
-afterEach(() => queues.release());
+afterEach(() => {
+  queues.release();
+  forgetSnapshot();
+});
 
 const logOf = async (sid: string) => (await env.DB.prepare("SELECT log FROM agent_directory WHERE sid = ?").bind(sid).first<{ log: number }>())!.log;
 
@@ -48,12 +52,14 @@ async function report(key: string, sid: string, extra: Record<string, unknown> =
 }
 
 /**
- * An agent with a registration, the verified reporter's credibility entry (version 3, before its first
- * report) and three reports (entries 3 and 4 the reporter's, 5 the owner's), all sequenced in its log.
+ * An agent with a registration, the reporter's credibility entry (c = 0.8 from the snapshot in force,
+ * before its first report) and three reports (entries 3 and 4 the reporter's, 5 the owner's), all
+ * sequenced in its log.
  */
 async function world() {
   const owner = await createOperator();
   const reporter = await createOperator({ verified: true });
+  await publishCredibility({ [reporter.id]: 0.8 }, T_CALL);
   const { sid } = await registerAgent(owner.key);
   const promises = [(await report(reporter.key, sid)).log_promise, (await report(reporter.key, sid, { outcome: "failure" })).log_promise];
   await report(owner.key, sid);
@@ -93,6 +99,7 @@ describe("npm run verify (verifyAgent) against the service", () => {
     expect(result.problems).toEqual([]);
     expect(result).toMatchObject({ ok: true, entries: 5, sequenced: 5, promises: { checked: 2, pending: 0 } });
     expect(result.score!.replayed).toBe(result.score!.served);
+    expect(result.score!.served).not.toBe(500); // the credible reporter's votes weigh in the replay
     expect(verifyExitCode(result)).toBe(VERIFY_EXIT.ok);
     const other = await createOperator();
     expect((await call(`/agents/${sid}/entries`, { headers: bearer(other.key) })).status).toBe(403); // never another operator's
