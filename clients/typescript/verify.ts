@@ -241,7 +241,7 @@ export async function verifyAgent(options: VerifyOptions): Promise<VerifyReport>
     // A retention snapshot sums up the entries before it: it must be their fold.
     for (const n of checkSnapshots(listed.map((e) => JSON.parse(e.entry) as Entry))) problem("replay", `the snapshot in entry ${n} is not the fold of the entries it covers`);
     // The replay: the entries, through the model, to the score the service serves now.
-    const served = await get<{ composite_score: number; model?: { version: 2 | 3 } }>(`/score/${encodeURIComponent(options.sid)}`, true);
+    const served = await get<{ composite_score: number; model?: { version: number } }>(`/score/${encodeURIComponent(options.sid)}`, true);
     const replayed = replayScore(listed.map((e) => JSON.parse(e.entry) as Entry), now);
     report.score = { served: served.composite_score, replayed };
     if (replayed !== served.composite_score) problem("replay", `the entries replay to ${replayed}, the service serves ${served.composite_score}`);
