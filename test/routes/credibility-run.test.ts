@@ -296,6 +296,37 @@ describe("the cross-agent job", () => {
   });
 });
 
+describe("a slanderer", () => {
+  it("loses credibility for its slanders whether they carried receipts or not, as the service's job computes it", async () => {
+    const owners = new Map<string, { shard: number; owner: number | null }>([
+      ["SID-0x00000000000000a1", { shard: 0, owner: 101 }],
+      ["SID-0x00000000000000a2", { shard: 1, owner: 102 }],
+      ["SID-0x00000000000000a3", { shard: 0, owner: 103 }],
+    ]);
+    const praised = Array.from({ length: 8 }, (_, i) => `SID-0x00000000000005${String(i).padStart(2, "0")}`);
+    for (const [i, sid] of praised.entries()) owners.set(sid, { shard: i % 2, owner: 101 + (i % 3) });
+    const pairs: Pair[] = [];
+    const old = TODAY - 40;
+    let t = NOW - 50 * DAY_MS;
+    const pair = (sid: string, operator: number, vote: number, receiptDay: number) => pairs.push({ shard: owners.get(sid)!.shard, sid, operator, vote, firstAt: (t += 60_000), receiptDay });
+    // Three reporters with the same receipted dealings with the anchors' agents, 40 days old.
+    for (const sid of ["SID-0x00000000000000a1", "SID-0x00000000000000a2", "SID-0x00000000000000a3"]) for (const op of [210, 211, 212]) pair(sid, op, 1000, old);
+    // The anchors praise eight agents; 210 and 211 then call each a failure, 210 with receipts, 211 without.
+    for (const sid of praised) for (const op of [101, 102, 103]) pair(sid, op, 1000, old);
+    for (const sid of praised) {
+      pair(sid, 210, 0, old);
+      pair(sid, 211, 0, -1);
+    }
+    await seed({ owners, pairs, anchors: [101, 102, 103] });
+    const { outcome } = await publish(env, NOW, { force: true });
+    const levels = (await published(outcome.state.last!.id))([210, 211, 212]);
+    for (const [op, level] of levels) expect(level, `operator ${op}`).toBe(expected({ owners, pairs, anchors: [101, 102, 103] }, TODAY).get(op));
+    expect(levels.get(212)).toBe(20);
+    expect(levels.get(210)).toBeLessThan(levels.get(212)!);
+    expect(levels.get(211)).toBe(levels.get(210));
+  });
+});
+
 describe("the snapshot reader", () => {
   it("reads only the buckets of the operators asked, each once per snapshot per isolate, and the manifest once a minute", async () => {
     const w = world();
