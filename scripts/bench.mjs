@@ -85,8 +85,8 @@ const AGENTS = 100;
 const TX_PER_AGENT = 5;
 const SCALE = 100; // the large data set: 100x the agents and their history
 const DEADLINE_MS = 1_200_000; // the whole run, start to finish, stays under 20 minutes (about 10 on a quiet machine)
-// The counts phase's waits. After each phase's last answer, SETTLE_S: longer than the metered
-// service's rollup lag (ROLLUP_LAG_S) and the batch route's acknowledgement wait (15 s). Then a
+// The counts phase's waits. After each phase's last answer, SETTLE_S: longer than the batch route's
+// acknowledgement wait (15 s). Then a
 // quiet window of IDLE_S with no request at all (the objects' own alarms and commits, per agent and
 // day): longer than an outbox's retry alarm (60 s after a commit left something unsent).
 const SETTLE_S = 20;
@@ -224,8 +224,6 @@ deadline.unref();
 
 // --- helpers ------------------------------------------------------------------------------------
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** The rollup lag of the metered service (the counts phase waits it out after each phase). */
-const ROLLUP_LAG_S = 10;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -698,10 +696,7 @@ async function main() {
   // D1 work per report, from D1's own result meta, on a metered service over the same state.
   let d1 = null;
   if (want("counts")) {
-    // Rollup rows wait ROLLUP_LAG_S here (an hour in production) and each phase waits them out, so
-    // the rows the lag defers are counted in the phase that caused them: fewer reports share a row
-    // than under the production hour, so this figure is the higher one.
-    const metered = await startService("service (D1 meter)", svcScript, svcState, adminToken, ["D1_METER:true", `ROLLUP_LAG_SECONDS:${ROLLUP_LAG_S}`]);
+    const metered = await startService("service (D1 meter)", svcScript, svcState, adminToken, ["D1_METER:true"]);
     await waitReady(metered.child, metered.url, "/score/SID-0x0000000000000000");
     d1 = await countWork(metered.url, admin, reporter.auth, owner.auth, sids, svcState);
     await stopWorker(metered.child);
@@ -715,7 +710,7 @@ async function main() {
  * state, phase by phase (REPORTS reports each): single reports across the 100 agents and on one
  * agent, with 1 KiB of metadata, new agents, batches of 100 over 100 agents and over 10, GET /score,
  * and a quiet window with no request at all. Each report phase is read twice: when its last answer
- * came (the load: the commits of the requests, the reports per commit) and after its rollup rows and
+ * came (the load: the commits of the requests, the reports per commit) and after its
  * alarms had their time (the settle: commits no request made). Besides the meter (D1's own result
  * meta per database and table, queue messages per queue, object calls, alarms, the objects' SQLite
  * rows, the logs' counters), the state directory is read between phases: the objects' SQLite bytes
@@ -737,7 +732,7 @@ async function countWork(url, admin, auth, ownerAuth, sids, persistTo) {
     pool(Array.from({ length: n }, (_, i) => i), concurrency, (i) =>
       expectStatus(api(url, "/transactions", { method: "POST", headers: auth, body: body(pickSid(i)) }), 201, "transaction"),
     );
-  // What a phase left waiting (rollup rows, acknowledgements, sends) goes out at its objects' alarms.
+  // What a phase left waiting (acknowledgements, sends) goes out at its objects' alarms.
   const settle = () => sleep(SETTLE_S * 1000);
   /** A phase: its load read when the last answer came, then its settle; the state before and after. */
   const phase = async (load, { settles = true } = {}) => {
@@ -945,7 +940,6 @@ async function countWork(url, admin, auth, ownerAuth, sids, persistTo) {
 
   return {
     reports: REPORTS,
-    rollupLagSeconds: ROLLUP_LAG_S,
     settleSeconds: SETTLE_S,
     prices: PRICES,
     phases,
@@ -1230,7 +1224,7 @@ function workLines(w) {
     `Credibility entries: ${c.entries} over the ${c.seconds} s of the counts phase (${c.perAgentPerDay} per agent per day; none without a credibility snapshot, which the bench does not make)`,
     `Storage: shard ${w.storage.shardBytesPerReport} B per report (${w.storage.shardBytesPerReportWith1KiBMetadata} B with 1 KiB of metadata), ${w.storage.shardBytesPerAgent} B per new agent; ` +
       `agents' objects: ${w.storage.objects.objects} with storage, ${w.storage.objects.bytes} B in all, ${w.storage.objectBytesPerAgent} B per new agent`,
-    `  rollup rows waited ${w.rollupLagSeconds} s here (an hour in production); each report phase's settle was ${w.settleSeconds} s after its last answer; object duration priced at ${OBJECT_CALL_MS} ms a call`,
+    `  each report phase's settle was ${w.settleSeconds} s after its last answer; object duration priced at ${OBJECT_CALL_MS} ms a call`,
   );
   return lines;
 }
