@@ -2124,7 +2124,7 @@ export interface components {
             /** @description A compact JWS the agent signed with one of its registered keys (typ trust-receipt+jwt; sub the SID, aud your operator id, jti, iat within 24 h): the report weighs 1.5x. An invalid receipt never fails the report. */
             receipt?: string;
         };
-        LogKeys: {
+        OwnerLogKeys: {
             sid: string;
             /** @description Where the agent's leaves are */
             log: {
@@ -2500,6 +2500,19 @@ export interface components {
             description: string;
             verification: string[];
         };
+        LogKeys: {
+            logs: {
+                /** @description The log's number n: its reads are under /log/{n}/ */
+                log: number;
+                /**
+                 * @description The log's origin: the first line of its checkpoints and the name of its keys
+                 * @example trust.example.com/log/0
+                 */
+                origin: string;
+                /** @description Every key that signs the log's checkpoints, as signed-note verifier keys (`<name>+<hex key ID>+<base64(0x01 || Ed25519 public key)>`, Go's note.NewVerifier) */
+                verifier_keys: string[];
+            }[];
+        };
     };
     responses: never;
     parameters: never;
@@ -2555,7 +2568,7 @@ export type TransactionBatchRequest = components['schemas']['TransactionBatchReq
 export type TransactionList = components['schemas']['TransactionList'];
 export type TransactionRecordedB = components['schemas']['TransactionRecordedB'];
 export type TransactionRequest = components['schemas']['TransactionRequest'];
-export type LogKeys = components['schemas']['LogKeys'];
+export type OwnerLogKeys = components['schemas']['OwnerLogKeys'];
 export type EntryList = components['schemas']['EntryList'];
 export type AgentKeys = components['schemas']['AgentKeys'];
 export type AgentKey = components['schemas']['AgentKey'];
@@ -2587,6 +2600,7 @@ export type AiCatalogAttestation = components['schemas']['AiCatalogAttestation']
 export type AiCatalogFragment = components['schemas']['AiCatalogFragment'];
 export type AiCatalogEntry = components['schemas']['AiCatalogEntry'];
 export type AiCatalogAttestationType = components['schemas']['AiCatalogAttestationType'];
+export type LogKeys = components['schemas']['LogKeys'];
 export type HeaderXRequestId = components['headers']['X-Request-Id'];
 export type HeaderCacheControl = components['headers']['Cache-Control'];
 export type HeaderXRateLimitLimit = components['headers']['X-RateLimit-Limit'];
@@ -7525,7 +7539,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["LogKeys"];
+                    "application/json": components["schemas"]["OwnerLogKeys"];
                 };
             };
             /** @description Invalid request */

@@ -32,6 +32,6 @@ export const logKeysSchema = z
       )
       .openapi({ description: "The owner epochs after the cut-over that the caller owned (or nobody did: a self-registered agent before its claim), with their keys. A leaf's `commit` is SHA-256 of `<n>:<entry hash>:<score>:<nonce>`" }),
   })
-  .openapi("LogKeys");
+  .openapi("OwnerLogKeys");
 
 export type LogKeys = z.infer<typeof logKeysSchema>;
