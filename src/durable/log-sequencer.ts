@@ -102,8 +102,11 @@ export class LogSequencer extends DurableObject<Env> {
       }
     }
     if (checked.length === 0) return result;
-    // Each agent's leaves in entry-number order: a batch that brings n+1 before n takes both.
-    checked.sort((x, y) => (x.mark < y.mark ? -1 : x.mark > y.mark ? 1 : x.ref.seq - y.ref.seq));
+    // Each agent's leaves in entry-number order (a batch that brings n+1 before n takes both), the
+    // agents in the order the batch first names them.
+    const firstSeen = new Map<string, number>();
+    for (const [i, c] of checked.entries()) if (!firstSeen.has(c.mark)) firstSeen.set(c.mark, i);
+    checked.sort((x, y) => firstSeen.get(x.mark)! - firstSeen.get(y.mark)! || x.ref.seq - y.ref.seq);
 
     const n = this.logNumber();
     this.origin(); // a log's first leaf creates it: its origin is fixed now
