@@ -42,6 +42,8 @@ async function call(path: string, init: { method?: string; key?: string; admin?:
   return fetch(`${service.url}${path}`, { method: init.method ?? (init.body === undefined ? "GET" : "POST"), headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
 }
 
+const operatorIds = new Map<string, number>();
+
 async function operator(name: string): Promise<string> {
   const email = `${name.toLowerCase().replace(/[^a-z]+/g, "-")}-${Date.now()}@example.com`;
   expect((await call("/apply", { body: { name, email } })).status).toBe(201);
@@ -49,6 +51,7 @@ async function operator(name: string): Promise<string> {
   const application = applications.find((a: { email: string }) => a.email === email);
   const approved = await json(await call(`/admin/applications/${application.id}/approve`, { method: "POST", admin: true }));
   await call(`/admin/operators/${approved.operator.id}`, { admin: true, body: { rate_limit_per_minute: 10_000 } });
+  operatorIds.set(approved.api_key, approved.operator.id);
   return approved.api_key;
 }
 
@@ -107,7 +110,10 @@ beforeAll(async () => {
   const owner = await operator("Owner");
   const reporters = [await operator("Reporter One"), await operator("Reporter Two")];
   for (const name of ["good", "caution", "suspended"] as const) agents[name] = { ...(await provenAgent(owner)), attestation: "" };
-  // Caution: two independent reporters, every report a failure.
+  // Caution: two independent reporters the admins name as anchors (the credibility job run, so they
+  // are credible), every report a failure.
+  expect((await call("/admin/model/anchors", { method: "PUT", admin: true, body: { operators: reporters.map((r) => operatorIds.get(r)!) } })).status).toBe(200);
+  expect((await json(await call("/admin/model/credibility/run", { admin: true, body: { force: true } }))).status).toBe("published");
   for (const reporter of reporters) {
     for (let i = 0; i < 6; i++) {
       const failure = { sid: agents.caution.sid, transactionType: "purchase", outcome: "failure", reliabilitySignal: 0, qualitySignal: 0, securitySignal: 0, financialSignal: 0 };
