@@ -80,6 +80,9 @@ function firstDifference(a: Json, b: Json, path = "$"): string | null {
 
 type Promised = { key: string; log: number; marker: string };
 
+/** A leaf's identity in the log: its tag and commit (a tagged leaf), or its agent, entry number and entry hash (the leaf of before). */
+const leafKey = (l: Json) => (typeof l.tag === "string" ? `${l.tag}/${l.commit}` : `${l.agent}/${l.seq}/${l.entry_hash}`);
+
 /** Waits (bounded) until every promised leaf is in its log; what was missing at first, and at the end. */
 async function drainLog(run: RunContext, promised: Promised[]): Promise<{ missingFirst: number; missing: Promised[]; doubled: number; reachable: boolean; waitedMs: number; reconciled: { agents: number; entries: number } | null }> {
   const started = Date.now();
@@ -90,7 +93,7 @@ async function drainLog(run: RunContext, promised: Promised[]): Promise<{ missin
     let counts: Map<string, number>;
     try {
       counts = new Map();
-      for (const n of logs) for (const l of await logLeaves(run.service.url, n)) counts.set(`${l.agent}/${l.seq}/${l.entry_hash}`, (counts.get(`${l.agent}/${l.seq}/${l.entry_hash}`) ?? 0) + 1);
+      for (const n of logs) for (const l of await logLeaves(run.service.url, n)) counts.set(leafKey(l), (counts.get(leafKey(l)) ?? 0) + 1);
     } catch (err) {
       run.log(`the transparency log is not readable: ${(err as Error).message}`);
       return { missingFirst: 0, missing: [], doubled: 0, reachable: false, waitedMs: Date.now() - started, reconciled };
@@ -212,7 +215,7 @@ export async function checkRun(run: RunContext, retries: { retried: number; stil
   for (const [marker, answer] of answers) {
     if (!answer.log_promise) continue;
     const claim = jwsPayload(answer.log_promise);
-    promised.push({ marker, log: logOfOrigin.get(claim.log) ?? 0, key: `${claim.leaf.agent}/${claim.leaf.seq}/${claim.leaf.entry_hash}` });
+    promised.push({ marker, log: logOfOrigin.get(claim.log) ?? 0, key: leafKey(claim.leaf) });
   }
   const drained = keys ? await drainLog(run, promised) : { missingFirst: 0, missing: [], doubled: 0, reachable: false, waitedMs: 0, reconciled: null };
   if (drained.reachable) {
