@@ -1,9 +1,16 @@
 // The monitor's step and the client's comparison of checkpoints, against logs that misbehave: a
-// fork, a shrink, a stale checkpoint presented as current, a bad signature.
-import { describe, expect, it } from "vitest";
+// fork, a shrink, a stale checkpoint presented as current, a bad signature. And the owner's check
+// against the service: every leaf of its agent found with its keys, a leaf the log lacks reported.
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLogClient } from "../../clients/typescript/log";
-import { exitCode, MONITOR_EXIT, monitorStep, type MonitorState } from "../../clients/typescript/log-monitor";
+import { exitCode, MAX_LOG_DELAY_MS, MONITOR_EXIT, monitorStep, ownerCheck, type MonitorState } from "../../clients/typescript/log-monitor";
+import type { ListedEntry, OwnerLogKeys } from "../../clients/typescript/verify";
+import { verifyCheckpoint, type LeafItem } from "../../src/domain/log";
+import { bearer, call, createOperator, registerAgent } from "../helpers";
+import { holdQueues, type HeldQueues } from "../queues";
 import { FakeLog, newKey } from "./fake-log";
+import { checkpointOf, sequencer, verifiersOf } from "./helpers";
 
 const ORIGIN = "monitor.test/log/0";
 const leaves = (from: number, to: number, tag = "") => Array.from({ length: to - from }, (_, i) => `leaf ${from + i}${tag}`);
@@ -78,5 +85,53 @@ describe("the monitor", () => {
     await elsewhere.log.grow(leaves(0, 1));
     const wrongOrigin = await monitorStep(elsewhere.client, { ...elsewhere.state, origin: "monitor.test/log/1" });
     expect(wrongOrigin.verdict).toEqual({ kind: "bad-signature", reason: "the checkpoint is of monitor.test/log/0, not monitor.test/log/1" });
+  });
+});
+
+describe("the monitor's owner check", () => {
+  let queues: HeldQueues;
+  beforeEach(() => void (queues = holdQueues({}, { log: true })));
+  afterEach(() => queues.release());
+
+  /** An agent with a registration and four reports, its leaves sequenced but for those `drop` removes from the log's queue. */
+  async function agentInLog(drop: (n: number) => boolean = () => false) {
+    const owner = await createOperator();
+    const reporter = await createOperator({ verified: true });
+    const { sid } = await registerAgent(owner.key);
+    for (let i = 0; i < 4; i++) {
+      const res = await call("/transactions", { headers: bearer(reporter.key), body: { sid, transactionType: "t", outcome: "success", reliabilitySignal: 800 } });
+      expect(res.status).toBe(201);
+    }
+    for (const m of queues.pending) {
+      if (m.queue !== "trust-log") continue;
+      const body = m.body as { leaves: LeafItem[] };
+      body.leaves = body.leaves.filter((l) => !(l.sid === sid && drop(l.n ?? 0)));
+    }
+    await queues.drain();
+    const keys = (await (await call(`/agents/${sid}/log-keys`, { headers: bearer(owner.key) })).json()) as OwnerLogKeys;
+    const n = keys.log.log;
+    await runDurableObjectAlarm(await sequencer(n));
+    await caches.default.delete(`https://log.cache/log/${n}/checkpoint`);
+    const listed = ((await (await call(`/agents/${sid}/entries?limit=200`, { headers: bearer(owner.key) })).json()) as { entries: ListedEntry[] }).entries;
+    const times = new Map(listed.map((e) => [e.n, Date.parse((JSON.parse(e.entry) as { at: string }).at)]));
+    const client = createLogClient({ baseUrl: "http://trust.test", log: n, fetch: async (input) => call(new URL(String(input)).pathname) });
+    const checkpoint = await verifyCheckpoint((await checkpointOf(n))!, await verifiersOf(n));
+    return { keys, times, client, checkpoint, last: Math.max(...times.values()) };
+  }
+
+  it("finds every leaf of the agent with the owner's keys", async () => {
+    const { keys, times, client, checkpoint, last } = await agentInLog();
+    expect(keys).toMatchObject({ seq: 5, cutover: 0 });
+    const check = await ownerCheck(client, checkpoint, keys, times, last + MAX_LOG_DELAY_MS + 1);
+    expect(check).toEqual({ entries: 5, found: 5, missing: [], pending: [] });
+  });
+
+  it("reports a leaf the log does not hold: pending within the maximum delay, missing after it", async () => {
+    const { keys, times, client, checkpoint, last } = await agentInLog((n) => n === 5);
+    const at = times.get(5)!;
+    expect(await ownerCheck(client, checkpoint, keys, times, at + MAX_LOG_DELAY_MS)).toEqual({ entries: 5, found: 4, missing: [], pending: [5] });
+    expect(await ownerCheck(client, checkpoint, keys, times, last + MAX_LOG_DELAY_MS + 1)).toEqual({ entries: 5, found: 4, missing: [5], pending: [] });
+    // An entry the listing does not date counts as due.
+    expect((await ownerCheck(client, checkpoint, keys, new Map(), at)).missing).toEqual([5]);
   });
 });
