@@ -147,9 +147,10 @@ describe("batches", () => {
         leaves.push(await leafOf(sids[at % sids.length], Math.floor(at / sids.length) + 1));
       }
       // The sequencer takes a call's leaves agent by agent (by its private name), each in entry order.
-      const keyed = await Promise.all(leaves.map(async (l) => ({ mark: await markOf(l.sid), l })));
-      keyed.sort((x, y) => (x.mark < y.mark ? -1 : x.mark > y.mark ? 1 : x.l.n - y.l.n));
-      all.push(...keyed.map((k) => k.l.leaf));
+      // The sequencer's order: agents as the batch first names them, each agent's leaves by entry number.
+      const firstSeen = new Map<string, number>();
+      for (const [i, l] of leaves.entries()) if (!firstSeen.has(l.sid)) firstSeen.set(l.sid, i);
+      all.push(...[...leaves].sort((x, y) => firstSeen.get(x.sid)! - firstSeen.get(y.sid)! || x.n - y.n).map((l) => l.leaf));
       expect((await log.append(leaves)).refused).toEqual([]);
       await runDurableObjectAlarm(log);
       const checkpoint = await verifyCheckpoint((await checkpointOf(n))!, verifiers);
