@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { meterReading, metering, resetMeter, tableReading, writtenTable } from "../src/d1-meter";
 
 // The scratch database of the migration test; these tables are this file's own.
-const scratch = (env as unknown as { MIGRATION_CHECK: D1Database }).MIGRATION_CHECK;
+const scratch = env.MIGRATION_CHECK;
 
 describe("the D1 meter's writes per table", () => {
   beforeEach(async () => {
