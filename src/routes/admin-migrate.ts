@@ -14,8 +14,17 @@ import { adminSecurity, createRoute, errorResponses, json } from "./openapi";
 export const SWEEP_PAGE = 200;
 /** Objects called at once: enough to keep the shards busy, not so many that one page's subrequests pile up. */
 const AT_ONCE = 25;
-const LIMIT = `limit must be an integer between 1 and ${SWEEP_PAGE}`;
-const RECONCILE_LIMIT = `limit must be an integer between 1 and ${AGENTS_PER_RECONCILE}`;
+const AFTER = "after must be a directory number";
+
+/** A pass's optional body: the directory number to go on after, and how many agents at most (up to `max`). */
+function pageBody(max: number) {
+  const limit = `limit must be an integer between 1 and ${max}`;
+  const schema = z.object({
+    after: z.number({ error: AFTER }).int({ error: AFTER }).min(0, AFTER).optional(),
+    limit: z.number({ error: limit }).int({ error: limit }).min(1, limit).max(max, limit).optional(),
+  });
+  return { required: false, content: { "application/json": { schema } } };
+}
 
 const sweep = createRoute({
   method: "post",
@@ -29,19 +38,7 @@ const sweep = createRoute({
     "its disputes and challenges, its unsent events) and is served from the shard from then on. Call again with `next` until it is null.",
   security: adminSecurity,
   middleware: [requireAdmin],
-  request: {
-    body: {
-      required: false,
-      content: {
-        "application/json": {
-          schema: z.object({
-            after: z.number({ error: "after must be a directory number" }).int({ error: "after must be a directory number" }).min(0, "after must be a directory number").optional(),
-            limit: z.number({ error: LIMIT }).int({ error: LIMIT }).min(1, LIMIT).max(SWEEP_PAGE, LIMIT).optional(),
-          }),
-        },
-      },
-    },
-  },
+  request: { body: pageBody(SWEEP_PAGE) },
   responses: {
     200: json(
       z.object({
@@ -92,19 +89,7 @@ const reconcile = createRoute({
     "lags send its entries again from the first the log lacks. Goes on from where the last pass stopped, or from `after` when given.",
   security: adminSecurity,
   middleware: [requireAdmin],
-  request: {
-    body: {
-      required: false,
-      content: {
-        "application/json": {
-          schema: z.object({
-            after: z.number({ error: "after must be a directory number" }).int({ error: "after must be a directory number" }).min(0, "after must be a directory number").optional(),
-            limit: z.number({ error: RECONCILE_LIMIT }).int({ error: RECONCILE_LIMIT }).min(1, RECONCILE_LIMIT).max(AGENTS_PER_RECONCILE, RECONCILE_LIMIT).optional(),
-          }),
-        },
-      },
-    },
-  },
+  request: { body: pageBody(AGENTS_PER_RECONCILE) },
   responses: {
     200: json(
       z.object({
