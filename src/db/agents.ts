@@ -1,12 +1,9 @@
 // Reads of agents and their history on their shard. Scores are computed at read time from the
-// stored evidence (forgetting applies at the reader's time).
+// stored aggregates (time-bound rules, the recent windows and tenure, apply at the reader's time).
 
 import { eq, getTableColumns, inArray, sql } from "drizzle-orm";
-import type { AgentRecord, AgentRef } from "../domain/agent";
-import type { AgentKey } from "../domain/agent-keys";
 import type { AgentConfiguration } from "../domain/configuration";
 import { DIMENSIONS, type Dimension } from "../domain/model";
-import type { Evidence } from "../domain/scoring";
 import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent";
 import { ERASED, SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
 import { toAgentScore, type AgentReport, type ConfigChange, type OperatorSummary, type ScoreEvent, type TransactionEntry, type TransactionStatus } from "../domain/views";
@@ -44,33 +41,6 @@ function mapperOf<Row>(columns: [string, { name: string; mapFromDriverValue(v: u
 }
 const mapRow = mapperOf<AgentRow>(AGENT_COLUMNS);
 const mapConfigRow = mapperOf<typeof configHistory.$inferSelect>(Object.entries(getTableColumns(configHistory)));
-
-/** The working state of an agent rebuilt from its shard: its row, its keys and the evidence its history replays to. */
-export function recordOfRow(ref: AgentRef, row: AgentRow, keys: AgentKey[], evidence: Evidence, chain: { seq: number; chainHash: string; locals: Record<string, number> }): AgentRecord {
-  return {
-    ...ref,
-    operatorId: row.operatorId,
-    name: row.name,
-    description: row.description,
-    status: row.status,
-    config: configurationOf(row),
-    fingerprint: row.fingerprint,
-    configVersion: row.configVersion,
-    lastConfigChangeAt: row.lastConfigChangeAt,
-    identityLevel: row.identityLevel,
-    callbackVerified: row.callbackVerified,
-    identityKey: row.identityKey,
-    keys,
-    directories: {},
-    claimTokenHash: row.claimTokenHash,
-    publicProfile: row.publicProfile,
-    evidence,
-    outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
-    ...chain,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
 
 export async function readAgentRow(d1: Database, sid: string): Promise<AgentRow | null> {
   const raw = await d1.prepare(ROW_READ).bind(sid).first<Record<string, unknown>>();
