@@ -17,7 +17,7 @@ import canonicalize from "canonicalize";
 import { replayOf, snapshotOf } from "../../src/domain/replay";
 import type { AttestationLog } from "../../src/domain/attestations";
 import { checkChain, sha256HexOfBytes, type Entry } from "../../src/domain/entries";
-import { scoreOfEvidence } from "../../src/domain/scoring";
+import { scoreOf } from "../../src/domain/model";
 import { CheckpointError, createLogClient, entryCommit, entryTag, fromBase64, isTagged, leafBytes, leafHash, LogReadError, parseLeaf, scoreCommit, toBase64, verifyCheckpoint, verifyInclusion, type Checkpoint, type Leaf } from "./log";
 import { parseBundle, tileWidth, TILE_WIDTH } from "../../src/domain/log/tiles";
 
@@ -78,7 +78,7 @@ export const PROMISE_GRACE_MS = 24 * 3_600_000;
 export function replayScore(entries: readonly Entry[], now: number): number {
   const { state, owner } = replayOf(entries.map((entry) => ({ entry, who: null })), createdAtOf(entries));
   const identity = entries.findLast((e) => e.kind === "identity");
-  return scoreOfEvidence(state.model, { now, owned: owner !== null, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
+  return scoreOf(state.model, { now, owned: owner !== null, identityLevel: identity?.kind === "identity" ? identity.level : 0, operatorScore: 500 }).composite;
 }
 
 const createdAtOf = (entries: readonly Entry[]) => {

@@ -9,7 +9,7 @@ import type { AgentKey } from "../domain/agent-keys";
 import { GENESIS } from "../domain/entries";
 import type { Notified } from "../domain/events";
 import type { LogTags } from "../domain/log/epochs";
-import type { Evidence } from "../domain/scoring";
+import type { AgentModel } from "../domain/model";
 import type { Database } from "./client";
 import { configurationOf, readAgentRow, type AgentRow } from "./agents";
 import { agents } from "./shard-schema";
@@ -24,7 +24,6 @@ export const RECORD_CONTRACT = 3;
 export interface RowState {
   keys: AgentKey[];
   directories: Record<string, number>;
-  /** Each operator the history names, by its number on the agent (scoring model version 3). */
   /** What score.changed last told (null: nothing yet). */
   notified: Notified | null;
   /** The earliest answer deadline of the agent's open disputes (ms). */
@@ -70,7 +69,7 @@ export function loadedOfRow(ref: AgentRef, row: AgentRow): Loaded {
     directories: state.directories,
     claimTokenHash: row.claimTokenHash,
     publicProfile: row.publicProfile,
-    evidence: JSON.parse(row.evidence) as Evidence,
+    evidence: JSON.parse(row.evidence) as AgentModel,
     similarToCautioned: row.similarToCautioned,
     outcomes: JSON.parse(row.outcomeCounts) as Record<string, number>,
     seq: row.seq,

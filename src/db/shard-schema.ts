@@ -32,7 +32,7 @@ export const agents = sqliteTable("agents", {
   publicProfile: integer("public_profile", { mode: "boolean" }).notNull().default(false),
   // Pre-sharding only: the claim token now lives in the agent's object.
   claimTokenHash: text("claim_token_hash"),
-  /** The scoring model's evidence (src/domain/scoring.ts Evidence, JSON); reads score it at their own time. */
+  /** The scoring model's aggregates (src/domain/model AgentModel, JSON); reads score them at their own time. */
   evidence: text("evidence").notNull(),
   /**
    * The model the evidence is: 1 the first (pre-sharding rows; the agent's object replays its history),

@@ -6,7 +6,7 @@ import type { AgentConfiguration } from "./configuration";
 import { GENESIS } from "./entries";
 import { newLogTags, type LogTags } from "./log/epochs";
 import { CHANGE_TYPES, OUTCOMES, classifyChange, type ChangeType, type CredibilityInput, type Outcome, type PairState, type Pairs, type ScoreView, type SignalDimension } from "./model";
-import { configInto, contributionOfEvidence, credibilityInto, emptyEvidence, reportInto, scoreOfEvidence, type Evidence } from "./scoring";
+import { applyConfigChange, applyCredibility, applyReport, emptyModel, operatorContribution, scoreOf, type AgentModel } from "./model";
 
 
 export const AGENT_STATUSES = ["active", "suspended"] as const;
@@ -47,8 +47,8 @@ export interface AgentRecord extends AgentRef {
    * page. Absent in records stored before the option existed: false.
    */
   publicProfile?: boolean;
-  /** The scoring model's aggregates (./scoring): its pairs are rows of their own, loaded when a change needs them. */
-  evidence: Evidence;
+  /** The scoring model's aggregates (./model): its pairs are rows of their own, loaded when a change needs them. */
+  evidence: AgentModel;
   /**
    * R6 across owners: at registration (or its last configuration change) the configuration matched
    * an agent of another owner in caution. Absent in records from before version 3: false.
@@ -119,7 +119,7 @@ export function newRecord(
     directories: {},
     publicProfile: false,
     similarToCautioned: input.similarToCautioned ?? false,
-    evidence: emptyEvidence(now),
+    evidence: emptyModel(now),
     outcomes: {},
     seq: 0,
     chainHash: GENESIS,
@@ -134,7 +134,7 @@ export function newRecord(
  * OPERATOR_RECORD reason; where it is not at hand (inside the agent's object) the neutral 500 is used.
  */
 export function scoreOfRecord(record: AgentRecord, now: number, operatorScore = 500): ScoreView {
-  return scoreOfEvidence(record.evidence, {
+  return scoreOf(record.evidence, {
     now,
     owned: record.operatorId !== null,
     identityLevel: record.identityLevel,
@@ -143,11 +143,11 @@ export function scoreOfRecord(record: AgentRecord, now: number, operatorScore = 
   });
 }
 
-export const contributionOf = (record: AgentRecord, now: number) => contributionOfEvidence(record.evidence, now);
+export const contributionOf = (record: AgentRecord, now: number) => operatorContribution(record.evidence, now);
 
 /** Applies a credibility entry (values by the reporters' keys): the record and the pairs it changed. */
 export function applyCredibilityTo(record: AgentRecord, pairs: Pairs, input: CredibilityInput): { record: AgentRecord; pairs: PairState[] } {
-  const applied = credibilityInto(record.evidence, pairs, input);
+  const applied = applyCredibility(record.evidence, pairs, input);
   return { record: { ...record, evidence: applied.model, seq: record.seq + 1 }, pairs: applied.pairs };
 }
 
@@ -179,7 +179,7 @@ export interface ReportKeys {
 
 /** Applies one report to the record and the reporter's pair (null: its first report on the agent). */
 export function applyReportTo(before: AgentRecord, report: Report, pair: PairState | null, keys: ReportKeys): { record: AgentRecord; pair: PairState; recorded: RecordedReport; score: ScoreView } {
-  const applied = reportInto(before.evidence, pair, { reporter: keys.reporter, at: report.at, outcome: report.outcome, signals: report.signals, receipt: report.receipt }, keys.owner);
+  const applied = applyReport(before.evidence, pair, { reporter: keys.reporter, at: report.at, outcome: report.outcome, signals: report.signals, receipt: report.receipt }, keys.owner);
   const seq = before.seq + 1;
   const next: AgentRecord = {
     ...before,
@@ -209,7 +209,7 @@ export function applyConfigTo(record: AgentRecord, config: AgentConfiguration, f
   if (!changeType) return null;
   const iso = new Date(now).toISOString();
   const seq = record.seq + 1;
-  const applied = configInto(record.evidence, pairs, changes, now);
+  const applied = applyConfigChange(record.evidence, pairs, changes, now);
   const next: AgentRecord = {
     ...record,
     config,

@@ -5,11 +5,11 @@ import type { AgentStatus, ScoreEventType } from "./agent";
 import type { ReceiptRefusal } from "./receipts";
 import type { Dispute } from "./disputes";
 import type { ChangeType, Dimension, Outcome, ScoreView } from "./model";
-import { emptyEvidence, scoreOfEvidence, type Evidence } from "./scoring";
+import { emptyModel, scoreOf, type AgentModel } from "./model";
 
-function evidenceOfRow(row: StoredAgent): Evidence {
-  const e = JSON.parse(row.evidence) as Evidence;
-  return e.version === 4 ? e : emptyEvidence(Date.parse(row.createdAt));
+function evidenceOfRow(row: StoredAgent): AgentModel {
+  const e = JSON.parse(row.evidence) as AgentModel;
+  return e.version === 4 ? e : emptyModel(Date.parse(row.createdAt));
 }
 
 export interface OperatorSummary {
@@ -155,7 +155,7 @@ export interface StoredAgent {
  * agent's until its object moves it (reads of one agent move it first: src/http/agents.ts).
  */
 export const scoreOfRow = (row: StoredAgent, now: number, operatorScore = 500): ScoreView =>
-  scoreOfEvidence(evidenceOfRow(row), {
+  scoreOf(evidenceOfRow(row), {
     now,
     owned: row.operatorId !== null,
     identityLevel: row.identityLevel,
