@@ -23,7 +23,6 @@ export function keyQuery(d1: Database, keyHash: string) {
       rateLimitPerMinute: operators.rateLimitPerMinute,
       rateLimitPerDay: operators.rateLimitPerDay,
       authEpoch: operators.authEpoch,
-      penaltyUntil: operators.penaltyUntil,
     })
     .from(apiKeys)
     .innerJoin(operators, eq(operators.id, apiKeys.operatorId))

@@ -64,7 +64,7 @@ export type AgentEvent = EventDraft & {
 
 /**
  * A control-database write an agent's change derives (a claim moves the directory's owner; a
- * dispute's state; a withdrawal's penalty): applied by the agent's outbox with the entry that tells
+ * dispute's state; a withdrawal on the reporter's record): applied by the agent's outbox with the entry that tells
  * it, idempotently, so an entry applied twice changes nothing more.
  */
 export type ControlWrite =

@@ -101,7 +101,7 @@ export class RateLimiter extends DurableObject {
   /**
    * Announces that the owner's facts changed up to `epoch` (never lowers it), and answers once no
    * lease granted under the older facts can still be served: after it, every isolate's next request
-   * asks here, learns the epoch and reloads (a revoked key, a reporter's penalty take effect at once).
+   * asks here, learns the epoch and reloads (a revoked key takes effect at once).
    */
   async raiseEpoch(epoch: number): Promise<void> {
     if (epoch <= (this.ctx.storage.kv.get<number>("epoch") ?? 0)) return;

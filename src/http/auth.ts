@@ -75,7 +75,6 @@ function admit(c: Context<AppEnv>, facts: KeyFacts, scope: Scope | null): ApiErr
     operatorId: facts.operatorId,
     operatorName: facts.operatorName,
     verified: facts.verified,
-    penaltyUntil: facts.penaltyUntil,
     scopes,
   });
   return null;

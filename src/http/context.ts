@@ -22,8 +22,6 @@ export interface AuthContext {
   operatorId: number;
   operatorName: string;
   verified: boolean;
-  /** Until then the operator's reports are penalised (three withdrawn reports in 90 days). */
-  penaltyUntil: string | null;
   scopes: Scope[];
 }
 

@@ -2,7 +2,7 @@
 // ever, at most 5 open), the reporter answers within 14 days or the alarm escalates it to the admins,
 // and a withdrawal replays the history without the report. Each step is an entry of the agent's
 // chain with the dispute's row on the shard (`disputes`); the control database's list of disputes,
-// and a withdrawal's penalty, are derived from the entry through the outbox.
+// and the reporter's record of withdrawals, are derived from the entry through the outbox.
 
 import { findReport } from "../../db/agents";
 import type { PairRow } from "../../db/pairs";
@@ -104,8 +104,8 @@ export class Disputes {
 
   /**
    * Resolves a dispute. A withdrawn report leaves the agent's evidence exactly as if it had never
-   * been sent: the history is replayed without it. The withdrawal counts toward the reporter's
-   * penalty (the control database's, through the outbox).
+   * been sent: the history is replayed without it. The withdrawal joins the reporter's record of
+   * withdrawals (the control database's, through the outbox).
    */
   private async resolve(record: AgentRecord, disputes: Dispute[], dispute: Dispute, outcome: "withdrawn" | "kept", resolvedBy: "reporter" | "admin", now: number, events: EventDraft[]): Promise<Outcome<Dispute>> {
     const resolved: Dispute = { ...dispute, status: "resolved", outcome, resolvedBy, resolvedAt: new Date(now).toISOString() };

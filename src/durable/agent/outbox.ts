@@ -155,18 +155,6 @@ export class Outbox {
     const d1 = this.kernel.env.DB.withSession("first-primary");
     await d1.batch(controlStatements(d1, writes));
     this.controlBookmark = d1.getBookmark();
-    for (const w of writes) {
-      if (w.kind !== "withdrawal") continue;
-      // A withdrawal may start the reporter's penalty: its limiter learns the new key facts, so its
-      // next report, whichever isolate serves it, is weighed with the penalty. Cached facts live at
-      // most 5 minutes: the penalty applies then at the latest.
-      try {
-        const row = await d1.prepare("SELECT auth_epoch FROM operators WHERE id = ?").bind(w.operatorId).first<{ auth_epoch: number }>();
-        if (row) await this.kernel.env.RATE_LIMITER.getByName(`operator:${w.operatorId}`).raiseEpoch(row.auth_epoch);
-      } catch (err) {
-        log("error", "penalty not announced", { operatorId: w.operatorId, error: String(err) });
-      }
-    }
   }
 
   /** Items of entries (after, to] from the shard, as their batch made them. */
@@ -183,7 +171,7 @@ export class Outbox {
   }
 
   /**
-   * The control database's writes first (their penalty announced), then one send per queue; false
+   * The control database's writes first, then one send per queue; false
    * (and the alarm sends again) when any of them failed. The control database's bookmark, when it was
    * written, is the answer's.
    */
