@@ -31,7 +31,7 @@ export function logExamples(sid: string, origin: string, registeredAt: string, r
   const report = {
     v: 1, sid, n: 2, kind: "report", at: reportedAt, prev: hex(first), nonce: "99887766554433221100ffeeddccbbaa",
     reporter: hex("reporter commitment"), outcome: "success", signals: { reliability: 900 }, receipt: false,
-    base: 1, damping: 1, evidence: 1, penalty: 1, weight: 1, type: salted(salts[1], "type", "invoice_reconciliation"), metadata: null,
+    type: salted(salts[1], "type", "invoice_reconciliation"), metadata: null,
     score: face(538, 571, 500),
   } as unknown as Entry;
   const second = canonical(report);
