@@ -52,7 +52,8 @@ export function configRow(record: AgentRecord, seq: number, changes: ChangeType[
 const entryColumns = Object.entries(getTableColumns(entries));
 const INSERT_ENTRY = `INSERT INTO ${getTableName(entries)} (${entryColumns.map(([, c]) => c.name).join(", ")}) VALUES (${entryColumns.map(() => "?").join(", ")})`;
 // The entry's stored form is made only here, as the statement is built.
-const PACKED: ReadonlySet<string> = new Set(["body", "private"] satisfies (keyof EntryRow)[]);
+// A keyed answer and what an entry tells are JSON too, and as large as the entry itself: packed alike.
+const PACKED: ReadonlySet<string> = new Set(["body", "private", "answer", "outbox"] satisfies (keyof EntryRow)[]);
 const insertEntry = (d1: Database, row: EntryRow) =>
   d1.prepare(INSERT_ENTRY).bind(
     ...entryColumns.map(([property]) => {

@@ -155,4 +155,23 @@ describe("a change is one batch on the agent's shard", () => {
     expect(((await (await send()).json()) as { transaction_id: number }).transaction_id).not.toBe(first.transaction_id);
     expect(await reportRows(sid)).toHaveLength(2);
   });
+  it("a keyed answer is stored packed in its entry, and an object that lost its memory replays it to the byte", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const send = () => report(owner.key, { sid, metadata: { note: "x".repeat(200) } }, { "idempotency-key": "packed-1" });
+    const first = await send();
+    expect(first.status).toBe(201);
+    const stored = await (await shardOf(sid))
+      .prepare("SELECT typeof(answer) AS type, length(answer) AS bytes FROM entries WHERE sid = ? AND idem IS NOT NULL")
+      .bind(sid)
+      .first<{ type: string; bytes: number }>();
+    expect(stored!.type).toBe("blob");
+    const body = await first.text();
+    expect(stored!.bytes).toBeLessThan(body.length / 2);
+    await evictDurableObject(env.AGENT.getByName(sid));
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(await again.text()).toBe(body);
+    expect(await reportRows(sid)).toHaveLength(1);
+  });
 });

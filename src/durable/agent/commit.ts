@@ -5,7 +5,7 @@
 // their leaves made, each keyed change's answer recorded in its entry, and what the batch tells
 // (score.changed among it) written beside the entry that tells it.
 
-import { insertAgent, rowOf, updateAgent, type Loaded } from "../../db/agent-record";
+import { insertAgent, RECORD_CONTRACT, rowOf, updateAgent, type Loaded } from "../../db/agent-record";
 import { shardStatements, type ShardWrite } from "../../db/shard-writes";
 import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { chainEntries, GENESIS } from "../../domain/entries";
@@ -135,6 +135,6 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   kernel.outbox.queue(items);
   return {
     bookmarks: bookmark ? { [shardName(ref.shard)]: bookmark } : {},
-    loaded: writesRow ? { record, published, notified, contract: 2, shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! } } : before!,
+    loaded: writesRow ? { record, published, notified, contract: RECORD_CONTRACT, shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! } } : before!,
   };
 }

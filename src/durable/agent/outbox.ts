@@ -11,7 +11,7 @@ import { controlStatements, type ControlWrite } from "../../db/shard-writes";
 import type { AgentRef } from "../../domain/agent";
 import type { AgentEvent } from "../../domain/events";
 import type { Env } from "../../env";
-import { unpackText } from "../../db/entry-text";
+import { unpackText, type StoredText } from "../../db/entry-text";
 import { sendLeaves } from "../../domain/log/messages";
 import type { Result } from "../../domain/results";
 import { log, ok, refuse, type FaultPoint } from "./host";
@@ -45,7 +45,7 @@ export function retryDelay(failures: number, sid: string): number {
 /** Entries read from the shard per resend (an agent that was cut off from its queues for long has many). */
 const RESEND_PAGE = 500;
 
-type StoredItemRow = { n: number; hash: string; composite: number | null; body: string | ArrayBuffer | Uint8Array | number[]; outbox: string | null };
+type StoredItemRow = { n: number; hash: string; composite: number | null; body: StoredText; outbox: StoredText | null };
 
 export class Outbox {
   /** Entries up to this number were handed to the queues (in this object life; at least the row's cursor). */
@@ -164,7 +164,7 @@ export class Outbox {
     return Promise.all(
       results.map(async (r): Promise<OutboxItem> => {
         const { nonce } = JSON.parse(unpackText(r.body)) as { nonce: string };
-        const told = r.outbox ? (JSON.parse(r.outbox) as { events: AgentEvent[]; control: ControlWrite[] }) : { events: [], control: [] };
+        const told = r.outbox ? (JSON.parse(unpackText(r.outbox)) as { events: AgentEvent[]; control: ControlWrite[] }) : { events: [], control: [] };
         return { n: r.n, ...(await leafOf(this.kernel.env, ref.sid, { n: r.n, hash: r.hash, composite: r.composite ?? 0, nonce }, loaded.record.logTags)), ...told };
       }),
     );

@@ -6,6 +6,7 @@
 // (a very busy agent) the rest is looked up on the shard, within the window's entry numbers.
 
 import type { Loaded } from "../../db/agent-record";
+import { unpackText, type StoredText } from "../../db/entry-text";
 import { IDEMPOTENCY_TTL_MS, idemOf, type Idempotency } from "../../domain/idempotency";
 import type { Change } from "./host";
 
@@ -27,7 +28,7 @@ interface Keyed {
 /** The entry row's `idem` (domain/idempotency.ts), as the kernel's commit names it. */
 export { idemOf };
 
-type Row = { n: number; at: number; idem: string | null; answer: string | null; jti: string | null };
+type Row = { n: number; at: number; idem: string | null; answer: StoredText | null; jti: string | null };
 
 export class Recent {
   private keys = new Map<string, Keyed>();
@@ -81,7 +82,7 @@ export class Recent {
   private hold(r: Row): void {
     // Newest first: an older record of a key reused after its window never hides the newer one.
     if (r.idem !== null && r.answer !== null && !this.keys.has(r.idem)) {
-      const { h, r: result } = JSON.parse(r.answer) as { h: string; r: unknown };
+      const { h, r: result } = JSON.parse(unpackText(r.answer)) as { h: string; r: unknown };
       this.keys.set(r.idem, { requestHash: h, result, at: r.at });
     }
     if (r.jti !== null && !this.jtis.has(r.jti)) this.jtis.set(r.jti, r.at);
@@ -106,7 +107,7 @@ export class Recent {
       .first<Row>();
     if (!r) return undefined;
     if (column === "jti") return { requestHash: "", result: null, at: r.at };
-    const { h, r: result } = JSON.parse(r.answer!) as { h: string; r: unknown };
+    const { h, r: result } = JSON.parse(unpackText(r.answer!)) as { h: string; r: unknown };
     return { requestHash: h, result, at: r.at };
   }
 
