@@ -190,8 +190,4 @@ export function replaceAgent(d1: Database, row: Row) {
   return d1.prepare(`UPDATE agents SET ${setOf(NOT_KEY)} WHERE sid = ?`).bind(...NOT_KEY.map((p) => valueOf(row, p)), row.sid);
 }
 
-/** The outbox cursor alone (an alarm that found the queues had what the row still called unsent). */
-export const updatePublished = (d1: Database, sid: string, published: number, expected: number) =>
-  d1.prepare("UPDATE agents SET published = ? WHERE sid = ? AND seq = ? AND published < ?").bind(published, sid, expected, published);
-
 export type { AgentRow };

@@ -120,7 +120,7 @@ describe("a change is one batch on the agent's shard", () => {
     expect(r!.chain_hash).toBe(entries.results.at(-1)!.hash);
   });
 
-  it("a crash between the batch and the outbox: the alarm, within a minute, sends what the row still calls unsent, and moves the cursor", async () => {
+  it("a crash between the batch and the outbox: the alarm, within a minute, sends what the row still calls unsent, and the next batch moves the cursor", async () => {
     const queues = holdQueues({}, { log: true });
     try {
       const owner = await createOperator();
@@ -137,7 +137,11 @@ describe("a change is one batch on the agent's shard", () => {
       expect(alarm! - Date.now()).toBeLessThanOrEqual(60_000);
       expect(await runDurableObjectAlarm(stub)).toBe(true);
       expect(leaves()).toContain(2);
+      // The alarm writes no row: the cursor moves with the agent's next batch, past what was sent.
+      expect((await row(sid))!.published).toBe(1);
+      expect((await report(owner.key, { sid })).status).toBe(201);
       expect((await row(sid))!.published).toBe(2);
+      expect(leaves()).toContain(3);
     } finally {
       queues.release();
     }

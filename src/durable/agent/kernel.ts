@@ -135,11 +135,6 @@ export class Kernel implements AgentHost {
     };
   }
 
-  /** Takes what a batch committed as the cache (the alarm's and the sweep's writes too). */
-  adopt(loaded: Loaded): void {
-    this.loaded = loaded;
-  }
-
   private async drain(ref: AgentRef): Promise<void> {
     // A job that replays the history goes alone: the shard must hold every change before it.
     let take = 1;

@@ -1,12 +1,13 @@
 // The agent's one outbox: its history entries after the row's `published` cursor. Whatever a change
 // publishes is derived from its entry: the leaf for the agent's transparency log, and what the entry
 // row keeps in `outbox` (events, control-database writes). After a batch the object sends the new
-// entries' items to the queues and moves the cursor with its next batch; a batch that leaves entries
-// unsent has an alarm within a minute behind it (./commit), which sends what the row still calls
-// unsent, reading it from the shard. Consumers are idempotent by (sid, entry number) and event id,
-// so an entry sent twice (a crash between send and cursor) changes nothing.
+// entries' items to the queues and moves the cursor with its next batch, so the row's cursor is at
+// most one batch behind what was sent; every batch has an alarm within a minute behind it (./commit),
+// which, in an object life that did not send them, sends the entries after the cursor again, reading
+// them from the shard. Consumers are idempotent by (sid, entry number) and event id, so an entry sent
+// twice changes nothing.
 
-import { updatePublished, type Loaded } from "../../db/agent-record";
+import type { Loaded } from "../../db/agent-record";
 import { controlStatements, type ControlWrite } from "../../db/shard-writes";
 import type { AgentRef } from "../../domain/agent";
 import type { AgentEvent } from "../../domain/events";
@@ -26,7 +27,6 @@ export interface OutboxHost {
   shard(n: number): D1Database;
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   read(ref: AgentRef): Promise<Loaded | null>;
-  adopt(loaded: Loaded): void;
   forget(): void;
   readonly timers: { earlier(at: number): Promise<void> };
 }
@@ -130,8 +130,10 @@ export class Outbox {
   }
 
   /**
-   * At the alarm: every entry after the cursor goes out again (another life may have sent some of
-   * them: consumers take repeats), page by page, and the cursor moves when nothing else will.
+   * At the alarm: every entry after what this life sent goes out again (another life may have sent
+   * some of them: consumers take repeats), page by page. The row's cursor is not written here: the
+   * next batch moves it, and a life that starts before then sends the same entries once more, which
+   * costs a queue message where writing the cursor would cost a row after every quiet spell.
    */
   async resend(ref: AgentRef, loaded: Loaded): Promise<boolean> {
     this.retryAt = null;
@@ -139,11 +141,6 @@ export class Outbox {
       const items = await this.read(ref, loaded, this.sent, Math.min(loaded.record.seq, this.sent + RESEND_PAGE));
       if (items.length === 0) break;
       if (!(await this.deliver(ref, loaded, items))) return false;
-    }
-    if (this.sent > loaded.published) {
-      const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
-      const res = await updatePublished(d1, ref.sid, this.sent, loaded.record.seq).run();
-      if ((res.meta.changes ?? 0) === 1) this.kernel.adopt({ ...loaded, published: this.sent });
     }
     return true;
   }
