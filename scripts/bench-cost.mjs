@@ -88,13 +88,15 @@ export function readFloor() {
 }
 
 /**
- * The transparency log's own cost per million leaves, apart from the reports' (whose outbox sends
- * the leaves: that queue message is the report's): the sequencer's calls, the rows it writes and its
- * R2 writes, per leaf as measured; R2 storage is shown by `npm run bench -- --only log`.
+ * The transparency log's cost per million leaves: the trust-log queue messages that carry the leaves
+ * (the reports' table counts them too, in its queue operations; the targets "without the log" do
+ * not), the sequencer's calls, the rows it writes and its R2 writes, per leaf as measured; R2 storage
+ * is shown by `npm run bench -- --only log`.
  */
-export function logCostPerMillionLeaves({ sequencerCallsPerLeaf, rowsPerLeaf, r2WritesPerLeaf }) {
+export function logCostPerMillionLeaves({ sequencerCallsPerLeaf, rowsPerLeaf, r2WritesPerLeaf, logQueueMessagesPerLeaf = 0 }) {
   const M = 1e6;
   const parts = {
+    queueMessages: logQueueMessagesPerLeaf * PRICES.queueOperationsPerMessage * PRICES.queueOperation * M,
     sequencerCalls: sequencerCallsPerLeaf * (PRICES.doRequest + 0.128 * (OBJECT_CALL_MS / 1000) * PRICES.doGbSecond) * M,
     sequencerRows: rowsPerLeaf * PRICES.doRowWritten * M,
     r2Writes: r2WritesPerLeaf * PRICES.r2ClassA * M,

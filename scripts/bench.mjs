@@ -875,6 +875,8 @@ async function countWork(url, admin, auth, ownerAuth, sids, persistTo) {
       measured.warning = `the shards gained ${onDisk} entries, the meter saw ${entries.changes} written: a writer outside the meter (is the agent's object given metering(env)?)`;
     }
     measured.cost = costPerMillion(measured);
+    // The design's cost targets are per report without the log: its messages are the log's, priced with it below.
+    measured.costWithoutLog = costPerMillion({ ...measured, queueMessages: measured.queueMessages - measured.queueMessagesByQueue.log });
     if (read) return { measured, floor: readFloor() };
     // The entry and its index rows, as measured (rows written over the rows themselves); 1 before any.
     const entryRows = entries.changes > 0 ? round2(entries.rowsWritten / entries.changes) : 1;
@@ -1206,15 +1208,15 @@ function workLines(w) {
     `Targets: measured $ within 10% of the floor: ${PHASES.slice(0, 5).map(([key, label]) => `${label} ${x(w.phases[key].ratio.cost)} ${yes(within(w.phases[key]))}`).join("; ")}`,
     `  D1 rows ≤ ${COST_TARGETS.d1Rows.single} per single report (100 agents): ${s.measured.d1RowsWritten} ${yes(s.measured.d1RowsWritten <= COST_TARGETS.d1Rows.single)}; ` +
       `≤ ${COST_TARGETS.d1Rows.batch10Agents} in batches of 100 over 10 agents: ${b10.measured.d1RowsWritten} ${yes(b10.measured.d1RowsWritten <= COST_TARGETS.d1Rows.batch10Agents)}`,
-    `  $ per million reports without the log ≤ $${COST_TARGETS.dollars.single} single over 100 agents: ${usd(s.measured.cost.total)} ${yes(s.measured.cost.total <= COST_TARGETS.dollars.single)}; ` +
-      `≤ $${COST_TARGETS.dollars.batch10Agents} in batches of 100 over 10 agents: ${usd(b10.measured.cost.total)} ${yes(b10.measured.cost.total <= COST_TARGETS.dollars.batch10Agents)} ` +
-      `(over 100 agents ${usd(b100.measured.cost.total)})`,
+    `  $ per million reports without the log (its queue messages priced with it below) ≤ $${COST_TARGETS.dollars.single} single over 100 agents: ${usd(s.measured.costWithoutLog.total)} ${yes(s.measured.costWithoutLog.total <= COST_TARGETS.dollars.single)}; ` +
+      `≤ $${COST_TARGETS.dollars.batch10Agents} in batches of 100 over 10 agents: ${usd(b10.measured.costWithoutLog.total)} ${yes(b10.measured.costWithoutLog.total <= COST_TARGETS.dollars.batch10Agents)} ` +
+      `(over 100 agents ${usd(b100.measured.costWithoutLog.total)}; with the log's messages ${usd(s.measured.cost.total)}, ${usd(b10.measured.cost.total)} and ${usd(b100.measured.cost.total)})`,
   );
   const l = w.log;
   lines.push(
     "",
     `Transparency log, apart (${l.leaves} leaves accepted over ${l.reports} reports): per leaf ${l.sequencerCallsPerLeaf} sequencer calls, ${l.rowsPerLeaf} rows written in it, ` +
-      `${l.r2WritesPerLeaf} R2 writes; ${l.logQueueMessagesPerLeaf} trust-log messages (counted in the reports' queue operations)`,
+      `${l.r2WritesPerLeaf} R2 writes, ${l.logQueueMessagesPerLeaf} trust-log messages (also in the reports' queue operations above)`,
     costLines("the log per million leaves", l.cost),
   );
   const q = w.quiet;
