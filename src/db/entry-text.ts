@@ -1,5 +1,6 @@
-// How the shard stores an entry's text columns (its canonical JSON, `body`, and its free text in
-// clear, `private`): the one place that writes and reads that form. A column holds either the text
+// How the shard stores an entry's text columns (its canonical JSON, `body`, its free text in clear,
+// `private`, a keyed change's answer and what the entry tells, `answer` and `outbox`): the one place
+// that writes and reads that form. A column holds either the text
 // itself (SQLite TEXT: every row from before this form, and short text that would not shrink) or a
 // BLOB: a format byte, then the text compressed with raw DEFLATE under a preset dictionary of the
 // chain's own field names and common values. A report's entry of about 610 bytes, a third of it hex,
