@@ -21,6 +21,15 @@ export interface CredibilityStep {
 const pairsOf = (rows: ReadonlyMap<string, PairRow>) => new Map<string, PairState>([...rows].map(([k, r]) => [k, r.pair]));
 
 /**
+ * Per object life (its host): the snapshot found to move no value of the agent's reporters, with
+ * the owner it was checked for. Such a snapshot writes no entry, so the record still names the one
+ * before; without this every later change would walk every pair again (all day, for an agent whose
+ * reporters the day's snapshot left alone). Only a credibility entry moves a pair's level, so the
+ * finding holds for the object's life.
+ */
+const unmoved = new WeakMap<AgentHost, string>();
+
+/**
  * The credibility entry due at `at`, or null: every reporter's value when a snapshot newer than the
  * agent's is in force, else only `reporter`'s when it is new to the agent. When R2 cannot be read
  * the values in force stay (the next change or alarm tries again).
@@ -29,7 +38,9 @@ export async function credibilityStep(host: AgentHost, group: GroupView, record:
   try {
     const owner = record.operatorId === null ? null : await host.commitment(record.sid, record.operatorId);
     const inForce = await snapshotInForce(host.env, at);
-    const takeUp = inForce !== null && inForce !== record.evidence.snapshot;
+    // The snapshot whose values the agent's reporters hold: the record's, or one this life found to move none.
+    const held = inForce !== null && unmoved.get(host) === `${inForce}:${owner}` ? inForce : record.evidence.snapshot;
+    const takeUp = inForce !== null && inForce !== held;
     const known = reporter ? (await group.pairs([reporter.key])).has(reporter.key) : true;
     if (!takeUp && known) return null;
     const rows = takeUp ? await group.allPairs() : new Map<string, PairRow>();
@@ -37,10 +48,13 @@ export async function credibilityStep(host: AgentHost, group: GroupView, record:
     if (reporter) operatorOf.set(reporter.key, reporter.operatorId);
     const { snapshot, values } = await credibilityOf(host.env, [...new Set(operatorOf.values())], at);
     // A snapshot published between the two reads: the agent takes it up at its next change.
-    if (!takeUp && snapshot !== record.evidence.snapshot) return null;
+    if (!takeUp && snapshot !== held) return null;
     const source = { snapshot, credibility: (key: string) => values.get(operatorOf.get(key) ?? -1) ?? 0 };
     const update = credibilityUpdate(pairsOf(rows), source, owner, at, reporter && !known ? reporter.key : undefined);
-    if (!update) return null;
+    if (!update) {
+      if (takeUp && snapshot !== null) unmoved.set(host, `${snapshot}:${owner}`);
+      return null;
+    }
     return credibilityApplied(host, record, rows, update, operatorOf, reporter && update.values[reporter.key] !== undefined ? reporter.operatorId : null);
   } catch (err) {
     log("error", "credibility snapshot unavailable; the values in force stay", { sid: record.sid, error: String(err) });
