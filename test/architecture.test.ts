@@ -135,7 +135,7 @@ describe("architecture", () => {
     expect(agentViolations(graph, typeOnlyImports)).toEqual([]);
   });
 
-  it("lets no route, nothing of http/ and not the Worker's entry import the agent object's internals (only its class and stub in src/durable/agent.ts)", () => {
+  it("lets no route, no queue consumer, nothing of http/ and not the Worker's entry import the agent object's internals (only its class and stub in src/durable/agent.ts)", () => {
     expect(internalsReached(graph)).toEqual([]);
   });
 
@@ -167,6 +167,8 @@ describe("architecture", () => {
     expect(internalsReached(route.g)).toEqual(["src/routes/transactions.ts → src/durable/agent/host.ts"]);
     const http = planted("src/http/agents.ts", "src/durable/agent/kernel.ts");
     expect(internalsReached(http.g)).toEqual(["src/http/agents.ts → src/durable/agent/kernel.ts"]);
+    const queue = planted("src/queues/reconcile.ts", "src/durable/agent/items.ts");
+    expect(internalsReached(queue.g)).toEqual(["src/queues/reconcile.ts → src/durable/agent/items.ts"]);
   });
 });
 
@@ -220,9 +222,9 @@ function agentViolations(g: Map<string, string[]>, typeOnly: Map<string, Set<str
   });
 }
 
-/** Imports of the object's internals from routes/, http/ or the Worker's entry (they call the object through src/durable/agent.ts). */
+/** Imports of the object's internals from routes/, queues/, http/ or the Worker's entry (they call the object through src/durable/agent.ts). */
 function internalsReached(g: Map<string, string[]>): string[] {
   return [...g]
-    .filter(([file]) => /^src\/(routes|http)\//.test(file) || /^src\/(index|app)\.ts$/.test(file))
+    .filter(([file]) => /^src\/(routes|queues|http)\//.test(file) || /^src\/(index|app)\.ts$/.test(file))
     .flatMap(([file, targets]) => targets.filter((t) => t.startsWith(AGENT_DIR)).map((t) => `${file} → ${t}`));
 }

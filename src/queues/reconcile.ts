@@ -1,5 +1,5 @@
 import type { AgentRef } from "../domain/agent";
-import { logTag } from "../durable/agent/items";
+import { logTag } from "../domain/log/tags";
 import { sequencerName } from "../domain/log/messages";
 import { shardDatabases, type Env } from "../env";
 

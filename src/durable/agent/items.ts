@@ -5,7 +5,8 @@
 import type { ControlWrite } from "../../db/shard-writes";
 import type { AgentEvent } from "../../domain/events";
 import { epochOf, type LogTags } from "../../domain/log/epochs";
-import { agentTag, entryCommit, entryTag, epochKey, logKey, scoreCommit, type Leaf } from "../../domain/log/leaf";
+import { entryCommit, entryTag, scoreCommit, type Leaf } from "../../domain/log/leaf";
+import { logEpochKey, logTag } from "../../domain/log/tags";
 
 /** What one entry publishes. */
 export interface OutboxItem {
@@ -22,39 +23,6 @@ export const entryEventId = (sid: string, n: number, k: number) => `evt_${sid.sl
 
 /** Where the events of entries up to `seq` stand, for the status lists' ordering: after every event of them. */
 export const entryEventPosition = (seq: number) => ({ epoch: "0", n: seq * 16 + 15 });
-
-const tags = new Map<string, Promise<string>>();
-
-/** The agent's name in its log, HMAC-SHA256(LOG_KEY, sid): computed once per isolate and agent. */
-export function logTag(env: { LOG_KEY?: string }, sid: string): Promise<string> {
-  let tag = tags.get(sid);
-  if (!tag) {
-    tag = logKey(env.LOG_KEY).then((key) => {
-      if (!key) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
-      return agentTag(key, sid);
-    });
-    if (tags.size > 10_000) tags.clear();
-    tags.set(sid, tag);
-  }
-  return tag;
-}
-
-const epochKeys = new Map<string, Promise<string>>();
-
-/** The agent's key of owner epoch `epoch`, HMAC-SHA256(LOG_KEY, "<sid>:<epoch>"): computed once per isolate, agent and epoch. */
-export function logEpochKey(env: { LOG_KEY?: string }, sid: string, epoch: number): Promise<string> {
-  const name = `${sid}:${epoch}`;
-  let key = epochKeys.get(name);
-  if (!key) {
-    key = logKey(env.LOG_KEY).then((k) => {
-      if (!k) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
-      return epochKey(k, sid, epoch);
-    });
-    if (epochKeys.size > 10_000) epochKeys.clear();
-    epochKeys.set(name, key);
-  }
-  return key;
-}
 
 /**
  * The leaf of entry `n` (its hash, the composite that followed it, its nonce), and the epoch it is
