@@ -3,37 +3,28 @@
 // (tagged leaves). The agent's object makes leaves with them; the log's reconciliation names agents
 // by them.
 
-import { agentTag, epochKey, logKey } from "./leaf";
+import { agentTag, epochKey, logKey, type LogKey } from "./leaf";
+
+/** A key derived from LOG_KEY under `name`, computed once per isolate (at most 10,000 kept per kind). */
+function derived(cache: Map<string, Promise<string>>, name: string, env: { LOG_KEY?: string }, derive: (key: LogKey) => Promise<string>): Promise<string> {
+  let value = cache.get(name);
+  if (!value) {
+    value = logKey(env.LOG_KEY).then((key) => {
+      if (!key) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
+      return derive(key);
+    });
+    if (cache.size > 10_000) cache.clear();
+    cache.set(name, value);
+  }
+  return value;
+}
 
 const tags = new Map<string, Promise<string>>();
-
-/** The agent's name in its log, HMAC-SHA256(LOG_KEY, sid): computed once per isolate and agent. */
-export function logTag(env: { LOG_KEY?: string }, sid: string): Promise<string> {
-  let tag = tags.get(sid);
-  if (!tag) {
-    tag = logKey(env.LOG_KEY).then((key) => {
-      if (!key) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
-      return agentTag(key, sid);
-    });
-    if (tags.size > 10_000) tags.clear();
-    tags.set(sid, tag);
-  }
-  return tag;
-}
-
 const epochKeys = new Map<string, Promise<string>>();
 
-/** The agent's key of owner epoch `epoch`, HMAC-SHA256(LOG_KEY, "<sid>:<epoch>"): computed once per isolate, agent and epoch. */
-export function logEpochKey(env: { LOG_KEY?: string }, sid: string, epoch: number): Promise<string> {
-  const name = `${sid}:${epoch}`;
-  let key = epochKeys.get(name);
-  if (!key) {
-    key = logKey(env.LOG_KEY).then((k) => {
-      if (!k) throw new Error("LOG_KEY is not set (32 bytes, base64): history entries cannot be written");
-      return epochKey(k, sid, epoch);
-    });
-    if (epochKeys.size > 10_000) epochKeys.clear();
-    epochKeys.set(name, key);
-  }
-  return key;
-}
+/** The agent's name in its log, HMAC-SHA256(LOG_KEY, sid). */
+export const logTag = (env: { LOG_KEY?: string }, sid: string): Promise<string> => derived(tags, sid, env, (key) => agentTag(key, sid));
+
+/** The agent's key of owner epoch `epoch`, HMAC-SHA256(LOG_KEY, "<sid>:<epoch>"). */
+export const logEpochKey = (env: { LOG_KEY?: string }, sid: string, epoch: number): Promise<string> =>
+  derived(epochKeys, `${sid}:${epoch}`, env, (key) => epochKey(key, sid, epoch));
