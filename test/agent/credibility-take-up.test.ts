@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, expect, it } from "vitest";
 import { readRecord, type Loaded } from "../../src/db/agent-record";
+import { findAgent } from "../../src/db/directory";
 import { readAllPairs, type PairRow } from "../../src/db/pairs";
 import { forgetSnapshot } from "../../src/db/snapshot";
 import { reporterCommitment } from "../../src/domain/entries";
@@ -47,18 +48,18 @@ it("a snapshot that moves no reporter's value is walked once per object life, an
   // The next day's snapshot gives a the same value (and names b, who has not reported).
   const next = await publishCredibility({ [a.id]: 0.5, [b.id]: 0.25 }, T_CALL + 120_000);
   const d1 = (await shardOf(sid)).withSession("first-primary");
-  const entry = await env.DB.prepare("SELECT num, shard, log FROM agent_directory WHERE sid = ?").bind(sid).first<{ num: number; shard: number; log: number }>();
-  const loaded = (await readRecord(d1, { sid, ...entry! }))!;
+  const { num, shard, log } = (await findAgent(env.DB, sid))!;
+  const loaded = (await readRecord(d1, { sid, num, shard, log }))!;
   expect(loaded.record.evidence.snapshot).not.toBe(next);
   const { view, counted } = viewOf(loaded, await readAllPairs(d1, sid));
-  const keyA = reporterCommitment(env.REPORTER_KEY!, sid, a.id);
+  const keyA = await reporterCommitment(env.REPORTER_KEY!, sid, a.id);
   const life = lifeOf();
   const at = T_CALL + 180_000;
 
-  expect(await credibilityStep(life, view, loaded.record, at, { operatorId: a.id, key: await keyA })).toBeNull();
+  expect(await credibilityStep(life, view, loaded.record, at, { operatorId: a.id, key: keyA })).toBeNull();
   expect(counted.walks).toBe(1);
   // The record still names the snapshot before (no entry was written), and the life does not walk again.
-  expect(await credibilityStep(life, view, loaded.record, at + 1_000, { operatorId: a.id, key: await keyA })).toBeNull();
+  expect(await credibilityStep(life, view, loaded.record, at + 1_000, { operatorId: a.id, key: keyA })).toBeNull();
   expect(await credibilityStep(life, view, loaded.record, at + 2_000)).toBeNull();
   expect(counted.walks).toBe(1);
   // Another object life checks once for itself.

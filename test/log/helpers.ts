@@ -28,6 +28,13 @@ export async function legacyLeafOf(sid: string, seq: number, entry = `entry ${se
 }
 
 /** The sequencer's private name for an agent (its marks and status are keyed by it). */
+/** A call's leaves in the order the sequencer puts them in the tree: agents as the call first names them, each agent's by entry number. */
+export function inSequencerOrder<L extends { sid: string; n: number }>(leaves: readonly L[]): L[] {
+  const firstSeen = new Map<string, number>();
+  for (const [i, l] of leaves.entries()) if (!firstSeen.has(l.sid)) firstSeen.set(l.sid, i);
+  return [...leaves].sort((x, y) => firstSeen.get(x.sid)! - firstSeen.get(y.sid)! || x.n - y.n);
+}
+
 export const markOf = async (sid: string) => agentTag((await logKey(env.LOG_KEY))!, sid);
 
 /**

@@ -8,7 +8,7 @@ import { leafBytes, parseBundle, parseVerifierKey, verifyCheckpoint, type Leaf }
 import { EXAMPLE_CHECKPOINT, EXAMPLE_ORIGIN, EXAMPLE_VERIFIER_KEY } from "../../src/http/wire/log";
 import { logOrigin } from "../../src/env";
 import { call } from "../helpers";
-import { freshSid, leafOf, sequencer, verifiersOf } from "./helpers";
+import { freshSid, inSequencerOrder, leafOf, sequencer, verifiersOf } from "./helpers";
 
 const bytes = async (res: Response) => new Uint8Array(await res.arrayBuffer());
 
@@ -20,10 +20,7 @@ async function grow(n: number, count: number): Promise<Leaf[]> {
   for (let i = 0; i < count; i++) leaves.push(await leafOf(sids[i % 3], Math.floor(i / 3) + 1));
   expect((await log.append(leaves)).refused).toEqual([]);
   await runDurableObjectAlarm(log);
-  // In the tree as the sequencer takes a call's leaves: agent by agent as the call first names them, each in entry order.
-  const firstSeen = new Map<string, number>();
-  for (const [i, l] of leaves.entries()) if (!firstSeen.has(l.sid)) firstSeen.set(l.sid, i);
-  return [...leaves].sort((x, y) => firstSeen.get(x.sid)! - firstSeen.get(y.sid)! || x.n - y.n).map((l) => l.leaf);
+  return inSequencerOrder(leaves).map((l) => l.leaf);
 }
 
 describe("GET /log/keys", () => {

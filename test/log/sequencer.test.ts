@@ -16,7 +16,7 @@ import {
 } from "../../src/domain/log";
 import type { LogSequencer as LogSequencerUnderTest } from "../log-sequencer-under-test";
 import { logOrigin } from "../../src/env";
-import { bucketTiles, checkpointOf, freshSid, leafOf, legacyLeafOf, loggedErrors, markOf, sequencer, T_LOG, verifiersOf } from "./helpers";
+import { bucketTiles, checkpointOf, freshSid, leafOf, legacyLeafOf, inSequencerOrder, loggedErrors, markOf, sequencer, T_LOG, verifiersOf } from "./helpers";
 
 describe("the log's sequencer", () => {
   it("accepts leaves, integrates them at its alarm and publishes a signed checkpoint and tiles", async () => {
@@ -146,11 +146,7 @@ describe("batches", () => {
         const at: number = all.length + leaves.length;
         leaves.push(await leafOf(sids[at % sids.length], Math.floor(at / sids.length) + 1));
       }
-      // The sequencer takes a call's leaves agent by agent (by its private name), each in entry order.
-      // The sequencer's order: agents as the batch first names them, each agent's leaves by entry number.
-      const firstSeen = new Map<string, number>();
-      for (const [i, l] of leaves.entries()) if (!firstSeen.has(l.sid)) firstSeen.set(l.sid, i);
-      all.push(...[...leaves].sort((x, y) => firstSeen.get(x.sid)! - firstSeen.get(y.sid)! || x.n - y.n).map((l) => l.leaf));
+      all.push(...inSequencerOrder(leaves).map((l) => l.leaf));
       expect((await log.append(leaves)).refused).toEqual([]);
       await runDurableObjectAlarm(log);
       const checkpoint = await verifyCheckpoint((await checkpointOf(n))!, verifiers);
