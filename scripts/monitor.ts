@@ -25,7 +25,7 @@ import { parseArgs } from "node:util";
 import { createLogClient } from "../clients/typescript/log";
 import { exitCode, MONITOR_EXIT, monitorStep, ownerCheck, type MonitorState, type Verdict } from "../clients/typescript/log-monitor";
 import type { ListedEntry, OwnerLogKeys } from "../clients/typescript/verify";
-import { verifyCheckpoint } from "../src/domain/log/index";
+import type { Checkpoint } from "../src/domain/log/index";
 
 const USAGE =
   "usage: npm run monitor -- --url <service> --log <n> [--state <file>] [--interval <seconds>] [--once] [--key <verifier key>]... [--sid <SID> --owner-key <API key>]";
@@ -103,8 +103,8 @@ async function ownerGet<T>(path: string): Promise<T> {
   return (await res.json()) as T;
 }
 
-/** The owner's check against the checkpoint kept, fetched at `at`: the exit code it calls for. */
-async function checkOwner(state: StateFile, at: number): Promise<number> {
+/** The owner's check against the checkpoint kept (verified by the step), fetched at `at`: the exit code it calls for. */
+async function checkOwner(state: StateFile, checkpoint: Checkpoint, at: number): Promise<number> {
   const sid = encodeURIComponent(values.sid!);
   // The keys before the listing: every entry up to their seq is listed.
   const keys = await ownerGet<OwnerLogKeys>(`/agents/${sid}/log-keys`);
@@ -116,7 +116,6 @@ async function checkOwner(state: StateFile, at: number): Promise<number> {
     for (const e of page.entries) times.set(e.n, Date.parse((JSON.parse(e.entry) as { at: string }).at));
     cursor = page.next_cursor;
   } while (cursor);
-  const checkpoint = await verifyCheckpoint(state.checkpoint!, state.keys, state.origin);
   const check = await ownerCheck(client, checkpoint, keys, times, at);
   const where = `${new Date().toISOString()} ${state.origin}: ${keys.sid}`;
   const counts = `${check.found} of ${check.entries} entries (from the cut-over on) in the tree of ${checkpoint.size} leaves`;
@@ -155,14 +154,14 @@ try {
 for (;;) {
   try {
     const fetchedAt = Date.now();
-    const { verdict, state: next } = await monitorStep(client, state);
+    const { verdict, state: next, kept } = await monitorStep(client, state);
     say(verdict, state.origin);
     state = { ...state, ...next, checked_at: new Date().toISOString() };
     save(state);
     const code = exitCode(verdict);
     if (code !== MONITOR_EXIT.ok) process.exit(code);
-    if (values.sid) {
-      const owner = await checkOwner(state, fetchedAt);
+    if (values.sid && kept) {
+      const owner = await checkOwner(state, kept, fetchedAt);
       if (owner !== MONITOR_EXIT.ok) process.exit(owner);
     }
   } catch (err) {

@@ -49,8 +49,11 @@ export function exitCode(verdict: Verdict): number {
   }
 }
 
-/** One check; the state to keep after it (the last checkpoint moves only forward). Network errors throw. */
-export async function monitorStep(client: LogClient, state: MonitorState): Promise<{ verdict: Verdict; state: MonitorState }> {
+/**
+ * One check; the state to keep after it (the last checkpoint moves only forward) and, when the check
+ * held, that checkpoint verified (`kept`: of the size and root the state keeps). Network errors throw.
+ */
+export async function monitorStep(client: LogClient, state: MonitorState): Promise<{ verdict: Verdict; state: MonitorState; kept?: Checkpoint }> {
   const note = await client.checkpoint();
   let seen: Checkpoint;
   try {
@@ -59,15 +62,15 @@ export async function monitorStep(client: LogClient, state: MonitorState): Promi
     if (err instanceof CheckpointError) return { verdict: { kind: "bad-signature", reason: err.message }, state };
     throw err;
   }
-  if (state.checkpoint === null) return { verdict: { kind: "first", size: seen.size }, state: { ...state, checkpoint: note } };
+  if (state.checkpoint === null) return { verdict: { kind: "first", size: seen.size }, state: { ...state, checkpoint: note }, kept: seen };
   const last = await verifyCheckpoint(state.checkpoint, state.keys, state.origin);
   const relation = await client.compare(last, seen);
   const evidence: [string, string] = [state.checkpoint, note];
   switch (relation) {
     case "same":
-      return { verdict: { kind: "same", size: seen.size }, state };
+      return { verdict: { kind: "same", size: seen.size }, state, kept: seen };
     case "newer":
-      return { verdict: { kind: "newer", from: last.size, to: seen.size }, state: { ...state, checkpoint: note } };
+      return { verdict: { kind: "newer", from: last.size, to: seen.size }, state: { ...state, checkpoint: note }, kept: seen };
     case "stale":
       return { verdict: { kind: "shrink", last: last.size, seen: seen.size, evidence }, state };
     case "fork":

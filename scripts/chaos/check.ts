@@ -2,6 +2,7 @@
 // report stored exactly once (the shard rows, the owner's list, the per-agent counts, the
 // transparency log), every retry and probe replayed the stored answer, every score equals a replay of
 // the history, nothing stuck in an agent's journal or outboxes, and every route answers again.
+import { MAX_LOG_DELAY_MS } from "../../clients/typescript/log-monitor";
 import { classifyChange, replay, scoreOf, type AgentConfiguration, type HistoryEvent } from "../../src/domain/model";
 import { send, type Answered, type Json } from "./http";
 import type { ChaosOptions, Planned } from "./plan";
@@ -17,11 +18,12 @@ export interface ChaosReport {
 }
 
 /**
- * The stated maximum delay from a change's commit to its leaf's inclusion in the log
- * (docs/operations.md): an entry a kill left unsent has an alarm within a minute behind it, its
- * object's retries back off to at most five minutes, the sequencer integrates every second.
+ * The stated maximum delay from a change's commit to its leaf's inclusion in the log (the monitor's
+ * owner check holds the service to it too): an entry a kill left unsent has an alarm within a
+ * minute behind it, its object's retries back off to at most five minutes, the sequencer integrates
+ * every second.
  */
-const LOG_DRAIN_MS = 300_000;
+const LOG_DRAIN_MS = MAX_LOG_DELAY_MS;
 /** When the reconciliation runs, if leaves are still missing: past the objects' alarms and a few retries. */
 const RECONCILE_AFTER_MS = 90_000;
 

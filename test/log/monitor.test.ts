@@ -35,6 +35,8 @@ describe("the monitor", () => {
     expect(step.verdict).toEqual({ kind: "newer", from: 3, to: 300 });
     expect(exitCode(step.verdict)).toBe(MONITOR_EXIT.ok);
     expect(step.state.checkpoint).toBe(log.served.get("checkpoint"));
+    // The checkpoint kept, verified once, for the owner's check.
+    expect(step.kept?.size).toBe(300);
   });
 
   it("alerts on a fork: another tree of the same size, or a larger tree that does not extend the last", async () => {
