@@ -128,7 +128,10 @@ function metered<T extends Prepared>(name: string, database: T): T {
           // Unwrap: D1 accepts only its own statements in a batch.
           const results = await target.batch(statements.map((s) => (s as { [RAW]?: D1PreparedStatement })[RAW] ?? s));
           count(name, 1, results);
-          countTables(name, statements.map((s, i) => ({ sql: (s as { [SQL]?: string })[SQL], result: results[i] })));
+          countTables(
+            name,
+            statements.map((s, i) => ({ sql: (s as { [SQL]?: string })[SQL], result: results[i] })),
+          );
           return results;
         };
       }
@@ -144,7 +147,15 @@ function meteredQueue(name: string, queue: Queue) {
   return new Proxy(queue, {
     get(target, prop) {
       if (prop === "send") return (body: unknown, options?: QueueSendOptions) => (count(name, 1, [null]), target.send(body, options));
-      if (prop === "sendBatch") return (messages: MessageSendRequest[], options?: QueueSendBatchOptions) => (count(name, 1, messages.map(() => null)), target.sendBatch(messages, options));
+      if (prop === "sendBatch")
+        return (messages: MessageSendRequest[], options?: QueueSendBatchOptions) => (
+          count(
+            name,
+            1,
+            messages.map(() => null),
+          ),
+          target.sendBatch(messages, options)
+        );
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -174,7 +185,7 @@ function meteredNamespace(name: string, namespace: DurableObjectNamespace) {
 }
 
 /** A namespace as it was before metering: calls the meter must not count (the meter's own readings). */
-export const unmetered = <T extends object>(namespace: T): T => ((namespace as unknown as { [RAW]?: T })[RAW] ?? namespace);
+export const unmetered = <T extends object>(namespace: T): T => (namespace as unknown as { [RAW]?: T })[RAW] ?? namespace;
 
 /** An object's alarm, counted as a call of its namespace's alarms (`name`): billed like a request. */
 export function meterAlarm(env: object, name: string): void {
@@ -217,7 +228,8 @@ export function metering<E extends object>(env: E, scope = ""): E {
   for (const [name, value] of Object.entries(env)) {
     if (name === "DB" || /^SHARD_\d+$/.test(name)) wrapped[name] = metered(scope + name, value as D1Database);
     else if (name === "EVENTS" || name === "LOG_QUEUE" || name === "DELIVERIES") wrapped[name] = meteredQueue(`${scope}queue:${name}`, value as Queue);
-    else if (name === "AGENT" || name === "RATE_LIMITER" || name === "LOG_SEQUENCER" || name === "STATUS_LIST") wrapped[name] = meteredNamespace(`${scope}do:${name}`, value as DurableObjectNamespace);
+    else if (name === "AGENT" || name === "RATE_LIMITER" || name === "LOG_SEQUENCER" || name === "STATUS_LIST")
+      wrapped[name] = meteredNamespace(`${scope}do:${name}`, value as DurableObjectNamespace);
   }
   return wrapped as E;
 }

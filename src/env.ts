@@ -74,7 +74,6 @@ export function statusListRebuildMs(env: Env): number {
   return Number.isInteger(seconds) && seconds >= 1 && seconds <= 60 ? seconds * 1000 : 60_000;
 }
 
-
 /** The public origin when PUBLIC_ORIGIN is missing or unusable: `npm start`'s default address. */
 export const DEFAULT_PUBLIC_ORIGIN = "http://127.0.0.1:8787";
 const MAX_LOGS = 1024;

@@ -79,7 +79,13 @@ export function loadedOfRow(ref: AgentRef, row: AgentRow): Loaded {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
-  return { record, published: row.published, notified: state.notified, contract: row.contract, shown: { composite: row.composite, confidence: row.confidence, recommendation: row.recommendation } };
+  return {
+    record,
+    published: row.published,
+    notified: state.notified,
+    contract: row.contract,
+    shown: { composite: row.composite, confidence: row.confidence, recommendation: row.recommendation },
+  };
 }
 
 /** The agent's record from its shard's primary; null for an agent the shard does not hold. */
@@ -95,7 +101,13 @@ export function rowOf(record: AgentRecord, now: number, published: number, notif
   const score = scoreOfRecord(record, now);
   const independent = contributionOf(record, now);
   const c = record.config;
-  const state: RowState = { keys: record.keys, directories: record.directories, notified, disputesDue: record.disputesDue ?? null, ...(record.logTags ? { logTags: record.logTags } : {}) };
+  const state: RowState = {
+    keys: record.keys,
+    directories: record.directories,
+    notified,
+    disputesDue: record.disputesDue ?? null,
+    ...(record.logTags ? { logTags: record.logTags } : {}),
+  };
   return {
     sid: record.sid,
     num: record.num,

@@ -6,7 +6,15 @@ import type { AgentConfiguration } from "../domain/configuration";
 import { DIMENSIONS, type Dimension } from "../domain/model";
 import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent";
 import { ERASED, SCORE_ENTRY_KINDS, type Entry, type EntryKind, type ScoreFace } from "../domain/entries";
-import { toAgentScore, type AgentReport, type ConfigChange, type OperatorSummary, type ScoreEvent, type TransactionEntry, type TransactionStatus } from "../domain/views";
+import {
+  toAgentScore,
+  type AgentReport,
+  type ConfigChange,
+  type OperatorSummary,
+  type ScoreEvent,
+  type TransactionEntry,
+  type TransactionStatus,
+} from "../domain/views";
 import { db, type Database } from "./client";
 import { unpackText, type StoredText } from "./entry-text";
 import { agents, configHistory } from "./shard-schema";
@@ -83,7 +91,11 @@ export function scoreEventOf(num: number, r: ScoreEntryRow): ScoreEvent {
   const entry = JSON.parse(unpackText(r.body)) as Entry & { score: ScoreFace };
   const report = entry.kind === "report" ? entry : null;
   const eventType =
-    entry.kind === "report" ? scoreEvent.transaction(entry.outcome) : entry.kind === "config" ? scoreEvent.configChange(entry.changes[0]) : scoreEvent.withdrawal;
+    entry.kind === "report"
+      ? scoreEvent.transaction(entry.outcome)
+      : entry.kind === "config"
+        ? scoreEvent.configChange(entry.changes[0])
+        : scoreEvent.withdrawal;
   return {
     eventType,
     composite: entry.score.composite,
@@ -116,15 +128,13 @@ export async function readAgentReport(
   return {
     ...toAgentScore(row, operator, now),
     scoreHistory: (scoreRows.results as ScoreEntryRow[]).map((r) => scoreEventOf(num, r)),
-    configHistory: (configs.results as Record<string, unknown>[]).map(mapConfigRow).map(
-      (c): ConfigChange => ({
-        fingerprint: c.fingerprint,
-        modelProvider: c.modelProvider,
-        modelName: c.modelName,
-        changeType: c.changeType as ConfigChange["changeType"],
-        timestamp: c.createdAt,
-      }),
-    ),
+    configHistory: (configs.results as Record<string, unknown>[]).map(mapConfigRow).map((c): ConfigChange => ({
+      fingerprint: c.fingerprint,
+      modelProvider: c.modelProvider,
+      modelName: c.modelName,
+      changeType: c.changeType as ConfigChange["changeType"],
+      timestamp: c.createdAt,
+    })),
     transactions: { total: Object.values(outcomes).reduce((a, b) => a + b, 0), outcomes },
     config: { modelName: row.modelName, version: row.configVersion, lastChange: row.lastConfigChangeAt },
     operatorProfile: row.operatorId !== null && operator && owner ? { score: operator.score, since: owner.since, agentsOperated: owner.agentsOperated } : null,
@@ -135,8 +145,17 @@ export async function readAgentReport(
 const REPORTS_PAGE = "SELECT n, at, status, ref, body, private FROM entries WHERE sid = ? AND kind = 'report' AND n < ? ORDER BY n DESC LIMIT ?";
 
 /** One page of the agent's reports, newest first, before entry number `beforeN`; never the reporter. */
-export async function listTransactions(d1: Database, sid: string, num: number, beforeN: number | null, limit: number): Promise<(TransactionEntry & { n: number })[]> {
-  const page = await d1.prepare(REPORTS_PAGE).bind(sid, beforeN ?? Number.MAX_SAFE_INTEGER, limit).all<ReportRow>();
+export async function listTransactions(
+  d1: Database,
+  sid: string,
+  num: number,
+  beforeN: number | null,
+  limit: number,
+): Promise<(TransactionEntry & { n: number })[]> {
+  const page = await d1
+    .prepare(REPORTS_PAGE)
+    .bind(sid, beforeN ?? Number.MAX_SAFE_INTEGER, limit)
+    .all<ReportRow>();
   return page.results.map((r) => transactionOfRow(num, r));
 }
 

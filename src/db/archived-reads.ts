@@ -37,10 +37,19 @@ export async function entriesAfter(d1: Database, bucket: R2Bucket, sid: string, 
  * Archived reports below entry number `below` (the last the shard's page gave, or the cursor), newest
  * first, at most `limit`: the owner's list past the shard's.
  */
-export async function archivedTransactions(d1: Database, bucket: R2Bucket, sid: string, num: number, below: number, limit: number): Promise<(TransactionEntry & { n: number })[]> {
+export async function archivedTransactions(
+  d1: Database,
+  bucket: R2Bucket,
+  sid: string,
+  num: number,
+  below: number,
+  limit: number,
+): Promise<(TransactionEntry & { n: number })[]> {
   if (limit <= 0 || (await archivedBelow(d1, sid)) === null) return [];
   const found = await readArchived(bucket, sid, below, limit, (e) => e.kind === "report");
-  return found.map((e) => transactionOfRow(num, { n: e.n, at: e.at, status: e.status, ref: e.ref, body: e.text, private: e.private === null ? null : JSON.stringify(e.private) }));
+  return found.map((e) =>
+    transactionOfRow(num, { n: e.n, at: e.at, status: e.status, ref: e.ref, body: e.text, private: e.private === null ? null : JSON.stringify(e.private) }),
+  );
 }
 
 /**

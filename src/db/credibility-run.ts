@@ -74,7 +74,8 @@ export interface CredibilityRunState {
 export const RUN_STATE_KEY = "credibility_run";
 const INITIAL: CredibilityRunState = { v: 0, runs: 0, run: null, last: null, kept: [], failure: null, gaveUp: null };
 
-export const parseRunState = (value: string | null | undefined): CredibilityRunState => (value ? { ...INITIAL, ...(JSON.parse(value) as CredibilityRunState) } : INITIAL);
+export const parseRunState = (value: string | null | undefined): CredibilityRunState =>
+  value ? { ...INITIAL, ...(JSON.parse(value) as CredibilityRunState) } : INITIAL;
 
 export async function readRunState(env: Pick<Env, "DB">): Promise<CredibilityRunState> {
   const row = await env.DB.prepare("SELECT value FROM model_settings WHERE key = ?").bind(RUN_STATE_KEY).first<{ value: string }>();
@@ -82,14 +83,21 @@ export async function readRunState(env: Pick<Env, "DB">): Promise<CredibilityRun
 }
 
 /** Writes `next` over `read` (the state it was made from); null when another runner wrote first. */
-export async function writeRunState(env: Pick<Env, "DB">, read: CredibilityRunState, next: Omit<CredibilityRunState, "v">, now: number): Promise<CredibilityRunState | null> {
+export async function writeRunState(
+  env: Pick<Env, "DB">,
+  read: CredibilityRunState,
+  next: Omit<CredibilityRunState, "v">,
+  now: number,
+): Promise<CredibilityRunState | null> {
   const state: CredibilityRunState = { ...next, v: read.v + 1 };
   const text = JSON.stringify(state);
   const iso = new Date(now).toISOString();
   const res =
     read.v === 0
       ? await env.DB.prepare("INSERT OR IGNORE INTO model_settings (key, value, updated_at) VALUES (?, ?, ?)").bind(RUN_STATE_KEY, text, iso).run()
-      : await env.DB.prepare("UPDATE model_settings SET value = ?, updated_at = ? WHERE key = ? AND json_extract(value, '$.v') = ?").bind(text, iso, RUN_STATE_KEY, read.v).run();
+      : await env.DB.prepare("UPDATE model_settings SET value = ?, updated_at = ? WHERE key = ? AND json_extract(value, '$.v') = ?")
+          .bind(text, iso, RUN_STATE_KEY, read.v)
+          .run();
   return (res.meta.changes ?? 0) === 1 ? state : null;
 }
 
@@ -116,7 +124,8 @@ export function credibilityHealth(state: CredibilityRunState, now: number): Cred
   const ageSeconds = state.last ? Math.max(0, Math.floor((now - state.last.publishedAt) / 1000)) : null;
   let problem: string | null = null;
   if (state.failure) problem = `run ${state.failure.run}: ${state.failure.message}`;
-  else if (state.run && now - state.run.startedAt >= STALLED_MS) problem = `run ${state.run.id} started ${Math.floor((now - state.run.startedAt) / 3_600_000)} hours ago and has not finished (shard ${state.run.shard})`;
+  else if (state.run && now - state.run.startedAt >= STALLED_MS)
+    problem = `run ${state.run.id} started ${Math.floor((now - state.run.startedAt) / 3_600_000)} hours ago and has not finished (shard ${state.run.shard})`;
   else if (state.last && now - state.last.publishedAt >= STALE_MS) problem = `no snapshot published since ${new Date(state.last.publishedAt).toISOString()}`;
   return { status: problem === null ? "ok" : "failing", snapshot, ageSeconds, problem };
 }

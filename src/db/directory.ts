@@ -48,7 +48,10 @@ export const agentsPerShard = (d1: Database) =>
 
 /** Where an agent is in the status lists: null when it is not listed yet. */
 export async function statusEntryOf(d1: Database, sid: string): Promise<{ list: number; idx: number } | null> {
-  const row = await d1.prepare("SELECT status_list AS list, status_idx AS idx FROM agent_directory WHERE sid = ?").bind(sid).first<{ list: number | null; idx: number | null }>();
+  const row = await d1
+    .prepare("SELECT status_list AS list, status_idx AS idx FROM agent_directory WHERE sid = ?")
+    .bind(sid)
+    .first<{ list: number | null; idx: number | null }>();
   return row && row.list !== null && row.idx !== null ? { list: row.list, idx: row.idx } : null;
 }
 
@@ -78,7 +81,13 @@ export async function statusEntriesOf(d1: Database, sids: string[]): Promise<Map
 /** One page of agents not listed yet, in directory order after `afterNum` (the backfill). */
 /** How many agents have no place in the status lists yet, after directory number `afterNum`. */
 export const countUnlisted = async (d1: Database, afterNum: number) =>
-  (await db(d1).select({ n: count() }).from(agentDirectory).where(and(isNull(agentDirectory.statusList), gt(agentDirectory.num, afterNum))).get())?.n ?? 0;
+  (
+    await db(d1)
+      .select({ n: count() })
+      .from(agentDirectory)
+      .where(and(isNull(agentDirectory.statusList), gt(agentDirectory.num, afterNum)))
+      .get()
+  )?.n ?? 0;
 
 export const unlistedAgents = (d1: Database, afterNum: number, limit: number) =>
   db(d1)

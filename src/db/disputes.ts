@@ -42,4 +42,9 @@ export const disputesByStatus = (d1: Database, status: DisputeStatus | undefined
 
 /** The agent's disputes not yet resolved (the report view shows them). */
 export const unresolvedDisputes = (d1: Database, sid: string): Promise<Dispute[]> =>
-  db(d1).select().from(disputes).where(and(eq(disputes.sid, sid), inArray(disputes.status, ["open", "escalated"]))).orderBy(asc(disputes.id)).all();
+  db(d1)
+    .select()
+    .from(disputes)
+    .where(and(eq(disputes.sid, sid), inArray(disputes.status, ["open", "escalated"])))
+    .orderBy(asc(disputes.id))
+    .all();

@@ -124,7 +124,10 @@ export async function readArchivedAfter(bucket: R2Bucket, sid: string, after: nu
 
 /** The shard's oldest entry rows up to number `through`, at most `limit`, as they are but for their text columns in clear (a page's format). */
 export async function rowsThrough(d1: Database, sid: string, through: number, limit: number): Promise<ArchivedRow[]> {
-  const page = await d1.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n <= ? ORDER BY n LIMIT ?`).bind(sid, through, limit).all<EntrySqlRow>();
+  const page = await d1
+    .prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n <= ? ORDER BY n LIMIT ?`)
+    .bind(sid, through, limit)
+    .all<EntrySqlRow>();
   return page.results.map((r) => ({ ...r, body: unpackText(r.body), private: r.private === null ? null : unpackText(r.private) }));
 }
 
@@ -144,13 +147,25 @@ export async function firstOnShard(d1: Database, sid: string): Promise<{ n: numb
  * hashes cover only the salted hashes, so the chain still verifies. How many entries lost text, and
  * whether the entry named was found at all.
  */
-export async function eraseText(d1: Database, bucket: R2Bucket, sid: string, target: { n: number | null; ref: number | null } | null): Promise<{ found: boolean; erased: number }> {
+export async function eraseText(
+  d1: Database,
+  bucket: R2Bucket,
+  sid: string,
+  target: { n: number | null; ref: number | null } | null,
+): Promise<{ found: boolean; erased: number }> {
   // A transaction id names a report: never the registration or another entry of the same number.
-  const match = (r: { n: number; ref: number | null; kind: string }) => target === null || (r.kind === "report" && (r.n === target.n || (target.ref !== null && r.ref === target.ref)));
+  const match = (r: { n: number; ref: number | null; kind: string }) =>
+    target === null || (r.kind === "report" && (r.n === target.n || (target.ref !== null && r.ref === target.ref)));
   const where = target === null ? "" : " AND kind = 'report' AND (n = ? OR ref = ?)";
   const params = target === null ? [sid] : [sid, target.n ?? -1, target.ref ?? -1];
-  const present = await d1.prepare(`SELECT count(*) AS c FROM entries WHERE sid = ?${where}`).bind(...params).first<{ c: number }>();
-  const updated = await d1.prepare(`UPDATE entries SET salt = NULL, private = NULL WHERE sid = ? AND salt IS NOT NULL${where}`).bind(...params).run();
+  const present = await d1
+    .prepare(`SELECT count(*) AS c FROM entries WHERE sid = ?${where}`)
+    .bind(...params)
+    .first<{ c: number }>();
+  const updated = await d1
+    .prepare(`UPDATE entries SET salt = NULL, private = NULL WHERE sid = ? AND salt IS NOT NULL${where}`)
+    .bind(...params)
+    .run();
   let found = (present?.c ?? 0) > 0;
   let erased = updated.meta.changes ?? 0;
   for (const ref of await listPages(bucket, sid)) {

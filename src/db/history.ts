@@ -28,7 +28,19 @@ export interface StoredEntry {
 export const ENTRY_COLUMNS = "n, kind, at, operator, status, ref, body, hash, salt, private, composite";
 const ENTRY_READ = `SELECT ${ENTRY_COLUMNS} FROM entries WHERE sid = ? AND n > ? ORDER BY n LIMIT ?`;
 
-export type EntrySqlRow = { n: number; kind: EntryKind; at: number; operator: number | null; status: StoredEntry["status"]; ref: number | null; body: StoredText; hash: string; salt: string | null; private: StoredText | null; composite: number | null };
+export type EntrySqlRow = {
+  n: number;
+  kind: EntryKind;
+  at: number;
+  operator: number | null;
+  status: StoredEntry["status"];
+  ref: number | null;
+  body: StoredText;
+  hash: string;
+  salt: string | null;
+  private: StoredText | null;
+  composite: number | null;
+};
 
 export const storedEntry = (r: EntrySqlRow): StoredEntry => {
   const text = unpackText(r.body);
@@ -54,7 +66,8 @@ export interface SnapshotPrivate {
 }
 
 /** Who an entry names, as the service replays it: its operator, or for a retention snapshot its operators' numbers by id. */
-export const whoOf = (e: StoredEntry): EntryWho => (e.kind === "snapshot" || e.kind === "inheritance" ? ((e.private as SnapshotPrivate | null)?.operators ?? null) : e.operator);
+export const whoOf = (e: StoredEntry): EntryWho =>
+  e.kind === "snapshot" || e.kind === "inheritance" ? ((e.private as SnapshotPrivate | null)?.operators ?? null) : e.operator;
 
 /** The agent's latest retention snapshot on its shard (null: none). */
 export async function latestSnapshot(d1: Database, sid: string): Promise<(Entry & { kind: "snapshot" }) | null> {
@@ -78,7 +91,10 @@ export async function readEntries(d1: Database, sid: string, after = 0, limit = 
 
 /** The agent's entry number `n`, or null. */
 export async function readEntry(d1: Database, sid: string, n: number): Promise<StoredEntry | null> {
-  const row = await d1.prepare(ENTRY_READ).bind(sid, n - 1, 1).first<EntrySqlRow>();
+  const row = await d1
+    .prepare(ENTRY_READ)
+    .bind(sid, n - 1, 1)
+    .first<EntrySqlRow>();
   return row && row.n === n ? storedEntry(row) : null;
 }
 

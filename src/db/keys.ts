@@ -27,10 +27,12 @@ export async function rotateKey(
 ) {
   const d = db(d1);
   const [[created], [old], [operator]] = await d.batch([
-    d.insert(apiKeys)
+    d
+      .insert(apiKeys)
       .values({ operatorId: current.operatorId, keyHash: next.hash, prefix: next.prefix, scopes: next.scopes.join(" "), createdAt: now })
       .returning(),
-    d.update(apiKeys)
+    d
+      .update(apiKeys)
       .set({ expiresAt: sql`coalesce(min(${apiKeys.expiresAt}, ${graceEnds}), ${graceEnds})` })
       .where(eq(apiKeys.id, current.keyId))
       .returning(),
@@ -56,7 +58,8 @@ export const deleteKey = (d1: Database, keyId: number) => db(d1).delete(apiKeys)
 export async function revokeOtherKeys(d1: Database, operatorId: number, keepKeyId: number, now: string) {
   const d = db(d1);
   const [revoked, [operator]] = await d.batch([
-    d.update(apiKeys)
+    d
+      .update(apiKeys)
       .set({ revokedAt: now })
       .where(and(eq(apiKeys.operatorId, operatorId), ne(apiKeys.id, keepKeyId), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id }),
@@ -82,12 +85,14 @@ export async function revokeKey(d1: Database, operatorId: number, keyId: number,
 export async function revokeKeyByAdmin(d1: Database, operatorId: number, keyId: number, now: string) {
   const d = db(d1);
   const [[revoked], [operator], [left]] = await d.batch([
-    d.update(apiKeys)
+    d
+      .update(apiKeys)
       .set({ revokedAt: now })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.operatorId, operatorId), isNull(apiKeys.revokedAt)))
       .returning(),
     bumpEpoch(d1, operatorId),
-    d.select({ n: count() })
+    d
+      .select({ n: count() })
       .from(apiKeys)
       .where(and(eq(apiKeys.operatorId, operatorId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)))),
   ]);
@@ -119,4 +124,8 @@ function revokeStatement(d1: Database, operatorId: number, keyId: number, now: s
 }
 
 export const getKey = (d1: Database, operatorId: number, keyId: number) =>
-  db(d1).select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.operatorId, operatorId))).get();
+  db(d1)
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.operatorId, operatorId)))
+    .get();

@@ -29,10 +29,7 @@ export function keyQuery(d1: Database, keyHash: string) {
     .where(eq(apiKeys.keyHash, keyHash));
 }
 
-export async function insertApplication(
-  d1: Database,
-  app: { name: string; email: string; company: string | null; reason: string | null; createdAt: string },
-) {
+export async function insertApplication(d1: Database, app: { name: string; email: string; company: string | null; reason: string | null; createdAt: string }) {
   return db(d1).insert(applications).values(app).returning({ id: applications.id }).get();
 }
 
@@ -47,8 +44,7 @@ export async function listApplications(d1: Database, status: ApplicationStatus |
     .all();
 }
 
-export const getApplication = (d1: Database, id: number) =>
-  db(d1).select().from(applications).where(eq(applications.id, id)).get();
+export const getApplication = (d1: Database, id: number) => db(d1).select().from(applications).where(eq(applications.id, id)).get();
 
 /**
  * Approval in one batch (one SQL transaction): the application is marked approved, and the operator
@@ -112,8 +108,7 @@ export async function updateOperator(
     .get();
 }
 
-export const getOperator = (d1: Database, id: number) =>
-  db(d1).select().from(operators).where(eq(operators.id, id)).get();
+export const getOperator = (d1: Database, id: number) => db(d1).select().from(operators).where(eq(operators.id, id)).get();
 
 /** One page of operators, oldest first, after operator id `afterId`. */
 export const listOperators = (d1: Database, afterId: number, limit: number) =>

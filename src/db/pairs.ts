@@ -23,10 +23,21 @@ export function putPair(d1: Database, sid: string, row: PairRow): D1PreparedStat
   const p = row.pair;
   return d1
     .prepare(PUT_PAIR)
-    .bind(sid, reporter, row.operatorId, p.votes.stability ?? -1, p.firstAt, p.firstReceiptAt === null ? -1 : dayOf(p.firstReceiptAt), JSON.stringify(stored satisfies Stored));
+    .bind(
+      sid,
+      reporter,
+      row.operatorId,
+      p.votes.stability ?? -1,
+      p.firstAt,
+      p.firstReceiptAt === null ? -1 : dayOf(p.firstReceiptAt),
+      JSON.stringify(stored satisfies Stored),
+    );
 }
 
-const rowOf = (r: { reporter: string; operator_id: number; pair: string }): PairRow => ({ pair: { ...(JSON.parse(r.pair) as Stored), reporter: r.reporter }, operatorId: r.operator_id });
+const rowOf = (r: { reporter: string; operator_id: number; pair: string }): PairRow => ({
+  pair: { ...(JSON.parse(r.pair) as Stored), reporter: r.reporter },
+  operatorId: r.operator_id,
+});
 
 /** Keys per statement: D1 binds at most 100 parameters. */
 const KEYS_PER_READ = 90;
@@ -47,6 +58,9 @@ export async function readPairs(d1: Database, sid: string, keys: readonly string
 
 /** Every pair of the agent. */
 export async function readAllPairs(d1: Database, sid: string): Promise<Map<string, PairRow>> {
-  const { results } = await d1.prepare("SELECT reporter, operator_id, pair FROM pairs WHERE sid = ?").bind(sid).all<{ reporter: string; operator_id: number; pair: string }>();
+  const { results } = await d1
+    .prepare("SELECT reporter, operator_id, pair FROM pairs WHERE sid = ?")
+    .bind(sid)
+    .all<{ reporter: string; operator_id: number; pair: string }>();
   return new Map(results.map((r) => [r.reporter, rowOf(r)]));
 }

@@ -73,21 +73,52 @@ export function shardStatements(d1: Database, writes: readonly ShardWrite[]): D1
       case "config":
         return [raw(d1, d().insert(configHistory).values(w.row))];
       case "entryStatus":
-        return [raw(d1, d().update(entries).set({ status: w.status }).where(and(eq(entries.sid, w.sid), eq(entries.n, w.n))))];
+        return [
+          raw(
+            d1,
+            d()
+              .update(entries)
+              .set({ status: w.status })
+              .where(and(eq(entries.sid, w.sid), eq(entries.n, w.n))),
+          ),
+        ];
       case "pair":
         return [putPair(d1, w.sid, w.row)];
       case "pairsReplaced":
         return [d1.prepare("DELETE FROM pairs WHERE sid = ?").bind(w.sid), ...w.rows.map((r) => putPair(d1, w.sid, r))];
       case "dispute": {
         const row = { sid: w.dispute.sid, id: w.dispute.id, status: w.dispute.status, dispute: JSON.stringify(w.dispute) };
-        return [raw(d1, d().insert(disputesOnShard).values(row).onConflictDoUpdate({ target: [disputesOnShard.sid, disputesOnShard.id], set: { status: row.status, dispute: row.dispute } }))];
+        return [
+          raw(
+            d1,
+            d()
+              .insert(disputesOnShard)
+              .values(row)
+              .onConflictDoUpdate({ target: [disputesOnShard.sid, disputesOnShard.id], set: { status: row.status, dispute: row.dispute } }),
+          ),
+        ];
       }
       case "challenge": {
         const row = { sid: w.sid, token: w.token, kind: w.challenge, expiresAt: w.expiresAt, used: w.used };
-        return [raw(d1, d().insert(challenges).values(row).onConflictDoUpdate({ target: [challenges.sid, challenges.token], set: { expiresAt: row.expiresAt, used: row.used } }))];
+        return [
+          raw(
+            d1,
+            d()
+              .insert(challenges)
+              .values(row)
+              .onConflictDoUpdate({ target: [challenges.sid, challenges.token], set: { expiresAt: row.expiresAt, used: row.used } }),
+          ),
+        ];
       }
       case "challengesExpired":
-        return [raw(d1, d().delete(challenges).where(and(eq(challenges.sid, w.sid), sql`${challenges.expiresAt} <= ${w.before}`)))];
+        return [
+          raw(
+            d1,
+            d()
+              .delete(challenges)
+              .where(and(eq(challenges.sid, w.sid), sql`${challenges.expiresAt} <= ${w.before}`)),
+          ),
+        ];
     }
   });
 }

@@ -67,7 +67,8 @@ export async function writeSnapshot(bucket: Bucket, manifest: Omit<SnapshotManif
   // At most 50 puts in flight.
   for (let i = 0; i < buckets; i += 50) {
     const group = [];
-    for (let n = i; n < Math.min(buckets, i + 50); n++) group.push(bucket.put(`${prefix}b/${n}.bin`, levels.slice(n * manifest.bucketIds, (n + 1) * manifest.bucketIds)));
+    for (let n = i; n < Math.min(buckets, i + 50); n++)
+      group.push(bucket.put(`${prefix}b/${n}.bin`, levels.slice(n * manifest.bucketIds, (n + 1) * manifest.bucketIds)));
     await Promise.all(group);
   }
   await bucket.put(`${prefix}levels.bin`, levels);

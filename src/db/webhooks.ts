@@ -11,7 +11,11 @@ export const countWebhooks = async (d1: Database, operatorId: number) =>
   (await db(d1).select({ n: count() }).from(webhooks).where(eq(webhooks.operatorId, operatorId)).get())?.n ?? 0;
 
 /** Adds an endpoint unless the operator already has `max`: checked in the same statement. */
-export async function insertWebhook(d1: Database, w: { operatorId: number; url: string; events: string; sealedSecret: string; createdAt: string }, max: number) {
+export async function insertWebhook(
+  d1: Database,
+  w: { operatorId: number; url: string; events: string; sealedSecret: string; createdAt: string },
+  max: number,
+) {
   const rows = await d1
     .prepare(
       `INSERT INTO webhooks (operator_id, url, events, sealed_secret, created_at)
@@ -23,20 +27,40 @@ export async function insertWebhook(d1: Database, w: { operatorId: number; url: 
 }
 
 export const listWebhooks = (d1: Database, operatorId: number, afterId: number, limit: number) =>
-  db(d1).select().from(webhooks).where(and(eq(webhooks.operatorId, operatorId), gt(webhooks.id, afterId))).orderBy(asc(webhooks.id)).limit(limit).all();
+  db(d1)
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.operatorId, operatorId), gt(webhooks.id, afterId)))
+    .orderBy(asc(webhooks.id))
+    .limit(limit)
+    .all();
 
 export const getWebhook = (d1: Database, id: number) => db(d1).select().from(webhooks).where(eq(webhooks.id, id)).get();
 
 /** Stores a secret sealed again under a new key, unless the row changed meanwhile. */
 export const resealWebhook = (d1: Database, id: number, from: string, to: string) =>
-  db(d1).update(webhooks).set({ sealedSecret: to }).where(and(eq(webhooks.id, id), eq(webhooks.sealedSecret, from))).run();
+  db(d1)
+    .update(webhooks)
+    .set({ sealedSecret: to })
+    .where(and(eq(webhooks.id, id), eq(webhooks.sealedSecret, from)))
+    .run();
 
 /** Every endpoint in id order, a page at a time (sealing them all again after a key rotation). */
 export const webhooksAfter = (d1: Database, afterId: number, limit: number) =>
-  db(d1).select({ id: webhooks.id, sealedSecret: webhooks.sealedSecret }).from(webhooks).where(gt(webhooks.id, afterId)).orderBy(asc(webhooks.id)).limit(limit).all();
+  db(d1)
+    .select({ id: webhooks.id, sealedSecret: webhooks.sealedSecret })
+    .from(webhooks)
+    .where(gt(webhooks.id, afterId))
+    .orderBy(asc(webhooks.id))
+    .limit(limit)
+    .all();
 
 export const deleteWebhook = (d1: Database, operatorId: number, id: number) =>
-  db(d1).delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.operatorId, operatorId))).returning({ id: webhooks.id }).get();
+  db(d1)
+    .delete(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.operatorId, operatorId)))
+    .returning({ id: webhooks.id })
+    .get();
 
 /** The endpoints an event goes to: those of these operators subscribed to its type. */
 /**
@@ -45,7 +69,8 @@ export const deleteWebhook = (d1: Database, operatorId: number, id: number) =>
  */
 export async function subscribedWebhooks(d1: Database, operatorIds: number[], eventType: string, watchersOf: string | null): Promise<WebhookRow[]> {
   const own = operatorIds.length > 0 ? inArray(webhooks.operatorId, operatorIds) : undefined;
-  const watching = watchersOf === null ? undefined : inArray(webhooks.operatorId, db(d1).select({ id: watches.operatorId }).from(watches).where(eq(watches.sid, watchersOf)));
+  const watching =
+    watchersOf === null ? undefined : inArray(webhooks.operatorId, db(d1).select({ id: watches.operatorId }).from(watches).where(eq(watches.sid, watchersOf)));
   if (!own && !watching) return [];
   const rows = await db(d1).select().from(webhooks).where(or(own, watching)).all();
   return rows.filter((w) => w.events.split(" ").includes(eventType));
@@ -64,13 +89,27 @@ export async function insertWatch(d1: Database, w: { operatorId: number; sid: st
 }
 
 export const getWatch = (d1: Database, operatorId: number, sid: string) =>
-  db(d1).select().from(watches).where(and(eq(watches.operatorId, operatorId), eq(watches.sid, sid))).get();
+  db(d1)
+    .select()
+    .from(watches)
+    .where(and(eq(watches.operatorId, operatorId), eq(watches.sid, sid)))
+    .get();
 
 export const listWatches = (d1: Database, operatorId: number, after: string, limit: number) =>
-  db(d1).select().from(watches).where(and(eq(watches.operatorId, operatorId), gt(watches.sid, after))).orderBy(asc(watches.sid)).limit(limit).all();
+  db(d1)
+    .select()
+    .from(watches)
+    .where(and(eq(watches.operatorId, operatorId), gt(watches.sid, after)))
+    .orderBy(asc(watches.sid))
+    .limit(limit)
+    .all();
 
 export const deleteWatch = (d1: Database, operatorId: number, sid: string) =>
-  db(d1).delete(watches).where(and(eq(watches.operatorId, operatorId), eq(watches.sid, sid))).returning({ sid: watches.sid }).get();
+  db(d1)
+    .delete(watches)
+    .where(and(eq(watches.operatorId, operatorId), eq(watches.sid, sid)))
+    .returning({ sid: watches.sid })
+    .get();
 
 /** The deliveries of an event to these endpoints, created once each; those not yet delivered. */
 export async function deliveriesFor(d1: Database, event: { id: string; type: string }, webhookIds: number[], now: string): Promise<DeliveryRow[]> {
@@ -83,7 +122,13 @@ export async function deliveriesFor(d1: Database, event: { id: string; type: str
   return d
     .select()
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.eventId, event.id), inArray(webhookDeliveries.webhookId, webhookIds), inArray(webhookDeliveries.status, ["pending", "retrying"])))
+    .where(
+      and(
+        eq(webhookDeliveries.eventId, event.id),
+        inArray(webhookDeliveries.webhookId, webhookIds),
+        inArray(webhookDeliveries.status, ["pending", "retrying"]),
+      ),
+    )
     .all();
 }
 
@@ -122,7 +167,12 @@ export const markDead = (d1: Database, id: number, error: string, at: string) =>
 /** Deletes up to `limit` delivery records created before `before`, oldest first: how many went. */
 export async function deleteDeliveriesBefore(d1: Database, before: string, limit: number): Promise<number> {
   const d = db(d1);
-  const oldest = d.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(lt(webhookDeliveries.createdAt, before)).orderBy(asc(webhookDeliveries.createdAt)).limit(limit);
+  const oldest = d
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(lt(webhookDeliveries.createdAt, before))
+    .orderBy(asc(webhookDeliveries.createdAt))
+    .limit(limit);
   const result = await d.delete(webhookDeliveries).where(inArray(webhookDeliveries.id, oldest)).run();
   return result.meta.changes ?? 0;
 }

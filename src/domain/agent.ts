@@ -5,9 +5,19 @@ import type { AgentKey } from "./agent-keys";
 import type { AgentConfiguration } from "./configuration";
 import { GENESIS } from "./entries";
 import { newLogTags, type LogTags } from "./log/epochs";
-import { CHANGE_TYPES, OUTCOMES, classifyChange, type ChangeType, type CredibilityInput, type Outcome, type PairState, type Pairs, type ScoreView, type SignalDimension } from "./model";
+import {
+  CHANGE_TYPES,
+  OUTCOMES,
+  classifyChange,
+  type ChangeType,
+  type CredibilityInput,
+  type Outcome,
+  type PairState,
+  type Pairs,
+  type ScoreView,
+  type SignalDimension,
+} from "./model";
 import { applyConfigChange, applyCredibility, applyReport, emptyModel, operatorContribution, scoreOf, type AgentModel } from "./model";
-
 
 export const AGENT_STATUSES = ["active", "suspended"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
@@ -90,10 +100,7 @@ export const scoreEvent = {
   configChange: (change: ChangeType) => `config_change:${change}` as const,
   withdrawal: "dispute:withdrawn",
 } as const;
-export type ScoreEventType =
-  | ReturnType<typeof scoreEvent.transaction>
-  | ReturnType<typeof scoreEvent.configChange>
-  | typeof scoreEvent.withdrawal;
+export type ScoreEventType = ReturnType<typeof scoreEvent.transaction> | ReturnType<typeof scoreEvent.configChange> | typeof scoreEvent.withdrawal;
 export const SCORE_EVENT_TYPES = [
   ...OUTCOMES.map(scoreEvent.transaction),
   ...CHANGE_TYPES.map(scoreEvent.configChange),
@@ -102,7 +109,15 @@ export const SCORE_EVENT_TYPES = [
 
 export function newRecord(
   ref: AgentRef,
-  input: { operatorId: number | null; name: string; description: string | null; config: AgentConfiguration; fingerprint: string; claimTokenHash: string | null; similarToCautioned?: boolean },
+  input: {
+    operatorId: number | null;
+    name: string;
+    description: string | null;
+    config: AgentConfiguration;
+    fingerprint: string;
+    claimTokenHash: string | null;
+    similarToCautioned?: boolean;
+  },
   now: number,
 ): AgentRecord {
   const iso = new Date(now).toISOString();
@@ -178,8 +193,18 @@ export interface ReportKeys {
 }
 
 /** Applies one report to the record and the reporter's pair (null: its first report on the agent). */
-export function applyReportTo(before: AgentRecord, report: Report, pair: PairState | null, keys: ReportKeys): { record: AgentRecord; pair: PairState; recorded: RecordedReport; score: ScoreView } {
-  const applied = applyReport(before.evidence, pair, { reporter: keys.reporter, at: report.at, outcome: report.outcome, signals: report.signals, receipt: report.receipt }, keys.owner);
+export function applyReportTo(
+  before: AgentRecord,
+  report: Report,
+  pair: PairState | null,
+  keys: ReportKeys,
+): { record: AgentRecord; pair: PairState; recorded: RecordedReport; score: ScoreView } {
+  const applied = applyReport(
+    before.evidence,
+    pair,
+    { reporter: keys.reporter, at: report.at, outcome: report.outcome, signals: report.signals, receipt: report.receipt },
+    keys.owner,
+  );
   const seq = before.seq + 1;
   const next: AgentRecord = {
     ...before,

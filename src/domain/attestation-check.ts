@@ -32,7 +32,12 @@ export interface AttestationExpectations {
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-const refused = (reason: string, kid: string | null = null, claims: Record<string, unknown> | null = null): AttestationCheck => ({ valid: false, reason, kid, claims });
+const refused = (reason: string, kid: string | null = null, claims: Record<string, unknown> | null = null): AttestationCheck => ({
+  valid: false,
+  reason,
+  kid,
+  claims,
+});
 
 /** Verifies `jws` against `keys` (the service's JWKS) and checks its claims; says why when it fails. */
 export async function checkAttestation(jws: string, keys: readonly JWK[], expect: AttestationExpectations): Promise<AttestationCheck> {

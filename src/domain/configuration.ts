@@ -63,10 +63,7 @@ export type ChangeType = (typeof CHANGE_TYPES)[number];
  * swap (a new provider's model name is bound to differ). Tools compare as sets, memoryConfig by
  * canonical JSON, and a missing systemPromptHash or memoryConfig equals null.
  */
-export function classifyChange(
-  previous: AgentConfiguration,
-  next: AgentConfiguration,
-): { changes: ChangeType[]; changeType: ChangeType | null } {
+export function classifyChange(previous: AgentConfiguration, next: AgentConfiguration): { changes: ChangeType[]; changeType: ChangeType | null } {
   const changes: ChangeType[] = [];
   if (previous.modelProvider !== next.modelProvider) changes.push("provider_change");
   else if (previous.modelName !== next.modelName) changes.push("model_swap");

@@ -15,7 +15,13 @@ const fromBase64url = (text: string) => Uint8Array.from(atob(text.replace(/-/g, 
 /** The HMAC key of nonces, derived (HKDF-SHA256) from a signing key's private part. */
 async function macKey(key: SigningKey): Promise<CryptoKey> {
   const secret = await crypto.subtle.importKey("raw", fromBase64url(key.privateJwk.d as string), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: INFO }, secret, { name: "HMAC", hash: "SHA-256", length: 256 }, false, ["sign"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: INFO },
+    secret,
+    { name: "HMAC", hash: "SHA-256", length: 256 },
+    false,
+    ["sign"],
+  );
 }
 
 async function macOf(key: SigningKey, sid: string, head: Uint8Array): Promise<Uint8Array> {

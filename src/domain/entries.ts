@@ -9,7 +9,20 @@ import type { AgentModel, ChangeType, Dimension, InheritedPair, Outcome, PairSta
 import { DIMENSIONS } from "./model";
 import { randomHex } from "./identifiers";
 
-export const ENTRY_KINDS = ["registration", "report", "config", "withdrawal", "dispute", "claim", "status", "identity", "credibility", "inheritance", "model", "snapshot"] as const;
+export const ENTRY_KINDS = [
+  "registration",
+  "report",
+  "config",
+  "withdrawal",
+  "dispute",
+  "claim",
+  "status",
+  "identity",
+  "credibility",
+  "inheritance",
+  "model",
+  "snapshot",
+] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
 /** The entries a score history shows (the report's `score_history`): each moved the scores. */
@@ -163,4 +176,3 @@ export async function hmacHex(secret: string, message: string): Promise<string> 
 
 /** A reporter's commitment on one agent: unlinkable across agents, and no small operator id can be tried against it. */
 export const reporterCommitment = (secret: string, sid: string, operatorId: number) => hmacHex(secret, `${sid}\n${operatorId}`);
-

@@ -65,17 +65,14 @@ export const RETRY_AFTER_S = 5;
 export const errors = {
   invalidJson: () => new ApiError("invalid_request", "Invalid JSON body"),
   invalid: (message: string) => new ApiError("invalid_request", message),
-  missingFields: (fields: string[]) =>
-    new ApiError("invalid_request", `Missing required fields: ${fields.join(", ")}`),
+  missingFields: (fields: string[]) => new ApiError("invalid_request", `Missing required fields: ${fields.join(", ")}`),
   invalidSid: () => new ApiError("invalid_request", "Invalid SID format. Expected: SID-0x[16 hex chars]"),
-  missingAuth: () =>
-    new ApiError("missing_api_key", `Missing or invalid Authorization header. Use: Bearer ${KEY_PREFIX}...`),
+  missingAuth: () => new ApiError("missing_api_key", `Missing or invalid Authorization header. Use: Bearer ${KEY_PREFIX}...`),
   badKeyFormat: () => new ApiError("invalid_api_key", "Invalid API key format"),
   unknownKey: () => new ApiError("invalid_api_key", "Invalid API key"),
   // Form A has no separate text for a rotated or revoked key: it is simply not a valid key.
   revokedKey: () => new ApiError("revoked_api_key", "Invalid API key"),
-  insufficientScope: (scope: string) =>
-    new ApiError("insufficient_scope", `Forbidden: this API key lacks the ${scope} scope`),
+  insufficientScope: (scope: string) => new ApiError("insufficient_scope", `Forbidden: this API key lacks the ${scope} scope`),
   notOwner: () => new ApiError("forbidden", "Forbidden: you do not own this agent"),
   agentNotFound: () => new ApiError("not_found", "Agent not found"),
   notFound: (what = "Not found") => new ApiError("not_found", what),
@@ -111,8 +108,7 @@ export const errors = {
   keyNotFound: () => new ApiError("not_found", "API key not found"),
   keyAlreadyRevoked: () => new ApiError("conflict", "API key is already revoked"),
   lastKey: () => new ApiError("conflict", "Cannot revoke the operator's last valid API key; create or rotate a key first"),
-  tooManyVerifications: (retryAfter: number) =>
-    new ApiError("rate_limited", "Too many verification attempts", { "Retry-After": String(retryAfter) }),
+  tooManyVerifications: (retryAfter: number) => new ApiError("rate_limited", "Too many verification attempts", { "Retry-After": String(retryAfter) }),
   callbackFailed: () => new ApiError("callback_failed", "Callback delivery failed"),
   /** A signature proof (identity level 2) that does not hold; the signature is the credential. */
   signatureRefused: (reason: string) => new ApiError("invalid_signature", `Signature verification failed: ${reason}`),
@@ -136,12 +132,16 @@ export const errors = {
       "conflict",
       `Credentials are issued at identity level 2 (Signature-Verified) only; this agent is at level ${level}: its owner registers a key and the agent proves it (POST /agents/{sid}/verify/signature)`,
     ),
-  tooManyCredentials: (retryAfter: number) => new ApiError("rate_limited", "Too many credentials issued for this agent: at most 10 per hour", { "Retry-After": String(retryAfter) }),
+  tooManyCredentials: (retryAfter: number) =>
+    new ApiError("rate_limited", "Too many credentials issued for this agent: at most 10 per hour", { "Retry-After": String(retryAfter) }),
   keyDirectoryFailed: (reason: string) => new ApiError("callback_failed", `Key directory could not be read: ${reason}`),
   badLogNumber: (count: number) => new ApiError("invalid_request", `Invalid log number: logs are numbered 0 to ${count - 1}`),
   unknownLog: (count: number) => new ApiError("not_found", `Unknown log: logs are numbered 0 to ${count - 1}`),
   badTilePath: () =>
-    new ApiError("invalid_request", "Invalid tile path: expected tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>] (C2SP tlog-tiles; N in three-digit groups, e.g. x001/234)"),
+    new ApiError(
+      "invalid_request",
+      "Invalid tile path: expected tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>] (C2SP tlog-tiles; N in three-digit groups, e.g. x001/234)",
+    ),
   tileBeyondTree: (size: number) => new ApiError("not_found", `Tile not found: the log's tree has ${size} ${size === 1 ? "leaf" : "leaves"}`),
   noCheckpoint: () => new ApiError("not_found", "The log has no checkpoint yet"),
   logKeyNotConfigured: () => new ApiError("unavailable", "The transparency log is not configured (LOG_KEY)"),

@@ -70,20 +70,29 @@ function eventOf(entry: Entry, withdrawn: ReadonlySet<number>): HistoryEvent | n
   const at = Date.parse(entry.at);
   switch (entry.kind) {
     case "report":
-      return withdrawn.has(entry.n) ? null : { kind: "report", reporter: entry.reporter, at, outcome: entry.outcome, signals: entry.signals, receipt: entry.receipt };
+      return withdrawn.has(entry.n)
+        ? null
+        : { kind: "report", reporter: entry.reporter, at, outcome: entry.outcome, signals: entry.signals, receipt: entry.receipt };
     case "config":
       return entry.changes.length > 0 ? { kind: "config", at, changes: entry.changes } : null;
     case "credibility":
-      return "bootstrap" in entry ? null : { kind: "credibility", at, values: entry.values, ...(entry.snapshot === undefined ? {} : { snapshot: entry.snapshot }) };
+      return "bootstrap" in entry
+        ? null
+        : { kind: "credibility", at, values: entry.values, ...(entry.snapshot === undefined ? {} : { snapshot: entry.snapshot }) };
     case "inheritance":
-      return Object.values(entry.reporters).some((r) => !("level" in r)) ? null : { kind: "inheritance", at, reporters: entry.reporters, caution: entry.caution };
+      return Object.values(entry.reporters).some((r) => !("level" in r))
+        ? null
+        : { kind: "inheritance", at, reporters: entry.reporters, caution: entry.caution };
     default:
       return null;
   }
 }
 
 function stateOfSnapshot(body: EntryBodies["snapshot"]): AgentState {
-  return { model: structuredClone(body.model), pairs: new Map(Object.entries(body.pairs).map(([reporter, p]) => [reporter, { ...structuredClone(p), reporter }])) };
+  return {
+    model: structuredClone(body.model),
+    pairs: new Map(Object.entries(body.pairs).map(([reporter, p]) => [reporter, { ...structuredClone(p), reporter }])),
+  };
 }
 
 /**

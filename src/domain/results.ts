@@ -30,6 +30,4 @@ export type Refusal =
  * read its own write from a replica. `faceChanged`: what public faces (badges) show moved, so their
  * caches must be dropped.
  */
-export type Result<T> =
-  | { ok: true; result: T; bookmarks?: Record<string, string>; faceChanged?: boolean }
-  | { ok: false; refusal: Refusal };
+export type Result<T> = { ok: true; result: T; bookmarks?: Record<string, string>; faceChanged?: boolean } | { ok: false; refusal: Refusal };

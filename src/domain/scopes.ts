@@ -19,8 +19,7 @@ export type Scope = (typeof SCOPES)[number];
  */
 export const GRACE_SCOPES: readonly Scope[] = ["agents:read", "agents:write", "transactions:write", "verify:write"];
 
-export const parseScopes = (stored: string): Scope[] =>
-  stored.split(" ").filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
+export const parseScopes = (stored: string): Scope[] => stored.split(" ").filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
 
 /** The scopes a key holds at `now`: all it was given, or only the grace scopes once it was rotated. */
 export function effectiveScopes(stored: string, expiresAt: string | null): Scope[] {

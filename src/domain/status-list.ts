@@ -123,7 +123,14 @@ export interface StatusListClaims {
 /** The claims of list `list`'s token, stamped `issuedAt` (ms). */
 export function statusListClaims(origin: string, list: number, lst: string, issuedAt: number): StatusListClaims {
   const iat = Math.floor(issuedAt / 1000);
-  return { iss: origin, sub: statusListUri(origin, list), iat, exp: iat + STATUS_LIST_LIFETIME_S, ttl: STATUS_LIST_TTL_S, status_list: { bits: STATUS_BITS, lst } };
+  return {
+    iss: origin,
+    sub: statusListUri(origin, list),
+    iat,
+    exp: iat + STATUS_LIST_LIFETIME_S,
+    ttl: STATUS_LIST_TTL_S,
+    status_list: { bits: STATUS_BITS, lst },
+  };
 }
 
 /** A random integer in [0, bound), without modulo bias. */

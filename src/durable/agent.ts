@@ -59,39 +59,102 @@ export class Agent extends DurableObject<Env> {
     return ref;
   }
 
-  register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> { return this.profile.register(this.at(ref), input); }
-  reportTransaction(ref: AgentRef, input: ReportInput): Promise<Result<TransactionRecorded>> { return this.reports.report(this.at(ref), input); }
-  reportMany(ref: AgentRef, inputs: ReportInput[]): Promise<Result<TransactionRecorded>[]> { return this.reports.reportMany(this.at(ref), inputs); }
-  updateConfig(ref: AgentRef, input: ConfigInput): Promise<Result<ConfigUpdated>> { return this.profile.updateConfig(this.at(ref), input); }
-  claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> { return this.profile.claim(this.at(ref), input); }
-  setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> { return this.profile.setStatus(this.at(ref), status, now); }
-  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> { return this.profile.inheritance(this.at(ref), now); }
-  statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> { return this.profile.statusFacts(this.at(ref), now); }
-  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> { return this.profile.setPublicProfile(this.at(ref), input); }
+  register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> {
+    return this.profile.register(this.at(ref), input);
+  }
+  reportTransaction(ref: AgentRef, input: ReportInput): Promise<Result<TransactionRecorded>> {
+    return this.reports.report(this.at(ref), input);
+  }
+  reportMany(ref: AgentRef, inputs: ReportInput[]): Promise<Result<TransactionRecorded>[]> {
+    return this.reports.reportMany(this.at(ref), inputs);
+  }
+  updateConfig(ref: AgentRef, input: ConfigInput): Promise<Result<ConfigUpdated>> {
+    return this.profile.updateConfig(this.at(ref), input);
+  }
+  claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> {
+    return this.profile.claim(this.at(ref), input);
+  }
+  setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> {
+    return this.profile.setStatus(this.at(ref), status, now);
+  }
+  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> {
+    return this.profile.inheritance(this.at(ref), now);
+  }
+  statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> {
+    return this.profile.statusFacts(this.at(ref), now);
+  }
+  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> {
+    return this.profile.setPublicProfile(this.at(ref), input);
+  }
 
-  addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> { return this.identity.addChallenge(this.at(ref), input); }
-  voidChallenge(ref: AgentRef, tokenHash: string): Promise<void> { return this.identity.voidChallenge(this.at(ref), tokenHash); }
-  confirmIdentity(ref: AgentRef, input: { callerId: number; tokenHash: string; now: number }): Promise<Result<{ identityLevel: number }>> { return this.identity.confirmIdentity(this.at(ref), input); }
-  addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> { return this.identity.addKeys(this.at(ref), input); }
-  listKeys(ref: AgentRef, callerId: number): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> { return this.identity.listKeys(this.at(ref), callerId); }
-  removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string | null }>> { return this.identity.removeKey(this.at(ref), input); }
-  issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }): Promise<Result<null>> { return this.identity.issueNonce(this.at(ref), input); }
-  signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> { return this.identity.signatureKeys(this.at(ref)); }
-  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }): Promise<Result<null>> { return this.identity.spendNonce(this.at(ref), input); }
-  refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }): Promise<Result<null>> { return this.identity.refreshDirectory(this.at(ref), input); }
-  proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string }>> { return this.identity.proveSignature(this.at(ref), input); }
+  addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> {
+    return this.identity.addChallenge(this.at(ref), input);
+  }
+  voidChallenge(ref: AgentRef, tokenHash: string): Promise<void> {
+    return this.identity.voidChallenge(this.at(ref), tokenHash);
+  }
+  confirmIdentity(ref: AgentRef, input: { callerId: number; tokenHash: string; now: number }): Promise<Result<{ identityLevel: number }>> {
+    return this.identity.confirmIdentity(this.at(ref), input);
+  }
+  addKeys(
+    ref: AgentRef,
+    input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number },
+  ): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
+    return this.identity.addKeys(this.at(ref), input);
+  }
+  listKeys(ref: AgentRef, callerId: number): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
+    return this.identity.listKeys(this.at(ref), callerId);
+  }
+  removeKey(
+    ref: AgentRef,
+    input: { callerId: number; thumbprint: string; now: number },
+  ): Promise<Result<{ identityLevel: number; identityKey: string | null }>> {
+    return this.identity.removeKey(this.at(ref), input);
+  }
+  issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }): Promise<Result<null>> {
+    return this.identity.issueNonce(this.at(ref), input);
+  }
+  signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> {
+    return this.identity.signatureKeys(this.at(ref));
+  }
+  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }): Promise<Result<null>> {
+    return this.identity.spendNonce(this.at(ref), input);
+  }
+  refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }): Promise<Result<null>> {
+    return this.identity.refreshDirectory(this.at(ref), input);
+  }
+  proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string }>> {
+    return this.identity.proveSignature(this.at(ref), input);
+  }
 
-  openDispute(ref: AgentRef, input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.open(this.at(ref), input); }
-  answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.answer(this.at(ref), input); }
-  decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> { return this.disputes.decide(this.at(ref), input); }
+  openDispute(
+    ref: AgentRef,
+    input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number },
+  ): Promise<Result<Dispute>> {
+    return this.disputes.open(this.at(ref), input);
+  }
+  answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> {
+    return this.disputes.answer(this.at(ref), input);
+  }
+  decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> {
+    return this.disputes.decide(this.at(ref), input);
+  }
 
-  archiveHistory(ref: AgentRef, input: ArchiveInput): Promise<Result<Archived>> { return this.retention.archive(this.at(ref), input); }
-  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number): Promise<Result<{ found: boolean; erased: number }>> { return this.retention.erase(this.at(ref), target, now); }
+  archiveHistory(ref: AgentRef, input: ArchiveInput): Promise<Result<Archived>> {
+    return this.retention.archive(this.at(ref), input);
+  }
+  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number): Promise<Result<{ found: boolean; erased: number }>> {
+    return this.retention.erase(this.at(ref), target, now);
+  }
 
   /** The migration sweep's call (npm run admin -- migrate-objects): this agent on the record's contract, its storage empty. */
-  migrate(ref: AgentRef): Promise<Result<{ moved: boolean }>> { return this.sweep.migrate(this.at(ref)); }
+  migrate(ref: AgentRef): Promise<Result<{ moved: boolean }>> {
+    return this.sweep.migrate(this.at(ref));
+  }
   /** The daily reconciliation's call: the outbox sent again from entry `from` on (the log lacks it). */
-  republish(ref: AgentRef, from: number): Promise<Result<{ sent: number }>> { return this.kernel.outbox.republish(this.at(ref), from); }
+  republish(ref: AgentRef, from: number): Promise<Result<{ sent: number }>> {
+    return this.kernel.outbox.republish(this.at(ref), from);
+  }
 
   override async alarm(): Promise<void> {
     meterAlarm(this.env, "do:AGENT alarm");

@@ -60,7 +60,11 @@ export class LogSequencer extends DurableObject<Env> {
   private readonly store: SequencerStore;
   private signers: Promise<NoteSigner[] | string> | undefined;
 
-  constructor(ctx: DurableObjectState, env: Env, private readonly probes: SequencerProbes = NO_PROBES) {
+  constructor(
+    ctx: DurableObjectState,
+    env: Env,
+    private readonly probes: SequencerProbes = NO_PROBES,
+  ) {
     super(ctx, env);
     this.store = new SequencerStore(ctx.storage);
     void ctx.blockConcurrencyWhile(async () => this.store.migrate());
@@ -96,7 +100,13 @@ export class LogSequencer extends DurableObject<Env> {
         const leaf = check.leaf;
         if (!marks.has(sid)) marks.set(sid, await agentTag(key, sid));
         const mark = marks.get(sid)!;
-        const problem = isTagged(leaf) ? await this.tagProblem(key, sid, ref.seq, item.epoch, leaf.tag) : leaf.agent !== mark ? "leaf.agent is not HMAC(LOG_KEY, sid)" : leaf.seq !== ref.seq ? "leaf.seq is not n" : null;
+        const problem = isTagged(leaf)
+          ? await this.tagProblem(key, sid, ref.seq, item.epoch, leaf.tag)
+          : leaf.agent !== mark
+            ? "leaf.agent is not HMAC(LOG_KEY, sid)"
+            : leaf.seq !== ref.seq
+              ? "leaf.seq is not n"
+              : null;
         if (problem) result.refused.push({ ...ref, reason: problem });
         else checked.push({ mark, ref, hash: isTagged(leaf) ? leaf.commit : leaf.entry_hash, leaf });
       }
@@ -120,7 +130,16 @@ export class LogSequencer extends DurableObject<Env> {
         const agent = agents.get(mark) ?? this.store.agent(mark) ?? NEW_AGENT;
         const decision = decide(agent, ref.seq, hash);
         if (decision.kind === "rewrite") {
-          console.error(JSON.stringify({ level: "error", message: "log: another entry for an accepted (agent, seq), refused: a rewrite attempt", log: n, ...ref, accepted_entry_hash: decision.accepted, offered_entry_hash: hash }));
+          console.error(
+            JSON.stringify({
+              level: "error",
+              message: "log: another entry for an accepted (agent, seq), refused: a rewrite attempt",
+              log: n,
+              ...ref,
+              accepted_entry_hash: decision.accepted,
+              offered_entry_hash: hash,
+            }),
+          );
           result.refused.push({ ...ref, reason: "another entry hash was accepted for this (agent, seq)" });
         } else if (decision.kind === "ahead") {
           result.ahead.push(ref);
@@ -129,7 +148,8 @@ export class LogSequencer extends DurableObject<Env> {
           agents.set(mark, accept(agent, ref.seq, next++, hash));
           result.accepted.push(ref);
         } else {
-          if (decision.kind === "stale") console.warn(JSON.stringify({ level: "warn", message: "log: a repeat of an old leaf, no longer compared", log: n, ...ref }));
+          if (decision.kind === "stale")
+            console.warn(JSON.stringify({ level: "warn", message: "log: a repeat of an old leaf, no longer compared", log: n, ...ref }));
           result.accepted.push(ref);
         }
       }
@@ -177,7 +197,14 @@ export class LogSequencer extends DurableObject<Env> {
   stats(): { accepted: number; published: number; batches: number; r2_writes: number; storage_bytes: number; rows_written_since_start: number } {
     const { accepted, published } = this.store.counters();
     const { batches, r2Writes } = this.store.totals();
-    return { accepted, published, batches, r2_writes: r2Writes, storage_bytes: this.ctx.storage.sql.databaseSize, rows_written_since_start: this.store.rowsWritten };
+    return {
+      accepted,
+      published,
+      batches,
+      r2_writes: r2Writes,
+      storage_bytes: this.ctx.storage.sql.databaseSize,
+      rows_written_since_start: this.store.rowsWritten,
+    };
   }
 
   /** Integrates one batch; comes back at once while more wait, within a second when more arrive. */
@@ -188,9 +215,19 @@ export class LogSequencer extends DurableObject<Env> {
       const signers = await this.noteSigners();
       if (typeof signers === "string") throw new Error(signers);
       const n = this.logNumber();
-      result = await runBatch({ store: this.store, bucket: this.env.LOG_BUCKET, prefix: `log/${n}/`, origin: this.origin(), signers, fail: (p) => this.probes.fail(p) });
+      result = await runBatch({
+        store: this.store,
+        bucket: this.env.LOG_BUCKET,
+        prefix: `log/${n}/`,
+        origin: this.origin(),
+        signers,
+        fail: (p) => this.probes.fail(p),
+      });
     } catch (err) {
-      if (!(err instanceof InjectedFailure)) console.error(JSON.stringify({ level: "error", message: "log: batch failed, retried", name: this.ctx.id.name, error: String((err as Error)?.stack ?? err) }));
+      if (!(err instanceof InjectedFailure))
+        console.error(
+          JSON.stringify({ level: "error", message: "log: batch failed, retried", name: this.ctx.id.name, error: String((err as Error)?.stack ?? err) }),
+        );
       await this.ctx.storage.setAlarm(this.probes.now() + RETRY_MS);
       return;
     }

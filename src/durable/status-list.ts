@@ -24,7 +24,6 @@ export interface StatusFact {
   version: Version;
 }
 
-
 export type Assignment = { ok: true; idx: number } | { ok: false; full: true };
 
 /** The list's latest build: its `lst`, when it was built (and from how many changes), when stamped. */
@@ -121,9 +120,14 @@ export class StatusList extends DurableObject<Env> {
     const due = (since: number, every: number) => now - since >= every || now < since;
     if (!build || (changes > build.changes && due(build.builtAt, statusListRebuildMs(this.env)))) {
       const set = this.sql.exec<{ idx: number; value: number }>("SELECT idx, value FROM entries WHERE value != 0");
-      const lst = await compressList(packStatuses(LIST_CAPACITY, (function* () {
-        for (const row of set) yield [row.idx, row.value] as const;
-      })()));
+      const lst = await compressList(
+        packStatuses(
+          LIST_CAPACITY,
+          (function* () {
+            for (const row of set) yield [row.idx, row.value] as const;
+          })(),
+        ),
+      );
       build = { lst, builtAt: now, changes, issuedAt: now };
     } else if (due(build.issuedAt, RESTAMP_EVERY_MS)) {
       build = { ...build, issuedAt: now };
@@ -149,7 +153,16 @@ export class StatusList extends DurableObject<Env> {
       const rec = isStatus ? row.rec : fact.value;
       const value = statusValue(status, rec);
       const { at, epoch, n } = fact.version;
-      if (isStatus) this.sql.exec("UPDATE entries SET status = ?, status_at = ?, status_epoch = ?, status_n = ?, value = ? WHERE idx = ?", status, at, epoch, n, value, fact.idx);
+      if (isStatus)
+        this.sql.exec(
+          "UPDATE entries SET status = ?, status_at = ?, status_epoch = ?, status_n = ?, value = ? WHERE idx = ?",
+          status,
+          at,
+          epoch,
+          n,
+          value,
+          fact.idx,
+        );
       else this.sql.exec("UPDATE entries SET rec = ?, rec_at = ?, rec_epoch = ?, rec_n = ?, value = ? WHERE idx = ?", rec, at, epoch, n, value, fact.idx);
       if (value !== row.value) changed++;
     }

@@ -100,11 +100,18 @@ export async function operatorFacts(c: Context<AppEnv>, operatorId: number): Pro
     ...shardDatabases(c.env).map((_, n) => operatorSums(sessions.shard(n), operatorId)),
   ]);
   if (!operator) return null;
-  const total = sums.reduce((t: { agents: number; evidence: number; weighted: number }, s) => ({ agents: t.agents + s.agents, evidence: t.evidence + s.evidence, weighted: t.weighted + s.weighted }), {
-    agents: 0,
-    evidence: 0,
-    weighted: 0,
-  });
+  const total = sums.reduce(
+    (t: { agents: number; evidence: number; weighted: number }, s) => ({
+      agents: t.agents + s.agents,
+      evidence: t.evidence + s.evidence,
+      weighted: t.weighted + s.weighted,
+    }),
+    {
+      agents: 0,
+      evidence: 0,
+      weighted: 0,
+    },
+  );
   const facts: OperatorFacts = {
     name: operator.name,
     verified: operator.verified,
@@ -147,7 +154,13 @@ export async function agentReport(c: Context<AppEnv>, sid: string): Promise<Agen
   // archived, unless it is younger than any retention window.
   const young = Date.parse(row.createdAt) > c.get("deps").now() - MIN_WINDOW_DAYS * 86_400_000;
   if (report.scoreHistory.length < SCORE_HISTORY_LIMIT && !young) {
-    const older = await archivedScoreEvents(c.get("sessions").shard(ref.shard), c.env.ARCHIVE_BUCKET, sid, ref.num, SCORE_HISTORY_LIMIT - report.scoreHistory.length);
+    const older = await archivedScoreEvents(
+      c.get("sessions").shard(ref.shard),
+      c.env.ARCHIVE_BUCKET,
+      sid,
+      ref.num,
+      SCORE_HISTORY_LIMIT - report.scoreHistory.length,
+    );
     return { ...report, scoreHistory: [...report.scoreHistory, ...older], disputes };
   }
   return { ...report, disputes };

@@ -110,7 +110,9 @@ async function count(c: Context<AppEnv>, entry: KeyEntry, checkEpoch: boolean, u
 export async function giveBackUnits(c: Context<AppEnv>, units: number): Promise<void> {
   const windows = c.get("rateWindows");
   if (units <= 0 || !windows) return;
-  await c.env.RATE_LIMITER.getByName(`operator:${authOf(c).operatorId}`).giveBack(windows, c.get("deps").now(), units).catch(() => undefined);
+  await c.env.RATE_LIMITER.getByName(`operator:${authOf(c).operatorId}`)
+    .giveBack(windows, c.get("deps").now(), units)
+    .catch(() => undefined);
 }
 
 /** Tells every isolate that cached facts about this operator's keys are older than `epoch`. */

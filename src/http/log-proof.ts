@@ -37,9 +37,16 @@ export async function latestLogProof(c: Context<AppEnv>, ref: AgentRef): Promise
     if (!stored || !parsed.ok) return null;
     const score = stored.composite ?? (stored.entry as { score?: { composite?: number } }).score?.composite;
     if (score === undefined) return null;
-    const [proof, leaf] = await Promise.all([inclusionFromBucket(c.env.LOG_BUCKET, ref.log, at.index, at.tree_size), leafFromBucket(c.env.LOG_BUCKET, ref.log, at.index, at.tree_size)]);
+    const [proof, leaf] = await Promise.all([
+      inclusionFromBucket(c.env.LOG_BUCKET, ref.log, at.index, at.tree_size),
+      leafFromBucket(c.env.LOG_BUCKET, ref.log, at.index, at.tree_size),
+    ]);
     // The leaf as the log holds it, shown only when the entry opens it (a mismatch is a fault, logged).
-    const opens = leaf && (isTagged(leaf) ? leaf.commit === (await entryCommit(at.seq, stored.hash, score, stored.entry.nonce)) : leaf.agent === tag && leaf.seq === at.seq && leaf.entry_hash === stored.hash && leaf.score_commit === (await scoreCommit(score, stored.entry.nonce)));
+    const opens =
+      leaf &&
+      (isTagged(leaf)
+        ? leaf.commit === (await entryCommit(at.seq, stored.hash, score, stored.entry.nonce))
+        : leaf.agent === tag && leaf.seq === at.seq && leaf.entry_hash === stored.hash && leaf.score_commit === (await scoreCommit(score, stored.entry.nonce)));
     if (!opens) throw new Error(`the log's leaf at index ${at.index} is not the one entry ${at.seq} makes`);
     return {
       origin: parsed.checkpoint.origin,

@@ -46,11 +46,13 @@ export async function storedTile(bucket: R2Bucket, n: number, tile: TileId): Pro
 }
 
 /** Log n's tiles as a proof source (the service's own reads, e.g. an attestation's inclusion proof). */
-export const bucketTileSource = (bucket: R2Bucket, n: number): TileSource => async (tile) => {
-  const answer = await storedTile(bucket, n, tile);
-  if (!answer.found) throw new Error(`log ${n}: ${tilePath(tile)} is not in R2`);
-  return answer.bytes;
-};
+export const bucketTileSource =
+  (bucket: R2Bucket, n: number): TileSource =>
+  async (tile) => {
+    const answer = await storedTile(bucket, n, tile);
+    if (!answer.found) throw new Error(`log ${n}: ${tilePath(tile)} is not in R2`);
+    return answer.bytes;
+  };
 
 /** The inclusion proof of leaf `index` in log n's tree of `size` leaves, from the tiles in R2. */
 export const inclusionFromBucket = (bucket: R2Bucket, n: number, index: number, size: number) =>

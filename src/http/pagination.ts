@@ -10,7 +10,10 @@ export const MAX_PAGE = 200;
 
 export function writeCursor(position: unknown): string {
   const bytes = new TextEncoder().encode(JSON.stringify(position));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** The position a cursor names, checked against the list's own shape; 400 for anything else. */

@@ -22,7 +22,10 @@ export function clientIp(c: Context<AppEnv>): string {
   if (!ipaddr.IPv6.isValid(raw)) return "unknown";
   const v6 = ipaddr.IPv6.parse(raw);
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  return `${v6.parts.slice(0, 4).map((p) => p.toString(16)).join(":")}::/64`;
+  return `${v6.parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(":")}::/64`;
 }
 
 /**

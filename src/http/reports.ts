@@ -51,7 +51,15 @@ export async function withPromise(c: Context<AppEnv>, ref: AgentRef, recorded: T
   if (!entry) return recorded;
   const [[key], log] = await Promise.all([signingKeys(c), logOriginOf(c, ref.log)]);
   const promise = await signPromise(
-    { iss: publicOrigin(c.env), sub: ref.sid, iat: Math.floor((recorded.recordedAt ?? c.get("deps").now()) / 1000), log, seq: entry.n, entry_hash: entry.hash, leaf },
+    {
+      iss: publicOrigin(c.env),
+      sub: ref.sid,
+      iat: Math.floor((recorded.recordedAt ?? c.get("deps").now()) / 1000),
+      log,
+      seq: entry.n,
+      entry_hash: entry.hash,
+      leaf,
+    },
     key,
   );
   return { ...recorded, promise };

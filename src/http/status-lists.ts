@@ -46,7 +46,9 @@ export async function listAgent(c: Context<AppEnv>, sid: string, facts: AgentFac
     }
     throw new Error("every list tried is full");
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "agent not listed; it will be at its first read", sid, error: String(err), request_id: c.get("requestId") }));
+    console.error(
+      JSON.stringify({ level: "error", message: "agent not listed; it will be at its first read", sid, error: String(err), request_id: c.get("requestId") }),
+    );
     return null;
   }
 }

@@ -23,7 +23,9 @@ export async function whitewashOf(c: Context<AppEnv>, fingerprint: string, opera
     shardDatabases(c.env).map((_, n) =>
       sessions
         .shard(n)
-        .prepare("SELECT sid, operator_id AS operatorId FROM agents WHERE fingerprint = ? AND (recommendation = 'caution' OR status = 'suspended') ORDER BY updated_at DESC LIMIT ?")
+        .prepare(
+          "SELECT sid, operator_id AS operatorId FROM agents WHERE fingerprint = ? AND (recommendation = 'caution' OR status = 'suspended') ORDER BY updated_at DESC LIMIT ?",
+        )
         .bind(fingerprint, CANDIDATES)
         .all<{ sid: string; operatorId: number | null }>(),
     ),

@@ -12,8 +12,6 @@ export async function emailKey(email: SendEmail, from: string, to: { address: st
     from,
     to: to.address,
     subject: "Your agent trust service API key",
-    text:
-      `Hello ${to.name},\n\n${INTRO[reason]}\n\n${key}\n\n` +
-      "It is shown only this once. Keep it on a server, never in client code or version control.\n",
+    text: `Hello ${to.name},\n\n${INTRO[reason]}\n\n${key}\n\n` + "It is shown only this once. Keep it on a server, never in client code or version control.\n",
   });
 }

@@ -5,7 +5,11 @@
 export const KEY_DIRECTORY_MEDIA_TYPE = "application/http-message-signatures-directory+json";
 const MAX_BYTES = 64 * 1024;
 
-export async function fetchKeyDirectory(url: URL, fetchFn: typeof fetch, timeoutMs = 10_000): Promise<{ ok: true; keys: unknown[] } | { ok: false; reason: string }> {
+export async function fetchKeyDirectory(
+  url: URL,
+  fetchFn: typeof fetch,
+  timeoutMs = 10_000,
+): Promise<{ ok: true; keys: unknown[] } | { ok: false; reason: string }> {
   let res: Response;
   try {
     res = await fetchFn(url.href, {

@@ -44,7 +44,9 @@ export async function attemptDelivery(
   message: { id: string; timestamp: Date; payload: string; secret: string },
   deps: { resolve: Resolver | null; fetchOutbound: typeof fetch; loopback: boolean },
 ): Promise<DeliveryOutcome> {
-  const check = deps.resolve ? await checkCallbackUrl(rawUrl, deps.resolve, "url", { loopback: deps.loopback }) : { ok: false as const, message: "no resolver" };
+  const check = deps.resolve
+    ? await checkCallbackUrl(rawUrl, deps.resolve, "url", { loopback: deps.loopback })
+    : { ok: false as const, message: "no resolver" };
   if (!check.ok) return { delivered: false, status: null, error: `not called: ${check.message}` };
   return deliverWebhook(check.url, message, deps.fetchOutbound);
 }

@@ -105,4 +105,3 @@ export async function archiveProgress(env: Env, now: number): Promise<{ done: nu
   const total = row?.total ?? 0;
   return { done: after === 0 ? total : (row?.done ?? 0), total };
 }
-

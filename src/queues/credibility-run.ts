@@ -40,7 +40,8 @@ const MAX_ATTEMPTS = 3;
 /** Snapshots kept in R2: the current one, the one it came from, and the last before. */
 const KEEP_SNAPSHOTS = 3;
 
-const maxPairsOf = (env: Pick<Env, "CREDIBILITY_MAX_PAIRS">) => (/^[1-9][0-9]{0,9}$/.test(env.CREDIBILITY_MAX_PAIRS ?? "") ? Number(env.CREDIBILITY_MAX_PAIRS) : MAX_PAIRS);
+const maxPairsOf = (env: Pick<Env, "CREDIBILITY_MAX_PAIRS">) =>
+  /^[1-9][0-9]{0,9}$/.test(env.CREDIBILITY_MAX_PAIRS ?? "") ? Number(env.CREDIBILITY_MAX_PAIRS) : MAX_PAIRS;
 
 export interface RunOptions {
   /** Pages to read in this invocation at most (default PAGES_PER_RUN). */
@@ -126,7 +127,17 @@ export async function runCredibility(env: Env, now: number, options: RunOptions 
     if (!options.force && state.last && state.last.day >= today) {
       // A runner that died between its state and its manifest left the manifest behind: written now.
       const { last } = state;
-      const manifest: SnapshotManifest = { id: last.id, day: last.day, publishedAt: last.publishedAt, operators: last.operators, bucketIds: last.bucketIds, buckets: last.buckets, credible: last.credible, pairs: last.pairs, anchors: last.anchors };
+      const manifest: SnapshotManifest = {
+        id: last.id,
+        day: last.day,
+        publishedAt: last.publishedAt,
+        operators: last.operators,
+        bucketIds: last.bucketIds,
+        buckets: last.buckets,
+        credible: last.credible,
+        pairs: last.pairs,
+        anchors: last.anchors,
+      };
       try {
         if ((await readManifest(env.MODEL_BUCKET))?.id !== last.id) await publishManifest(env.MODEL_BUCKET, manifest, now);
       } catch (e) {
@@ -173,7 +184,14 @@ export async function runCredibility(env: Env, now: number, options: RunOptions 
       }
       const done = rows.length < pageRows;
       const last = rows[rows.length - 1];
-      const next: CredibilityRun = { ...run, keys, counts, shard: done ? run.shard + 1 : run.shard, cursor: done ? null : { sid: last.sid, reporter: last.reporter }, failures: 0 };
+      const next: CredibilityRun = {
+        ...run,
+        keys,
+        counts,
+        shard: done ? run.shard + 1 : run.shard,
+        cursor: done ? null : { sid: last.sid, reporter: last.reporter },
+        failures: 0,
+      };
       if (!(await save({ ...state, run: next }))) return { status: "busy", state, read };
       const total = counts.reduce((a, b) => a + b, 0);
       if (total > maxPairs) {
@@ -218,18 +236,42 @@ export async function runCredibility(env: Env, now: number, options: RunOptions 
     const kept = all.filter((id) => keep.has(id));
     const dropped = all.filter((id) => !keep.has(id));
     const { operators, bucketIds, buckets } = manifest;
-    const published = { id: run.id, day: run.day, previous: run.previous, publishedAt: now, operators, bucketIds, buckets, credible, pairs, anchors: anchorIds.length };
+    const published = {
+      id: run.id,
+      day: run.day,
+      previous: run.previous,
+      publishedAt: now,
+      operators,
+      bucketIds,
+      buckets,
+      credible,
+      pairs,
+      anchors: anchorIds.length,
+    };
     if (!(await save({ ...state, run: null, last: published, kept, failure: null, gaveUp: null }))) return { status: "busy", state, read };
     // Only the runner that published the state writes the manifest (and never over a newer one).
     await publishManifest(env.MODEL_BUCKET, manifest, now);
-    console.log(JSON.stringify({ level: "info", message: "credibility snapshot published", snapshot: run.id, pairs, operators: input.ids.length, credible, trusted: snapshot.stats.trusted, edges: snapshot.stats.edges }));
+    console.log(
+      JSON.stringify({
+        level: "info",
+        message: "credibility snapshot published",
+        snapshot: run.id,
+        pairs,
+        operators: input.ids.length,
+        credible,
+        trusted: snapshot.stats.trusted,
+        edges: snapshot.stats.edges,
+      }),
+    );
 
     // Housekeeping after the state moved on: a failure here leaves garbage, never a wrong snapshot.
     try {
       await deletePrefix(env.MODEL_BUCKET, `snapshot/runs/${run.id}/`);
       for (const id of dropped) await deletePrefix(env.MODEL_BUCKET, snapshotPrefix(id));
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", message: "credibility run: staged pages or old snapshots not deleted", snapshot: run.id, error: message(e) }));
+      console.error(
+        JSON.stringify({ level: "error", message: "credibility run: staged pages or old snapshots not deleted", snapshot: run.id, error: message(e) }),
+      );
     }
     return { status: "published", state, read };
   } catch (e) {
@@ -251,9 +293,16 @@ async function recordFailure(env: Env, now: number, why: string): Promise<Credib
     }
     const run = state.run;
     const failures = (run?.failures ?? 0) + 1;
-    const failure: CredibilityFailure = { at: now, run: run?.id ?? "none", kind: "error", message: failures >= MAX_FAILURES ? `${why} (${failures} failures in a row: the run starts again)` : why };
+    const failure: CredibilityFailure = {
+      at: now,
+      run: run?.id ?? "none",
+      kind: "error",
+      message: failures >= MAX_FAILURES ? `${why} (${failures} failures in a row: the run starts again)` : why,
+    };
     console.error(JSON.stringify({ level: "error", message: "credibility run failed", run: failure.run, error: why, failures }));
-    const written = await writeRunState(env, state, { ...state, run: run && failures < MAX_FAILURES ? { ...run, failures } : null, failure }, now).catch(() => null);
+    const written = await writeRunState(env, state, { ...state, run: run && failures < MAX_FAILURES ? { ...run, failures } : null, failure }, now).catch(
+      () => null,
+    );
     if (written) {
       if (run && failures >= MAX_FAILURES) await deletePrefix(env.MODEL_BUCKET, `snapshot/runs/${run.id}/`).catch(() => undefined);
       return written;
@@ -267,7 +316,12 @@ async function recordFailure(env: Env, now: number, why: string): Promise<Credib
  * The computation's input from the staged pages: operator ids mapped to dense indices in id order,
  * agents numbered as they come (an agent's pairs are contiguous on its shard, possibly across pages).
  */
-async function buildInput(bucket: R2Bucket, run: CredibilityRun, anchorIds: readonly number[], previousById: Uint8Array | null): Promise<{ job: job.JobInput; ids: number[] }> {
+async function buildInput(
+  bucket: R2Bucket,
+  run: CredibilityRun,
+  anchorIds: readonly number[],
+  previousById: Uint8Array | null,
+): Promise<{ job: job.JobInput; ids: number[] }> {
   const seen = new Map<number, number>();
   const firstSeen: number[] = [];
   const index = (id: number) => {

@@ -19,13 +19,22 @@ export async function consumeDeadLog(batch: MessageBatch<LogMessage>, env: Env, 
   try {
     await env.LOG_QUEUE.sendBatch(batch.messages.map((m) => ({ body: m.body, contentType: "json" as const, delaySeconds: REQUEUE_DELAY_SECONDS })));
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "log: dead-lettered leaves could not be put back; retrying", messages: batch.messages.length, error: String(err) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        message: "log: dead-lettered leaves could not be put back; retrying",
+        messages: batch.messages.length,
+        error: String(err),
+      }),
+    );
     batch.retryAll();
     return;
   }
   batch.ackAll();
   const leaves = batch.messages.reduce((sum, m) => sum + (Array.isArray(m.body?.leaves) ? m.body.leaves.length : 0), 0);
-  console.error(JSON.stringify({ level: "error", message: "log: dead-lettered messages put back on the trust-log queue", messages: batch.messages.length, leaves }));
+  console.error(
+    JSON.stringify({ level: "error", message: "log: dead-lettered messages put back on the trust-log queue", messages: batch.messages.length, leaves }),
+  );
   try {
     await countRequeued(env.DB, batch.messages.length, new Date(now).toISOString());
   } catch (err) {

@@ -40,7 +40,15 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, en
     if (!secret) {
       // Neither key opens it: no retry ever will (until an admin acts), and the rest of the batch goes on.
       await markDead(env.DB, deliveryId, "secret unreadable", at);
-      console.error(JSON.stringify({ level: "error", message: "webhook secret unreadable; delivery dead", delivery_id: deliveryId, webhook_id: webhookId, event_id: event.id }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          message: "webhook secret unreadable; delivery dead",
+          delivery_id: deliveryId,
+          webhook_id: webhookId,
+          event_id: event.id,
+        }),
+      );
       message.ack();
       continue;
     }
@@ -75,7 +83,9 @@ export async function consumeDeadLetters(batch: MessageBatch<DeliveryMessage>, e
     if (delivery && delivery.status !== "dead" && delivery.status !== "delivered") {
       await markDead(env.DB, delivery.id, delivery.lastError ?? "retries exhausted", new Date(deps.now()).toISOString());
     }
-    console.error(JSON.stringify({ level: "error", message: "webhook delivery dead-lettered", delivery_id: message.body.deliveryId, event_id: message.body.event.id }));
+    console.error(
+      JSON.stringify({ level: "error", message: "webhook delivery dead-lettered", delivery_id: message.body.deliveryId, event_id: message.body.event.id }),
+    );
     message.ack();
   }
 }

@@ -19,7 +19,15 @@ export async function consumeEvents(batch: MessageBatch<AgentEvent>, env: Env, d
       await feedStatusLists([message.body], env);
       message.ack();
     } catch (err) {
-      console.error(JSON.stringify({ level: "error", message: "event fan-out failed; retrying", event_id: message.body?.id, attempts: message.attempts, error: String(err) }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          message: "event fan-out failed; retrying",
+          event_id: message.body?.id,
+          attempts: message.attempts,
+          error: String(err),
+        }),
+      );
       message.retry();
     }
   }
@@ -31,9 +39,16 @@ async function fanOut(event: AgentEvent, env: Env, deps: QueueDeps): Promise<voi
   if (event.counterpartId !== undefined) operators.add(event.counterpartId);
   const endpoints = await subscribedWebhooks(env.DB, [...operators], event.type, event.type === "score.changed" ? event.sid : null);
   // Deliveries already made (a redelivered event) are not made again; pending ones are queued again.
-  const pending = await deliveriesFor(env.DB, event, endpoints.map((w) => w.id), new Date(deps.now()).toISOString());
+  const pending = await deliveriesFor(
+    env.DB,
+    event,
+    endpoints.map((w) => w.id),
+    new Date(deps.now()).toISOString(),
+  );
   if (pending.length > 0 && env.DELIVERIES) {
-    await env.DELIVERIES.sendBatch(pending.map((d) => ({ body: { deliveryId: d.id, webhookId: d.webhookId, event } satisfies DeliveryMessage, contentType: "json" as const })));
+    await env.DELIVERIES.sendBatch(
+      pending.map((d) => ({ body: { deliveryId: d.id, webhookId: d.webhookId, event } satisfies DeliveryMessage, contentType: "json" as const })),
+    );
   }
 }
 
@@ -45,7 +60,16 @@ async function fanOut(event: AgentEvent, env: Env, deps: QueueDeps): Promise<voi
 export async function consumeDeadEvents(batch: MessageBatch<AgentEvent>): Promise<void> {
   for (const message of batch.messages) {
     const event = message.body;
-    console.error(JSON.stringify({ level: "error", message: "event fan-out dead-lettered", event_id: event.id, event_type: event.type, sid: event.sid, attempts: message.attempts }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        message: "event fan-out dead-lettered",
+        event_id: event.id,
+        event_type: event.type,
+        sid: event.sid,
+        attempts: message.attempts,
+      }),
+    );
     message.ack();
   }
 }

@@ -7,7 +7,14 @@ import { consumeDeadLog } from "./dead-log";
 import { consumeLog } from "./log";
 
 /** The queues this Worker consumes (wrangler.toml): names as configured there. */
-export const QUEUES = { events: "trust-events", deadEvents: "trust-events-dlq", deliveries: "trust-deliveries", deadLetters: "trust-deliveries-dlq", log: "trust-log", deadLog: "trust-log-dlq" } as const;
+export const QUEUES = {
+  events: "trust-events",
+  deadEvents: "trust-events-dlq",
+  deliveries: "trust-deliveries",
+  deadLetters: "trust-deliveries-dlq",
+  log: "trust-log",
+  deadLog: "trust-log-dlq",
+} as const;
 
 /** The queue consumers; `deps` replaces their clock and outbound calls (tests drive them with their own). */
 export function createQueueHandler(deps: Partial<QueueDeps> = {}) {

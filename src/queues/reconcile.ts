@@ -51,7 +51,10 @@ export async function reconcilePass(env: Env, now: number, limit = AGENTS_PER_RE
   for (const [shard, rows] of groupBy(results, (r) => r.shard)) {
     const d1 = shards[shard]?.withSession("first-primary");
     if (!d1) continue;
-    const { results: found } = await d1.prepare(`SELECT sid, seq FROM agents WHERE sid IN (${rows.map(() => "?").join(", ")})`).bind(...rows.map((r) => r.sid)).all<{ sid: string; seq: number }>();
+    const { results: found } = await d1
+      .prepare(`SELECT sid, seq FROM agents WHERE sid IN (${rows.map(() => "?").join(", ")})`)
+      .bind(...rows.map((r) => r.sid))
+      .all<{ sid: string; seq: number }>();
     for (const f of found) heads.set(f.sid, f.seq);
   }
   const lagging: { ref: AgentRef; from: number }[] = [];

@@ -10,7 +10,8 @@ import { cachedAnswer, storeAnswer } from "../http/edge-cache";
 import { clientIp, consume } from "../http/rate-limit";
 import { A2A_EXTENSION_PATH, a2a, a2aDefinitionSchema, a2aExtensionSchema, type A2AExtension, type StatusListPointer } from "../http/wire/a2a";
 import { ATTESTATION_MAX_AGE_S, latestAttestation } from "./attestations";
-import { EXAMPLE_ORIGIN, sample } from "./examples";
+import { EXAMPLE_ORIGIN } from "./example-agent";
+import { sample } from "./examples";
 import { sidParam } from "./fields";
 import { createRoute, errorResponses, json, publicAccess } from "./openapi";
 
@@ -34,7 +35,11 @@ const extension = createRoute({
   security: publicAccess,
   request: { params: sidParam },
   responses: {
-    200: json(a2aExtensionSchema, "The extension", a2a.extension(EXAMPLE_ORIGIN, EXAMPLE_SID, sample.attestation.attestation, { idx: 4711, uri: `${EXAMPLE_ORIGIN}/status/0` })),
+    200: json(
+      a2aExtensionSchema,
+      "The extension",
+      a2a.extension(EXAMPLE_ORIGIN, EXAMPLE_SID, sample.attestation.attestation, { idx: 4711, uri: `${EXAMPLE_ORIGIN}/status/0` }),
+    ),
     ...errorResponses(400, 404, errors.suspendedAttestation(), 429, errors.attestationsNotConfigured()),
   },
 });
@@ -68,7 +73,9 @@ export function registerA2A(app: OpenAPIHono<AppEnv>) {
     const decision = await consume(c, `ip:badge:${clientIp(c)}`, [LIMITS.badge]);
     if (!decision.allowed) throw errors.rateLimited(decision.retryAfter);
     const attestation = await latestAttestation(c, sid);
-    const response = c.json(a2a.extension(origin, sid, attestation, statusListOf(attestation)), 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
+    const response = c.json(a2a.extension(origin, sid, attestation, statusListOf(attestation)), 200, {
+      "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}`,
+    });
     return (await storeAnswer((p) => c.executionCtx.waitUntil(p), key, response)) as unknown as typeof response;
   });
 

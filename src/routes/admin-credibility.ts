@@ -30,7 +30,10 @@ const jobSchema = z
       .object({
         status: z.enum(["ok", "failing"]),
         snapshot_age_seconds: z.number().int().min(0).nullable().openapi({ description: "The age of the snapshot in force (null: none published yet)" }),
-        problem: z.string().nullable().openapi({ description: "Why the job is failing: a failed or given-up run, a run under way for 6 hours, or a snapshot over 2 days old" }),
+        problem: z
+          .string()
+          .nullable()
+          .openapi({ description: "Why the job is failing: a failed or given-up run, a run under way for 6 hours, or a snapshot over 2 days old" }),
       })
       .openapi({ description: "What /health says of the job" }),
     anchors: z.number().int().min(0).openapi({ description: "Anchors named: with none, nothing can be clear" }),
@@ -77,7 +80,13 @@ function jobOut(status: JobOut["status"], state: CredibilityRunState, shards: nu
       credible: state.last.credible,
       pairs: state.last.pairs,
     },
-    run: state.run && { id: state.run.id, started_at: iso(state.run.startedAt), shard: state.run.shard, shards, pairs: state.run.counts.reduce((a, b) => a + b, 0) },
+    run: state.run && {
+      id: state.run.id,
+      started_at: iso(state.run.startedAt),
+      shard: state.run.shard,
+      shards,
+      pairs: state.run.counts.reduce((a, b) => a + b, 0),
+    },
     read,
   };
 }
@@ -104,7 +113,13 @@ const runJob = createRoute({
   request: {
     body: jsonBody(
       z.object({
-        max_pages: z.number().int().min(1).max(1000).optional().openapi({ description: "Pages of pairs (5,000 each) to read in this call at most; default 100" }),
+        max_pages: z
+          .number()
+          .int()
+          .min(1)
+          .max(1000)
+          .optional()
+          .openapi({ description: "Pages of pairs (5,000 each) to read in this call at most; default 100" }),
         force: z.boolean().optional().openapi({ description: "Start a new run even though today's snapshot is out (or today's run was given up)" }),
       }),
     ),
@@ -113,7 +128,11 @@ const runJob = createRoute({
 });
 
 const anchorsSchema = z
-  .object({ operators: z.array(z.number().int().min(1)).max(MAX_ANCHORS).openapi({ description: "The operators the admins name as the genesis of trust (the credibility job's PageRank starts from them); being verified does not make one" }) })
+  .object({
+    operators: z.array(z.number().int().min(1)).max(MAX_ANCHORS).openapi({
+      description: "The operators the admins name as the genesis of trust (the credibility job's PageRank starts from them); being verified does not make one",
+    }),
+  })
   .openapi("CredibilityAnchors");
 
 const readAnchorsRoute = createRoute({
@@ -142,7 +161,10 @@ const setAnchorsRoute = createRoute({
 export function registerAdminCredibility(app: OpenAPIHono<AppEnv>) {
   app.openapi(readJob, async (c) => {
     const [state, anchors] = await Promise.all([readRunState(c.env), readAnchors(c.env)]);
-    return c.json(jobOut(state.run ? "in_progress" : "idle", state, shardDatabases(c.env).length, anchors.length, { rows: 0, pages: 0 }, c.get("deps").now()), 200);
+    return c.json(
+      jobOut(state.run ? "in_progress" : "idle", state, shardDatabases(c.env).length, anchors.length, { rows: 0, pages: 0 }, c.get("deps").now()),
+      200,
+    );
   });
 
   app.openapi(runJob, async (c) => {

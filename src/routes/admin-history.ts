@@ -82,7 +82,10 @@ const erase = createRoute({
   request: {
     body: jsonBody(
       z.object({
-        sid: z.string({ error: "sid is required" }).regex(SID_PATTERN, "Invalid SID format. Expected: SID-0x[16 hex chars]").openapi({ example: "SID-0x3f9a0c1d2e4b5a69" }),
+        sid: z
+          .string({ error: "sid is required" })
+          .regex(SID_PATTERN, "Invalid SID format. Expected: SID-0x[16 hex chars]")
+          .openapi({ example: "SID-0x3f9a0c1d2e4b5a69" }),
         transaction_id: z
           .number({ error: "transaction_id must be a positive integer" })
           .int({ error: "transaction_id must be a positive integer" })

@@ -67,7 +67,9 @@ export function registerAdminMigrate(app: OpenAPIHono<AppEnv>) {
       await Promise.all(
         page.slice(i, i + AT_ONCE).map(async (entry) => {
           const ref = { sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log };
-          const out = await agentOf(c, ref).migrate(ref).catch((err: unknown) => ({ ok: false as const, refusal: String(err) }));
+          const out = await agentOf(c, ref)
+            .migrate(ref)
+            .catch((err: unknown) => ({ ok: false as const, refusal: String(err) }));
           if (out.ok && out.result.moved) moved++;
           // An agent entered in the directory whose registration never reached its shard has nothing to move.
           else if (!out.ok && out.refusal !== "not_found") failed.push(entry.sid);

@@ -14,7 +14,6 @@ import { sample } from "./examples";
 import { decimalId, operatorIdParam, pageQuery } from "./fields";
 import { adminSecurity, createRoute, errorResponses, json } from "./openapi";
 
-
 const operatorList = createRoute({
   method: "get",
   path: "/admin/operators",
@@ -25,7 +24,10 @@ const operatorList = createRoute({
   middleware: [requireAdmin],
   request: { query: z.object(pageQuery) },
   responses: {
-    200: json(z.object({ operators: z.array(view.schemas.operator), next_cursor: nextCursor }), "Operators", { operators: [sample.operator], next_cursor: null }),
+    200: json(z.object({ operators: z.array(view.schemas.operator), next_cursor: nextCursor }), "Operators", {
+      operators: [sample.operator],
+      next_cursor: null,
+    }),
     ...errorResponses(400, 401, 503),
   },
 });
@@ -103,5 +105,4 @@ export function registerAdminOperators(app: OpenAPIHono<AppEnv>) {
     await announceEpoch(c, operatorId, done.epoch!);
     return c.json({ operator_id: operatorId, key: keyView.key(done.revoked, now), valid_keys: done.validKeys }, 200);
   });
-
 }

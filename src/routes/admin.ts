@@ -223,17 +223,40 @@ const meter = createRoute({
   responses: {
     200: json(
       z.object({
-        databases: z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsRead: z.number(), rowsWritten: z.number(), sizeAfter: z.number().nullable() })),
-        tables: z.record(z.string(), z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsWritten: z.number(), changes: z.number() }))),
+        databases: z.record(
+          z.string(),
+          z.object({ batches: z.number(), statements: z.number(), rowsRead: z.number(), rowsWritten: z.number(), sizeAfter: z.number().nullable() }),
+        ),
+        tables: z.record(
+          z.string(),
+          z.record(z.string(), z.object({ batches: z.number(), statements: z.number(), rowsWritten: z.number(), changes: z.number() })),
+        ),
         logs: z.record(
           z.string(),
-          z.object({ accepted: z.number(), published: z.number(), batches: z.number(), r2_writes: z.number(), storage_bytes: z.number(), rows_written_since_start: z.number() }).nullable(),
+          z
+            .object({
+              accepted: z.number(),
+              published: z.number(),
+              batches: z.number(),
+              r2_writes: z.number(),
+              storage_bytes: z.number(),
+              rows_written_since_start: z.number(),
+            })
+            .nullable(),
         ),
       }),
       "Counts",
       {
-        databases: { DB: { batches: 12, statements: 30, rowsRead: 41, rowsWritten: 9, sizeAfter: 126976 }, SHARD_0: { batches: 20, statements: 44, rowsRead: 60, rowsWritten: 38, sizeAfter: 98304 } },
-        tables: { SHARD_0: { entries: { batches: 10, statements: 10, rowsWritten: 10, changes: 10 }, agents: { batches: 10, statements: 10, rowsWritten: 10, changes: 10 } } },
+        databases: {
+          DB: { batches: 12, statements: 30, rowsRead: 41, rowsWritten: 9, sizeAfter: 126976 },
+          SHARD_0: { batches: 20, statements: 44, rowsRead: 60, rowsWritten: 38, sizeAfter: 98304 },
+        },
+        tables: {
+          SHARD_0: {
+            entries: { batches: 10, statements: 10, rowsWritten: 10, changes: 10 },
+            agents: { batches: 10, statements: 10, rowsWritten: 10, changes: 10 },
+          },
+        },
         logs: { "0": { accepted: 10, published: 10, batches: 1, r2_writes: 4, storage_bytes: 24576, rows_written_since_start: 11 } },
       },
     ),
@@ -248,7 +271,17 @@ export function registerAdmin(app: OpenAPIHono<AppEnv>) {
     const sequencers = unmetered(c.env.LOG_SEQUENCER);
     const logs = Object.fromEntries(
       await Promise.all(
-        Array.from({ length: logCount(c.env) }, async (_, n) => [String(n), await sequencers.getByName(sequencerName(n)).stats().catch(() => null)] as const),
+        Array.from(
+          { length: logCount(c.env) },
+          async (_, n) =>
+            [
+              String(n),
+              await sequencers
+                .getByName(sequencerName(n))
+                .stats()
+                .catch(() => null),
+            ] as const,
+        ),
       ),
     );
     const databases = meterReading();

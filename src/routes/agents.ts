@@ -26,7 +26,6 @@ import { bearer, byForm, createRoute, errorResponses, json, jsonBody, publicAcce
 
 const CLAIMED = "Agent claimed: you are now its operator";
 
-
 const tools = (field: string) =>
   z
     .array(z.string({ error: `${field} must be an array of strings` }).max(200, `${field} entries must be at most 200 characters`), {
@@ -120,10 +119,7 @@ const claim = createRoute({
     params: sidParam,
     body: jsonBody(
       z.object({
-        claim_token: z
-          .string({ error: "claim_token is required" })
-          .min(1, "claim_token is required")
-          .max(128, "Invalid claim token"),
+        claim_token: z.string({ error: "claim_token is required" }).min(1, "claim_token is required").max(128, "Invalid claim token"),
       }),
     ),
   },
@@ -175,7 +171,15 @@ async function createAgent(c: Context<AppEnv>, input: { name: string; descriptio
   const log = crypto.getRandomValues(new Uint32Array(1))[0] % logCount(c.env);
   // Its place in the status lists, drawn before it exists anywhere else: what a new agent is.
   const place = await listAgent(c, sid, NEW_AGENT);
-  const entry = await enterAgent(c.get("db"), { sid, shard, log, operatorId, createdAt: new Date(now).toISOString(), statusList: place?.list, statusIdx: place?.idx });
+  const entry = await enterAgent(c.get("db"), {
+    sid,
+    shard,
+    log,
+    operatorId,
+    createdAt: new Date(now).toISOString(),
+    statusList: place?.list,
+    statusIdx: place?.idx,
+  });
   const ref = { sid, num: entry.num, shard, log };
   const print = await fingerprint(input.config);
   const whitewash = await whitewashOf(c, print, operatorId, now);

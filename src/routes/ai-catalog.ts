@@ -6,7 +6,7 @@ import { agentScore } from "../http/agents";
 import type { AppEnv } from "../http/context";
 import { clientIp, consume } from "../http/rate-limit";
 import { AI_CATALOG_ATTESTATION_PATH, aiCatalog, aiCatalogDefinitionSchema, aiCatalogSchema } from "../http/wire/ai-catalog";
-import { EXAMPLE_ORIGIN } from "./examples";
+import { EXAMPLE_ORIGIN } from "./example-agent";
 import { sidParam } from "./fields";
 import { createRoute, errorResponses, json, publicAccess } from "./openapi";
 
@@ -33,7 +33,10 @@ const query = z.object({
     .max(2048, "identity must be a URI of at most 2048 characters")
     .regex(uri, "identity must be a URI (a DID, an https URL, a SPIFFE ID)")
     .optional()
-    .openapi({ description: "The Trust Manifest's identity (the publisher: a DID, an https URL, ...); default: the card's origin", example: "did:web:acme.example" }),
+    .openapi({
+      description: "The Trust Manifest's identity (the publisher: a DID, an https URL, ...); default: the card's origin",
+      example: "did:web:acme.example",
+    }),
 });
 
 const route = createRoute({
@@ -53,7 +56,11 @@ const route = createRoute({
   security: publicAccess,
   request: { params: sidParam, query },
   responses: {
-    200: json(aiCatalogSchema, "The attestation and the catalog", aiCatalog.answer(EXAMPLE_ORIGIN, EXAMPLE_SID, { url: EXAMPLE_CARD, identity: "did:web:acme.example" })),
+    200: json(
+      aiCatalogSchema,
+      "The attestation and the catalog",
+      aiCatalog.answer(EXAMPLE_ORIGIN, EXAMPLE_SID, { url: EXAMPLE_CARD, identity: "did:web:acme.example" }),
+    ),
     ...errorResponses(400, 404, errors.suspendedAttestation(), 429),
   },
 });

@@ -48,7 +48,11 @@ const attestation = createRoute({
 });
 
 const jwksSchema = z
-  .object({ keys: z.array(z.object({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), x: z.string(), kid: z.string(), alg: z.literal("EdDSA"), use: z.literal("sig") })) })
+  .object({
+    keys: z.array(
+      z.object({ kty: z.literal("OKP"), crv: z.literal("Ed25519"), x: z.string(), kid: z.string(), alg: z.literal("EdDSA"), use: z.literal("sig") }),
+    ),
+  })
   .openapi("JWKS");
 
 const jwks = createRoute({
@@ -72,7 +76,10 @@ async function signedAttestation(c: Context<AppEnv>, sid: string): Promise<z.inf
 async function issueAttestation(c: Context<AppEnv>, sid: string) {
   const body = await signedAttestation(c, sid);
   const response = c.json(body, 200, { "Cache-Control": `public, max-age=${ATTESTATION_MAX_AGE_S}` });
-  return { body, response: (await storeAnswer((p) => c.executionCtx.waitUntil(p), cacheKey(publicOrigin(c.env), sid), response)) as unknown as typeof response };
+  return {
+    body,
+    response: (await storeAnswer((p) => c.executionCtx.waitUntil(p), cacheKey(publicOrigin(c.env), sid), response)) as unknown as typeof response,
+  };
 }
 
 /**

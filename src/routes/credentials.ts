@@ -98,7 +98,8 @@ const countRequest = async (c: Context<AppEnv>) => {
 async function checkAgentSignature(c: Context<AppEnv>, ref: AgentRef, agent: AgentScore): Promise<void> {
   const now = c.get("deps").now();
   const input = readSignatureInput(c.req.raw, now, SIGNED_COMPONENTS);
-  if (!input.ok) throw input.status === 400 ? errors.invalid(`${input.problem}, or send an API key with identity:write`) : errors.signatureRefused(input.problem);
+  if (!input.ok)
+    throw input.status === 400 ? errors.invalid(`${input.problem}, or send an API key with identity:write`) : errors.signatureRefused(input.problem);
   if (!(await contentDigestMatches(c.req.raw, new Uint8Array(await c.req.arrayBuffer())))) {
     throw errors.signatureRefused("Content-Digest must be the sha-256 of the body");
   }
@@ -110,7 +111,10 @@ async function checkAgentSignature(c: Context<AppEnv>, ref: AgentRef, agent: Age
   const issued = await checkNonce(await signingKeys(c), ref.sid, given, now);
   if (!issued.ok) throw refusalError("invalid_nonce");
   const spent = await agentOf(c, ref).spendNonce(ref, { nonce: given, expiresAt: issued.expiresAt, now });
-  if (!spent.ok) throw spent.refusal === "invalid_nonce" ? errors.signatureRefused("the nonce is not one the service issued for this agent, or it was used or has expired") : refusalError(spent.refusal);
+  if (!spent.ok)
+    throw spent.refusal === "invalid_nonce"
+      ? errors.signatureRefused("the nonce is not one the service issued for this agent, or it was used or has expired")
+      : refusalError(spent.refusal);
 }
 
 export function registerCredentials(app: OpenAPIHono<AppEnv>) {

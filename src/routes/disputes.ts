@@ -128,7 +128,11 @@ export function registerDisputes(app: OpenAPIHono<AppEnv>) {
     const transactionId = c.req.valid("param").id;
     const { reason, statement } = c.req.valid("json");
     const ref = await locateReport(c, transactionId);
-    const opened = settle(c, ref.sid, await agentOf(c, ref).openDispute(ref, { callerId: authOf(c).operatorId, transactionId, reason, statement, now: c.get("deps").now() }));
+    const opened = settle(
+      c,
+      ref.sid,
+      await agentOf(c, ref).openDispute(ref, { callerId: authOf(c).operatorId, transactionId, reason, statement, now: c.get("deps").now() }),
+    );
     return c.json({ dispute: view.view(opened, "owner") }, 201);
   });
 

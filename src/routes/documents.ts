@@ -11,7 +11,8 @@ import { isPublicRead } from "../http/public-reads";
 import { formA } from "../http/wire/form-a";
 import { formB } from "../http/wire/form-b";
 import { SERVICE_VERSION } from "../version";
-import { EXAMPLE_REQUEST_ID, exampleOf } from "./examples";
+import { EXAMPLE_REQUEST_ID } from "./example-agent";
+import { exampleOf } from "./examples";
 import { accessOf, errorEnvelope, inForm } from "./openapi";
 
 type OpenAPIDefinitions = OpenAPIRegistry["definitions"][number];
@@ -33,7 +34,10 @@ const TAGS = [
   { name: "Waitlist", description: "Early access." },
   { name: "Badges", description: "Public trust badges for web pages (they ignore API-Version)." },
   { name: "Pages", description: "The agent's public page, for people: HTML for a browser (it ignores API-Version)." },
-  { name: "Integrations", description: "Where agents are: an MCP server whose tools mirror the routes, an A2A Agent Card extension, and an AI Catalog attestation." },
+  {
+    name: "Integrations",
+    description: "Where agents are: an MCP server whose tools mirror the routes, an A2A Agent Card extension, and an AI Catalog attestation.",
+  },
   { name: "Transparency log", description: "The transparency log of agents' histories: checkpoints and tiles (C2SP tlog-tiles), read by any client." },
   { name: "Admin", description: "The service operators' interface, behind the ADMIN_TOKEN secret." },
 ];
@@ -126,7 +130,9 @@ function checkSecurity(route: RouteConfig, access: Access | null) {
   const declared = route.security?.flatMap((s) => Object.keys(s)) ?? null;
   const expected = access?.kind === "key" ? ["bearerAuth"] : access?.kind === "admin" ? ["adminAuth"] : [];
   if (declared === null || declared.join() !== expected.join()) {
-    throw new Error(`${route.method.toUpperCase()} ${route.path}: security ${JSON.stringify(route.security)} does not match its middleware (${expected.join() || "public"})`);
+    throw new Error(
+      `${route.method.toUpperCase()} ${route.path}: security ${JSON.stringify(route.security)} does not match its middleware (${expected.join() || "public"})`,
+    );
   }
 }
 
@@ -243,7 +249,12 @@ const components: OpenAPIDefinitions[] = [
     name: "bearerAuth",
     component: { type: "http", scheme: "bearer", description: "An operator API key: sk_svc_ followed by 64 hex characters" },
   },
-  { type: "component", componentType: "securitySchemes", name: "adminAuth", component: { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN secret" } },
+  {
+    type: "component",
+    componentType: "securitySchemes",
+    name: "adminAuth",
+    component: { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN secret" },
+  },
   ...Object.entries(HEADERS).map(([name, { required = true, ...rest }]): OpenAPIDefinitions => ({
     type: "component",
     componentType: "headers",

@@ -23,15 +23,34 @@ export function logExamples(sid: string, origin: string, registeredAt: string, r
   const agent = hmacHex(logKey, sid);
   const epochKey = hmacHex(logKey, `${sid}:0`);
   const registration = {
-    v: 1, sid, n: 1, kind: "registration", at: registeredAt, prev: GENESIS, nonce: "5a4b3c2d1e0f11223344556677889900",
-    owner: hex("owner commitment"), fingerprint: hex("fingerprint"), name: salted(salts[0], "name", "Invoice Assistant"), description: null,
+    v: 1,
+    sid,
+    n: 1,
+    kind: "registration",
+    at: registeredAt,
+    prev: GENESIS,
+    nonce: "5a4b3c2d1e0f11223344556677889900",
+    owner: hex("owner commitment"),
+    fingerprint: hex("fingerprint"),
+    name: salted(salts[0], "name", "Invoice Assistant"),
+    description: null,
     score: face(500, 500, 500),
   } as unknown as Entry;
   const first = canonical(registration);
   const report = {
-    v: 1, sid, n: 2, kind: "report", at: reportedAt, prev: hex(first), nonce: "99887766554433221100ffeeddccbbaa",
-    reporter: hex("reporter commitment"), outcome: "success", signals: { reliability: 900 }, receipt: false,
-    type: salted(salts[1], "type", "invoice_reconciliation"), metadata: null,
+    v: 1,
+    sid,
+    n: 2,
+    kind: "report",
+    at: reportedAt,
+    prev: hex(first),
+    nonce: "99887766554433221100ffeeddccbbaa",
+    reporter: hex("reporter commitment"),
+    outcome: "success",
+    signals: { reliability: 900 },
+    receipt: false,
+    type: salted(salts[1], "type", "invoice_reconciliation"),
+    metadata: null,
     score: face(538, 571, 500),
   } as unknown as Entry;
   const second = canonical(report);

@@ -22,7 +22,8 @@ const healthSchema = z
         age_seconds: z.number().int().min(0).nullable().openapi({ description: "Seconds since the snapshot in force was published" }),
         problem: z.string().nullable().openapi({ description: "Why it is failing" }),
         anchors: z.number().int().min(0).nullable().openapi({
-          description: "Anchors named by the admins (GET /admin/model/anchors); 0 is a warning: trust grows only from anchors, so with none no agent can be clear",
+          description:
+            "Anchors named by the admins (GET /admin/model/anchors); 0 is a warning: trust grows only from anchors, so with none no agent can be clear",
         }),
       })
       .openapi({ description: "The cross-agent credibility job: the snapshot in force, its age, and whether runs are failing" }),
@@ -79,7 +80,13 @@ async function checkDatabases(env: AppEnv["Bindings"]): Promise<Checked> {
       .catch(() => ({ status: "failing" as const, row: null }));
   const shards = shardDatabases(env);
   // The control database's check reads the job's state in the same query: one query per database.
-  const results = await Promise.all([check(env.DB, `SELECT 1 AS ok, (SELECT value FROM model_settings WHERE key = '${RUN_STATE_KEY}') AS job, (SELECT value FROM model_settings WHERE key = 'anchors') AS anchors, (SELECT value FROM model_settings WHERE key = '${LOG_DEAD_LETTERS_KEY}') AS log_dlq`), ...shards.map((d) => check(d))]);
+  const results = await Promise.all([
+    check(
+      env.DB,
+      `SELECT 1 AS ok, (SELECT value FROM model_settings WHERE key = '${RUN_STATE_KEY}') AS job, (SELECT value FROM model_settings WHERE key = 'anchors') AS anchors, (SELECT value FROM model_settings WHERE key = '${LOG_DEAD_LETTERS_KEY}') AS log_dlq`,
+    ),
+    ...shards.map((d) => check(d)),
+  ]);
   const checks: Checks = { db: results[0].status };
   shards.forEach((_, i) => (checks[`shard_${i}`] = results[i + 1].status));
   let job: CredibilityRunState | null = null;
@@ -113,7 +120,11 @@ export function registerHealth(app: OpenAPIHono<AppEnv>) {
       ? { status: h.status, snapshot: h.snapshot, age_seconds: h.ageSeconds, problem: h.problem, anchors }
       : { status: "unknown" as const, snapshot: null, age_seconds: null, problem: "the control database did not answer", anchors: null };
     const log = deadLetters
-      ? { status: deadLetters.last_at !== null && now - Date.parse(deadLetters.last_at) < LOG_ALARM_MS ? ("alarm" as const) : ("ok" as const), dead_letters_requeued: deadLetters.requeued, last_requeued_at: deadLetters.last_at }
+      ? {
+          status: deadLetters.last_at !== null && now - Date.parse(deadLetters.last_at) < LOG_ALARM_MS ? ("alarm" as const) : ("ok" as const),
+          dead_letters_requeued: deadLetters.requeued,
+          last_requeued_at: deadLetters.last_at,
+        }
       : { status: "unknown" as const, dead_letters_requeued: null, last_requeued_at: null };
     return c.json({ status: ok ? ("ok" as const) : ("degraded" as const), version: SERVICE_VERSION, checks, credibility, log }, ok ? 200 : 503);
   });

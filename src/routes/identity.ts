@@ -51,8 +51,14 @@ const addKeys = createRoute({
     body: jsonBody(
       z
         .object({
-          jwk: z.record(z.string(), z.unknown(), { error: "jwk must be a JSON object" }).optional().openapi({ example: { kty: "OKP", crv: "Ed25519", x: "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs" } }),
-          directory_url: z.string({ error: "directory_url must be a valid URL" }).optional().openapi({ example: "https://agent.example.com/.well-known/http-message-signatures-directory" }),
+          jwk: z
+            .record(z.string(), z.unknown(), { error: "jwk must be a JSON object" })
+            .optional()
+            .openapi({ example: { kty: "OKP", crv: "Ed25519", x: "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs" } }),
+          directory_url: z
+            .string({ error: "directory_url must be a valid URL" })
+            .optional()
+            .openapi({ example: "https://agent.example.com/.well-known/http-message-signatures-directory" }),
         })
         .openapi("AddAgentKeys"),
     ),

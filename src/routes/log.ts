@@ -116,11 +116,16 @@ const tileRoute = createRoute({
   request: {
     params: logParam.extend({
       level: z.string().openapi({ param: { name: "level", in: "path" }, description: "0 to 63, or entries", example: "0" }),
-      index: z.string().openapi({ param: { name: "index", in: "path" }, description: "N in three-digit groups, then .p/<W> when partial", example: "x001/234.p/17" }),
+      index: z
+        .string()
+        .openapi({ param: { name: "index", in: "path" }, description: "N in three-digit groups, then .p/<W> when partial", example: "x001/234.p/17" }),
     }),
   },
   responses: {
-    200: { description: "The tile's hashes (32 bytes each) or the bundle's entries", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+    200: {
+      description: "The tile's hashes (32 bytes each) or the bundle's entries",
+      content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+    },
     ...errorResponses(errors.badTilePath(), errors.tileBeyondTree(1234)),
   },
 });

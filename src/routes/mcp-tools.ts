@@ -48,7 +48,9 @@ function sidOf(args: Arguments): string {
 
 /** A route's answer as a tool result: its body, or its refusal. */
 const answered = (answer: RouteAnswer): CallToolResult =>
-  answer.status >= 200 && answer.status < 300 ? mcpWire.success(answer.body as Record<string, unknown>) : mcpWire.refusal(answer.status, answer.body, answer.headers.get("retry-after"));
+  answer.status >= 200 && answer.status < 300
+    ? mcpWire.success(answer.body as Record<string, unknown>)
+    : mcpWire.refusal(answer.status, answer.body, answer.headers.get("retry-after"));
 
 const readOnly = { readOnlyHint: true, openWorldHint: false };
 

@@ -20,7 +20,8 @@ import type { AppEnv } from "../http/context";
 import { callRoute } from "../http/subrequest";
 import { mcpWire, jsonRpcRequestSchema, jsonRpcResponseSchema, protocolError } from "../http/wire/mcp";
 import { SERVICE_VERSION } from "../version";
-import { EXAMPLE_KEYS, sample } from "./examples";
+import { EXAMPLE_KEYS } from "./example-agent";
+import { sample } from "./examples";
 import { runTool, toolList, TOOLS, type ToolContext } from "./mcp-tools";
 import { createRoute, errorResponses, json, jsonBody } from "./openapi";
 
@@ -39,7 +40,12 @@ const INSTRUCTIONS =
   "REST route it mirrors.";
 
 const exampleCall = { name: "verify_attestation", arguments: { attestation: sample.attestation.attestation } };
-const exampleResult = mcpWire.attestationCheck({ valid: true, reason: null, kid: EXAMPLE_KEYS.service.thumbprint, claims: decodeJwt(sample.attestation.attestation) });
+const exampleResult = mcpWire.attestationCheck({
+  valid: true,
+  reason: null,
+  kid: EXAMPLE_KEYS.service.thumbprint,
+  claims: decodeJwt(sample.attestation.attestation),
+});
 
 const route = createRoute({
   method: "post",
@@ -60,15 +66,34 @@ const route = createRoute({
   security: [{}, { bearerAuth: [] }],
   middleware: [optionalKey],
   request: {
-    body: { ...jsonBody(jsonRpcRequestSchema), content: { "application/json": { schema: jsonRpcRequestSchema, example: { jsonrpc: "2.0", id: 2, method: "tools/call", params: exampleCall } } } },
+    body: {
+      ...jsonBody(jsonRpcRequestSchema),
+      content: { "application/json": { schema: jsonRpcRequestSchema, example: { jsonrpc: "2.0", id: 2, method: "tools/call", params: exampleCall } } },
+    },
   },
   responses: {
     200: json(jsonRpcResponseSchema, "The JSON-RPC response (an array for a batch)", { jsonrpc: "2.0", id: 2, result: exampleResult }),
     202: { description: "Only notifications or responses were sent: nothing to answer" },
-    400: json(jsonRpcResponseSchema, "Not a JSON-RPC message, an unsupported MCP-Protocol-Version, or a batch of more than 10 messages", protocolError({ code: -32700, message: "Parse error: Invalid JSON" })),
-    403: json(jsonRpcResponseSchema, "An `Origin` header that is not on the allow list: this service's public origin and MCP_ALLOWED_ORIGINS (a request without Origin, from a client that is not a browser, passes)", protocolError(protocolErrors.forbiddenOrigin)),
-    406: json(jsonRpcResponseSchema, "The Accept header does not list both application/json and text/event-stream", protocolError({ code: -32000, message: "Not Acceptable: Client must accept both application/json and text/event-stream" })),
-    415: json(jsonRpcResponseSchema, "A Content-Type other than application/json (case and parameters aside), or none", protocolError(protocolErrors.unsupportedMediaType)),
+    400: json(
+      jsonRpcResponseSchema,
+      "Not a JSON-RPC message, an unsupported MCP-Protocol-Version, or a batch of more than 10 messages",
+      protocolError({ code: -32700, message: "Parse error: Invalid JSON" }),
+    ),
+    403: json(
+      jsonRpcResponseSchema,
+      "An `Origin` header that is not on the allow list: this service's public origin and MCP_ALLOWED_ORIGINS (a request without Origin, from a client that is not a browser, passes)",
+      protocolError(protocolErrors.forbiddenOrigin),
+    ),
+    406: json(
+      jsonRpcResponseSchema,
+      "The Accept header does not list both application/json and text/event-stream",
+      protocolError({ code: -32000, message: "Not Acceptable: Client must accept both application/json and text/event-stream" }),
+    ),
+    415: json(
+      jsonRpcResponseSchema,
+      "A Content-Type other than application/json (case and parameters aside), or none",
+      protocolError(protocolErrors.unsupportedMediaType),
+    ),
     ...errorResponses(413),
   },
 });
@@ -121,7 +146,10 @@ export const mcpGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** The schema of each request method the server answers, as the SDK parses it. */
-const REQUEST_SCHEMAS = new Map<string, { safeParse: (value: unknown) => { success: true } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }>([
+const REQUEST_SCHEMAS = new Map<
+  string,
+  { safeParse: (value: unknown) => { success: true } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }
+>([
   ["initialize", InitializeRequestSchema],
   ["ping", PingRequestSchema],
   ["tools/list", ListToolsRequestSchema],

@@ -8,7 +8,8 @@ import { operatorFacts } from "../http/agents";
 import { authOf, requireKey } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { DEFAULT_PAGE, pageOf, readCursor } from "../http/pagination";
-import { formA, meSchema } from "../http/wire/form-a";
+import { formA } from "../http/wire/form-a";
+import { meSchema } from "../http/wire/form-a-lists";
 import { pageQuery } from "./fields";
 import { bearer, createRoute, errorResponses, json } from "./openapi";
 
@@ -43,7 +44,11 @@ export function registerMe(app: OpenAPIHono<AppEnv>) {
     const rows = new Map<string, AgentRow>();
     await Promise.all(
       [...byShard].map(async ([shard, items]) => {
-        for (const row of await readAgentRows(c.get("sessions").shard(shard), items.map((e) => e.sid))) rows.set(row.sid, row);
+        for (const row of await readAgentRows(
+          c.get("sessions").shard(shard),
+          items.map((e) => e.sid),
+        ))
+          rows.set(row.sid, row);
       }),
     );
     const agents = page.items.flatMap((e) => {

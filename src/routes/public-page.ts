@@ -57,7 +57,9 @@ const page = createRoute({
   responses: {
     200: {
       description: "The page (text/html), or the public score (application/json, in the form API-Version names)",
-      headers: { Vary: { description: "The answer depends on Accept (and the JSON on API-Version)", required: true, schema: { type: "string", example: "Accept" } } },
+      headers: {
+        Vary: { description: "The answer depends on Accept (and the JSON on API-Version)", required: true, schema: { type: "string", example: "Accept" } },
+      },
       content: { ...html(sample.publicPage), ...json(byForm({ A: a.publicScore, B: b.publicScore }), "").content },
     },
     400: {
@@ -68,7 +70,10 @@ const page = createRoute({
       description: "No agent has this SID: a page, or the JSON error",
       content: { ...html(sample.unknownAgentPage), "application/json": { schema: errorEnvelope, example: errors.agentNotFound() } },
     },
-    429: { description: "Rate limited: retry after Retry-After seconds (a page, or the JSON error)", content: { ...html(sample.rateLimitedPage), "application/json": { schema: errorEnvelope, example: errors.rateLimited(60) } } },
+    429: {
+      description: "Rate limited: retry after Retry-After seconds (a page, or the JSON error)",
+      content: { ...html(sample.rateLimitedPage), "application/json": { schema: errorEnvelope, example: errors.rateLimited(60) } },
+    },
   },
 });
 
@@ -89,7 +94,9 @@ const setting = createRoute({
     body: jsonBody(
       z
         .object({
-          public_profile: z.boolean({ error: (issue) => (issue.input === undefined || issue.input === null ? MISSING : "public_profile must be true or false") }),
+          public_profile: z.boolean({
+            error: (issue) => (issue.input === undefined || issue.input === null ? MISSING : "public_profile must be true or false"),
+          }),
         })
         .openapi("PublicProfileRequest"),
     ),
@@ -166,7 +173,11 @@ export function registerPublicPage(app: OpenAPIHono<AppEnv>) {
   app.openapi(setting, async (c) => {
     const { sid } = c.req.valid("param");
     const ref = await locate(c, sid);
-    const out = await agentOf(c, ref).setPublicProfile(ref, { callerId: authOf(c).operatorId, publicProfile: c.req.valid("json").public_profile, now: c.get("deps").now() });
+    const out = await agentOf(c, ref).setPublicProfile(ref, {
+      callerId: authOf(c).operatorId,
+      publicProfile: c.req.valid("json").public_profile,
+      now: c.get("deps").now(),
+    });
     const { publicProfile } = settle(c, sid, out);
     const origin = publicOrigin(c.env);
     c.executionCtx.waitUntil(purgePage(origin, sid));

@@ -27,7 +27,11 @@ const listParam = z.object({
     .string()
     .regex(/^(?:0|[1-9][0-9]{0,4})$/, `n must be a status list number between 0 and ${MAX_LISTS - 1}`)
     .transform(Number)
-    .openapi({ param: { name: "n", in: "path", description: "The list's number, as the `uri` of an agent's status pointer names it" }, type: "integer", example: 0 }),
+    .openapi({
+      param: { name: "n", in: "path", description: "The list's number, as the `uri` of an agent's status pointer names it" },
+      type: "integer",
+      example: 0,
+    }),
 });
 
 const statusList = createRoute({
@@ -46,7 +50,12 @@ const statusList = createRoute({
   request: { params: listParam },
   responses: {
     200: { description: "The signed list", content: { [STATUS_LIST_MEDIA_TYPE]: { schema: z.string(), example: sample.statusListToken } } },
-    ...errorResponses(errors.invalid(`n must be a status list number between 0 and ${MAX_LISTS - 1}`), errors.statusListNotFound(), 429, errors.attestationsNotConfigured()),
+    ...errorResponses(
+      errors.invalid(`n must be a status list number between 0 and ${MAX_LISTS - 1}`),
+      errors.statusListNotFound(),
+      429,
+      errors.attestationsNotConfigured(),
+    ),
   },
 });
 

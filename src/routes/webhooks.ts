@@ -108,7 +108,10 @@ const deliveries = createRoute({
   middleware: [requireKey(null)],
   request: { params: idParam, query: z.object(pageQuery) },
   responses: {
-    200: json(z.object({ deliveries: z.array(view.schemas.delivery), next_cursor: nextCursor }), "Deliveries", { deliveries: [sample.delivery], next_cursor: null }),
+    200: json(z.object({ deliveries: z.array(view.schemas.delivery), next_cursor: nextCursor }), "Deliveries", {
+      deliveries: [sample.delivery],
+      next_cursor: null,
+    }),
     ...errorResponses(400, 401, errors.webhookNotFound(), 429),
   },
 });
@@ -120,7 +123,7 @@ const testHook = createRoute({
   tags: ["Notifications"],
   summary: "Send a signed ping event to the endpoint now, and answer how it went (10 per minute per operator)",
   description:
-    "The ping (`{type: \"ping\", timestamp, data: {webhook_id, message}}`) takes the path of every delivery: the SSRF guard checks the " +
+    'The ping (`{type: "ping", timestamp, data: {webhook_id, message}}`) takes the path of every delivery: the SSRF guard checks the ' +
     "URL again, and the body is signed per Standard Webhooks with the endpoint's secret. It is tried once, never retried, and listed " +
     "with the endpoint's deliveries (`event_type: ping`): `delivered`, or `dead` with the status code or the reason it was not called.",
   security: bearer,
@@ -237,7 +240,11 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
     const events = [...new Set(body.events ?? EVENT_TYPES)].join(" ");
     const operatorId = authOf(c).operatorId;
     const createdAt = new Date(c.get("deps").now()).toISOString();
-    const created = await insertWebhook(c.get("db"), { operatorId, url: check.url.href, events, sealedSecret: await seal(key, secret), createdAt }, MAX_WEBHOOKS);
+    const created = await insertWebhook(
+      c.get("db"),
+      { operatorId, url: check.url.href, events, sealedSecret: await seal(key, secret), createdAt },
+      MAX_WEBHOOKS,
+    );
     if (!created) throw errors.tooManyWebhooks(MAX_WEBHOOKS);
     return c.json(view.created({ id: created.id, url: check.url.href, events, createdAt }, secret), 201);
   });
@@ -281,7 +288,11 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>) {
     const secret = await openWith(ring, hook.sealedSecret).catch(() => null);
     if (secret?.resealed) await resealWebhook(c.get("db"), hook.id, hook.sealedSecret, secret.resealed);
     const outcome = secret
-      ? await attemptDelivery(hook.url, { id: ping.id, timestamp: at, payload: ping.payload, secret: secret.plaintext }, { ...deps, loopback: loopbackWebhooks(c.env, publicOrigin(c.env)) })
+      ? await attemptDelivery(
+          hook.url,
+          { id: ping.id, timestamp: at, payload: ping.payload, secret: secret.plaintext },
+          { ...deps, loopback: loopbackWebhooks(c.env, publicOrigin(c.env)) },
+        )
       : { delivered: false as const, status: null, error: "secret unreadable" };
     await recordAttempt(c.get("db"), deliveryId, {
       status: outcome.delivered ? "delivered" : "dead",

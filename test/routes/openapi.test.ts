@@ -8,7 +8,7 @@ import { ERROR_CODES } from "../../src/domain/errors";
 import { REASON_CODES } from "../../src/domain/model";
 import type { Form } from "../../src/http/context";
 import { DOCUMENT_PATHS, openApiDocument } from "../../src/routes/documents";
-import { EXAMPLE_KEYS } from "../../src/routes/examples";
+import { EXAMPLE_KEYS } from "../../src/routes/example-agent";
 import { inForm } from "../../src/routes/openapi";
 import { ADMIN, agentConfig, bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 

@@ -19,7 +19,8 @@ export function parseCheckpointText(text: string): { ok: true; checkpoint: Check
   if (lines.length < 4 || lines[lines.length - 1] !== "") return { ok: false, reason: "a checkpoint has an origin, a size and a root hash, each on its line" };
   const [origin, size, root] = lines;
   if (origin === "") return { ok: false, reason: "the checkpoint's origin is empty" };
-  if (!/^(?:0|[1-9][0-9]*)$/.test(size) || !Number.isSafeInteger(Number(size))) return { ok: false, reason: "the checkpoint's tree size is not a decimal number" };
+  if (!/^(?:0|[1-9][0-9]*)$/.test(size) || !Number.isSafeInteger(Number(size)))
+    return { ok: false, reason: "the checkpoint's tree size is not a decimal number" };
   const hash = fromBase64(root);
   if (!hash || hash.length !== HASH_SIZE) return { ok: false, reason: "the checkpoint's root hash is not 32 bytes of base64" };
   if (lines.slice(3, -1).some((l) => l === "")) return { ok: false, reason: "a checkpoint's extension lines are not empty" };

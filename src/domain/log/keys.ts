@@ -12,7 +12,13 @@ export interface LogSigningKey {
 }
 
 const PKCS8_ED25519_PREFIX = Uint8Array.of(0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20);
-const base64url = (text: string) => fromBase64(text.replaceAll("-", "+").replaceAll("_", "/").padEnd(Math.ceil(text.length / 4) * 4, "="));
+const base64url = (text: string) =>
+  fromBase64(
+    text
+      .replaceAll("-", "+")
+      .replaceAll("_", "/")
+      .padEnd(Math.ceil(text.length / 4) * 4, "="),
+  );
 
 async function fromSeed(seed: Bytes): Promise<LogSigningKey> {
   const extractable = await crypto.subtle.importKey("pkcs8", concat(PKCS8_ED25519_PREFIX, seed), { name: "Ed25519" }, true, ["sign"]);
@@ -45,7 +51,11 @@ export async function parseLogSigningKeys(raw: string | undefined): Promise<{ ok
   for (const item of list) {
     const seed = typeof item === "string" ? fromBase64(item) : null;
     const key =
-      seed && seed.length === 32 ? await fromSeed(seed) : typeof item === "object" && item !== null ? await fromJwk(item as Record<string, unknown>).catch(() => null) : null;
+      seed && seed.length === 32
+        ? await fromSeed(seed)
+        : typeof item === "object" && item !== null
+          ? await fromJwk(item as Record<string, unknown>).catch(() => null)
+          : null;
     if (!key) return { ok: false, problem: "every LOG_SIGNING_KEYS item must be a private Ed25519 JWK (kty OKP, crv Ed25519, x, d) or a base64 32-byte seed" };
     keys.push(key);
   }
@@ -63,4 +73,3 @@ export async function noteSigner(key: LogSigningKey, name: string): Promise<Note
 
 /** The verifier key strings of the keys under `name`, as Go's note.NewVerifier reads them. */
 export const verifierKeys = (keys: LogSigningKey[], name: string) => Promise.all(keys.map((k) => verifierKey(name, k.publicKey)));
-

@@ -34,7 +34,9 @@ const TAGGED_FIELDS = ["tag", "commit"];
 
 /** The leaf's bytes in the log: the RFC 8785 canonical JSON of its fields. */
 export function leafBytes(leaf: Leaf): Bytes {
-  const fields = isTagged(leaf) ? { tag: leaf.tag, commit: leaf.commit } : { agent: leaf.agent, seq: leaf.seq, entry_hash: leaf.entry_hash, score_commit: leaf.score_commit };
+  const fields = isTagged(leaf)
+    ? { tag: leaf.tag, commit: leaf.commit }
+    : { agent: leaf.agent, seq: leaf.seq, entry_hash: leaf.entry_hash, score_commit: leaf.score_commit };
   return utf8(canonicalize(fields)!);
 }
 

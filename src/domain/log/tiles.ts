@@ -24,8 +24,7 @@ export function encodeTileIndex(index: number): string {
   return path;
 }
 
-export const tilePath = ({ level, index, width }: TileId): string =>
-  `tile/${level}/${encodeTileIndex(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}`;
+export const tilePath = ({ level, index, width }: TileId): string => `tile/${level}/${encodeTileIndex(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}`;
 
 const PATH = /^tile\/(0|[1-9][0-9]?|entries)\/((?:x[0-9]{3}\/)*[0-9]{3})(?:\.p\/([1-9][0-9]{0,2}))?$/;
 
@@ -69,7 +68,8 @@ export function tileNodeReader(source: TileSource, size: number): NodeReader {
     let found = tiles.get(key);
     if (!found) {
       found = source({ level, index, width }).then((bytes) => {
-        if (bytes.length !== width * HASH_SIZE) throw new TileError(`tile ${tilePath({ level, index, width })} has ${bytes.length} bytes, not ${width * HASH_SIZE}`);
+        if (bytes.length !== width * HASH_SIZE)
+          throw new TileError(`tile ${tilePath({ level, index, width })} has ${bytes.length} bytes, not ${width * HASH_SIZE}`);
         return bytes;
       });
       tiles.set(key, found);
@@ -103,7 +103,7 @@ export function encodeBundle(entries: Uint8Array[]): Bytes {
 /** The entries of a bundle, or null when its bytes are not a sequence of length-prefixed entries. */
 export function parseBundle(bytes: Uint8Array): Uint8Array[] | null {
   const entries: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     if (at + 2 > bytes.length) return null;
     const length = (bytes[at] << 8) | bytes[at + 1];
     if (at + 2 + length > bytes.length) return null;

@@ -235,17 +235,29 @@ function windowed(model: AgentModel, p: PairState, place: { hour: boolean; day: 
   let { recent, failing } = model;
   if (place.hour) {
     const hour = hourOf(p.lastAt);
-    recent = withBucket(recent, (b) => b.hour, hour, () => ({ hour, voting: 0, failing: [] }), (b) => ({
-      hour: b.hour,
-      voting: b.voting + sign * p.level,
-      failing: p.failing ? histogramAdd(b.failing, p.level, sign) : b.failing,
-    }), create).filter((b) => b.voting !== 0 || b.failing.length > 0);
+    recent = withBucket(
+      recent,
+      (b) => b.hour,
+      hour,
+      () => ({ hour, voting: 0, failing: [] }),
+      (b) => ({
+        hour: b.hour,
+        voting: b.voting + sign * p.level,
+        failing: p.failing ? histogramAdd(b.failing, p.level, sign) : b.failing,
+      }),
+      create,
+    ).filter((b) => b.voting !== 0 || b.failing.length > 0);
   }
   if (place.day) {
     const day = dayOf(p.lastAt);
-    failing = withBucket(failing, (b) => b.day, day, () => ({ day, failing: [] }), (b) => ({ day: b.day, failing: histogramAdd(b.failing, p.level, sign) }), create).filter(
-      (b) => b.failing.length > 0,
-    );
+    failing = withBucket(
+      failing,
+      (b) => b.day,
+      day,
+      () => ({ day, failing: [] }),
+      (b) => ({ day: b.day, failing: histogramAdd(b.failing, p.level, sign) }),
+      create,
+    ).filter((b) => b.failing.length > 0);
   }
   return { ...model, recent, failing };
 }
@@ -281,7 +293,9 @@ export function withPair(model: AgentModel, p: PairState, t: number): { model: A
   let next: AgentModel;
   if (placement.pending !== null) {
     const day = placement.pending;
-    const base = model.pending.some((b) => b.day === day) ? model : { ...model, pending: [...model.pending, { day, mass: emptyMass() }].sort((x, y) => x.day - y.day) };
+    const base = model.pending.some((b) => b.day === day)
+      ? model
+      : { ...model, pending: [...model.pending, { day, mass: emptyMass() }].sort((x, y) => x.day - y.day) };
     next = withMassOf(base, day, (m) => addToMass(m, pair, 1));
   } else {
     next = withMassOf(model, null, (m) => addToMass(m, pair, 1));

@@ -72,7 +72,8 @@ export function assess(model: AgentModel, t: number): Assessment {
   // threshold (as version 3's fast path did): one voter, however credible, never tips them.
   const F = MODEL_V4.fastCaution;
   const failingWithout = recent.failing.mass - recent.failing.top;
-  const fastCaution = recent.failing.count >= F.failing && failingWithout >= levelsOf(F.withoutTop) && failingWithout >= F.share * (recent.voting - recent.failing.top);
+  const fastCaution =
+    recent.failing.count >= F.failing && failingWithout >= levelsOf(F.withoutTop) && failingWithout >= F.share * (recent.voting - recent.failing.top);
   // RECENT_FAILURES: failing votes of the last 30 days at double weight against the other votes of the last 48 hours.
   const R = MODEL_V4.recentFailures;
   const failingWeighted = R.failingWeight * (failing30.mass - failing30.top);

@@ -8,7 +8,19 @@
 export * from "./vocabulary";
 export { CHANGE_TYPES, classifyChange, type AgentConfiguration, type ChangeType } from "../configuration";
 export { LEVELS, MODEL_V4, REASON_CODES, levelsOf, type ReasonCode } from "./constants";
-export { credibilityOfLevel, decayVotes, keptFraction, levelOf, nextVote, observe, outcomeValue, stubPair, type PairState, type Placement, type ReportInput } from "./votes";
+export {
+  credibilityOfLevel,
+  decayVotes,
+  keptFraction,
+  levelOf,
+  nextVote,
+  observe,
+  outcomeValue,
+  stubPair,
+  type PairState,
+  type Placement,
+  type ReportInput,
+} from "./votes";
 export { aggregatesOf, awaitsTenure, emptyModel, settle, tenureActive, type AgentModel, type DimSum, type Episode, type Mass } from "./aggregate";
 export { compositeOf, dimensionScore, dimensionScores, exactScore } from "./scores";
 export { assess, massAt, type Assessment } from "./assess";

@@ -140,7 +140,8 @@ export function decayVotes(pair: PairState, kept: Partial<Record<Dimension, numb
 /** A credibility value (0..1, a multiple of 0.05) as a level; a value off the grid is refused. */
 export function levelOf(c: number): number {
   const level = Math.round(c * LEVELS);
-  if (!(Number.isFinite(c) && c >= 0 && c <= 1 && Math.abs(c * LEVELS - level) < 1e-6)) throw new RangeError(`invalid credibility: ${c} (a multiple of ${1 / LEVELS} in 0..1)`);
+  if (!(Number.isFinite(c) && c >= 0 && c <= 1 && Math.abs(c * LEVELS - level) < 1e-6))
+    throw new RangeError(`invalid credibility: ${c} (a multiple of ${1 / LEVELS} in 0..1)`);
   return level;
 }
 

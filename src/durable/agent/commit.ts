@@ -48,10 +48,16 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const before = group.before;
   const drafts = group.applied.flatMap((a) => a.change.entries ?? []);
   const head = { n: before?.record.seq ?? 0, hash: before?.record.chainHash ?? GENESIS };
-  const { chained, head: after } = await chainEntries(ref.sid, head, drafts.map((d) => d.draft));
+  const { chained, head: after } = await chainEntries(
+    ref.sid,
+    head,
+    drafts.map((d) => d.draft),
+  );
   group.chainHead = after;
   const record: AgentRecord = { ...group.record!, seq: after.n, chainHash: after.hash };
-  const made = await Promise.all(chained.map((c, i) => leafOf(kernel.env, ref.sid, { n: c.entry.n, hash: c.hash, composite: drafts[i].composite, nonce: c.entry.nonce }, record.logTags)));
+  const made = await Promise.all(
+    chained.map((c, i) => leafOf(kernel.env, ref.sid, { n: c.entry.n, hash: c.hash, composite: drafts[i].composite, nonce: c.entry.nonce }, record.logTags)),
+  );
   const leaves: Leaf[] = made.map((m) => m.leaf);
   const at = drafts.at(-1)?.draft.at ?? kernel.now();
 
@@ -85,7 +91,13 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
 
   const items: OutboxItem[] = chained.map((c, i) => {
     const t = told.get(i);
-    const events: AgentEvent[] = (t?.events ?? []).map((e, k) => ({ ...e, id: entryEventId(record.sid, c.entry.n, k), sid: record.sid, ownerId: record.operatorId, timestamp: c.entry.at }));
+    const events: AgentEvent[] = (t?.events ?? []).map((e, k) => ({
+      ...e,
+      id: entryEventId(record.sid, c.entry.n, k),
+      sid: record.sid,
+      ownerId: record.operatorId,
+      timestamp: c.entry.at,
+    }));
     return { n: c.entry.n, leaf: leaves[i], epoch: made[i].epoch, events, control: t?.control ?? [] };
   });
   const keyedAt = new Map<number, { idem: string; answer: string }>();
@@ -119,7 +131,17 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const d1 = kernel.shard(ref.shard).withSession("first-primary");
   const statements = shardStatements(d1, [...entryRows, ...group.applied.flatMap((a) => a.change.rows ?? []), ...pairWrites(record.sid, group)]);
   const writesRow = group.rowChanges();
-  if (writesRow) statements.push(before === null ? insertAgent(d1, row) : updateAgent(d1, row, before!.record.seq, group.applied.some((a) => a.change.whole)));
+  if (writesRow)
+    statements.push(
+      before === null
+        ? insertAgent(d1, row)
+        : updateAgent(
+            d1,
+            row,
+            before!.record.seq,
+            group.applied.some((a) => a.change.whole),
+          ),
+    );
   // An entry not yet handed to the queues has an alarm behind it, within a minute: a crash after the
   // batch loses nothing (./outbox).
   if (chained.length > 0) await kernel.timers.within(kernel.now(), 60_000);
@@ -135,6 +157,14 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   kernel.outbox.queue(items);
   return {
     bookmarks: bookmark ? { [shardName(ref.shard)]: bookmark } : {},
-    loaded: writesRow ? { record, published, notified, contract: RECORD_CONTRACT, shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! } } : before!,
+    loaded: writesRow
+      ? {
+          record,
+          published,
+          notified,
+          contract: RECORD_CONTRACT,
+          shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! },
+        }
+      : before!,
   };
 }

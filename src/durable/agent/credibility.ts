@@ -7,7 +7,15 @@
 import { credibilityOf, snapshotInForce } from "../../db/snapshot";
 import type { PairRow } from "../../db/pairs";
 import { applyCredibilityTo, scoreOfRecord, type AgentRecord } from "../../domain/agent";
-import { applyInheritance, credibilityUpdate, inheritanceFrom, isWhitewashSource, type CredibilityInput, type InheritedPair, type PairState } from "../../domain/model";
+import {
+  applyInheritance,
+  credibilityUpdate,
+  inheritanceFrom,
+  isWhitewashSource,
+  type CredibilityInput,
+  type InheritedPair,
+  type PairState,
+} from "../../domain/model";
 import type { EntryWrite } from "./entry-writes";
 import { log, type AgentHost, type GroupView } from "./host";
 
@@ -34,7 +42,13 @@ const unmoved = new WeakMap<AgentHost, string>();
  * agent's is in force, else only `reporter`'s when it is new to the agent. When R2 cannot be read
  * the values in force stay (the next change or alarm tries again).
  */
-export async function credibilityStep(host: AgentHost, group: GroupView, record: AgentRecord, at: number, reporter?: { operatorId: number; key: string }): Promise<CredibilityStep | null> {
+export async function credibilityStep(
+  host: AgentHost,
+  group: GroupView,
+  record: AgentRecord,
+  at: number,
+  reporter?: { operatorId: number; key: string },
+): Promise<CredibilityStep | null> {
   try {
     const owner = record.operatorId === null ? null : await host.commitment(record.sid, record.operatorId);
     const inForce = await snapshotInForce(host.env, at);
@@ -62,7 +76,14 @@ export async function credibilityStep(host: AgentHost, group: GroupView, record:
   }
 }
 
-function credibilityApplied(host: AgentHost, record: AgentRecord, rows: ReadonlyMap<string, PairRow>, update: CredibilityInput, operatorOf: ReadonlyMap<string, number>, named: number | null): CredibilityStep {
+function credibilityApplied(
+  host: AgentHost,
+  record: AgentRecord,
+  rows: ReadonlyMap<string, PairRow>,
+  update: CredibilityInput,
+  operatorOf: ReadonlyMap<string, number>,
+  named: number | null,
+): CredibilityStep {
   const applied = applyCredibilityTo(record, pairsOf(rows), update);
   const at = update.at;
   return {

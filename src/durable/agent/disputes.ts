@@ -20,7 +20,12 @@ export class Disputes {
   constructor(private readonly host: AgentHost) {}
 
   private async all(ref: AgentRef): Promise<Dispute[]> {
-    const { results } = await this.host.shard(ref.shard).withSession("first-primary").prepare("SELECT dispute FROM disputes WHERE sid = ? ORDER BY id").bind(ref.sid).all<{ dispute: string }>();
+    const { results } = await this.host
+      .shard(ref.shard)
+      .withSession("first-primary")
+      .prepare("SELECT dispute FROM disputes WHERE sid = ? ORDER BY id")
+      .bind(ref.sid)
+      .all<{ dispute: string }>();
     return results.map((r) => JSON.parse(r.dispute) as Dispute);
   }
 
@@ -59,7 +64,10 @@ export class Disputes {
           change: {
             record: next,
             entries: [disputeWrite(report.n, "opened", scoreOfRecord(record, input.now).composite, input.now)],
-            rows: [{ kind: "entryStatus", sid: record.sid, n: report.n, status: "disputed" }, { kind: "dispute", dispute }],
+            rows: [
+              { kind: "entryStatus", sid: record.sid, n: report.n, status: "disputed" },
+              { kind: "dispute", dispute },
+            ],
             control: [{ kind: "dispute", dispute }],
             events: [disputeEvent("dispute.opened", dispute)],
           },
@@ -81,7 +89,9 @@ export class Disputes {
         if (dispute.status === "resolved") return answer(refuse("dispute_resolved"));
         if (dispute.status === "escalated" || input.now >= Date.parse(dispute.respondBy)) return answer(refuse("response_window_closed"));
         const answered = { ...dispute, reporterNote: input.note };
-        return this.resolve(group.record, disputes, answered, input.stand ? "kept" : "withdrawn", "reporter", input.now, [disputeEvent("dispute.answered", answered)]);
+        return this.resolve(group.record, disputes, answered, input.stand ? "kept" : "withdrawn", "reporter", input.now, [
+          disputeEvent("dispute.answered", answered),
+        ]);
       },
     });
   }
@@ -97,7 +107,15 @@ export class Disputes {
         if (!dispute) return answer(refuse("dispute_not_found"));
         if (dispute.status === "resolved") return answer(refuse("dispute_resolved"));
         if (dispute.status !== "escalated") return answer(refuse("dispute_not_escalated"));
-        return this.resolve(group.record, disputes, { ...dispute, adminNote: input.note }, input.outcome === "withdraw" ? "withdrawn" : "kept", "admin", input.now, []);
+        return this.resolve(
+          group.record,
+          disputes,
+          { ...dispute, adminNote: input.note },
+          input.outcome === "withdraw" ? "withdrawn" : "kept",
+          "admin",
+          input.now,
+          [],
+        );
       },
     });
   }
@@ -107,7 +125,15 @@ export class Disputes {
    * been sent: the history is replayed without it. The withdrawal joins the reporter's record of
    * withdrawals (the control database's, through the outbox).
    */
-  private async resolve(record: AgentRecord, disputes: Dispute[], dispute: Dispute, outcome: "withdrawn" | "kept", resolvedBy: "reporter" | "admin", now: number, events: EventDraft[]): Promise<Outcome<Dispute>> {
+  private async resolve(
+    record: AgentRecord,
+    disputes: Dispute[],
+    dispute: Dispute,
+    outcome: "withdrawn" | "kept",
+    resolvedBy: "reporter" | "admin",
+    now: number,
+    events: EventDraft[],
+  ): Promise<Outcome<Dispute>> {
     const resolved: Dispute = { ...dispute, status: "resolved", outcome, resolvedBy, resolvedAt: new Date(now).toISOString() };
     const d1 = this.host.shard(record.shard).withSession("first-primary");
     const report = await findReport(d1, record.sid, record.num, dispute.id);
@@ -154,7 +180,9 @@ export class Disputes {
           const after = disputes.map((d) => lapsed.find((l) => l.id === d.id) ?? d);
           const next: AgentRecord = { ...record, seq: record.seq + lapsed.length, disputesDue: disputesDueOf(after) };
           if (lapsed.length === 0) return { change: { record: next }, answer: () => null };
-          const reports = await Promise.all(lapsed.map((d) => findReport(this.host.shard(record.shard).withSession("first-primary"), record.sid, record.num, d.id)));
+          const reports = await Promise.all(
+            lapsed.map((d) => findReport(this.host.shard(record.shard).withSession("first-primary"), record.sid, record.num, d.id)),
+          );
           const composite = scoreOfRecord(record, now).composite;
           return {
             change: {
@@ -170,4 +198,3 @@ export class Disputes {
     },
   };
 }
-

@@ -32,7 +32,11 @@ export async function registrationWrite(record: AgentRecord, score: ScoreView, a
   };
 }
 
-export async function reportWrite(report: RecordedReport & { ref?: number }, score: ScoreView, status: "active" | "disputed" | "withdrawn" = "active"): Promise<EntryWrite> {
+export async function reportWrite(
+  report: RecordedReport & { ref?: number },
+  score: ScoreView,
+  status: "active" | "disputed" | "withdrawn" = "active",
+): Promise<EntryWrite> {
   const salt = newSalt();
   const body: EntryBodies["report"] = {
     reporter: report.key,
@@ -46,7 +50,13 @@ export async function reportWrite(report: RecordedReport & { ref?: number }, sco
   return {
     draft: { kind: "report", at: report.at, body },
     composite: score.composite,
-    row: { operator: report.reporter, status, ref: report.ref ?? null, salt, private: JSON.stringify({ type: report.transactionType, metadata: report.metadata }) },
+    row: {
+      operator: report.reporter,
+      status,
+      ref: report.ref ?? null,
+      salt,
+      private: JSON.stringify({ type: report.transactionType, metadata: report.metadata }),
+    },
   };
 }
 

@@ -34,7 +34,8 @@ export interface PairSource {
   all(): Promise<Map<string, PairRow>>;
 }
 
-type Settled = { queued: Queued; result: Result<unknown> } | { queued: Queued; same: Idempotency & { operatorId: number } } | { queued: Queued; applied: Applied };
+type Settled =
+  { queued: Queued; result: Result<unknown> } | { queued: Queued; same: Idempotency & { operatorId: number } } | { queued: Queued; applied: Applied };
 
 const keyOf = (operatorId: number, key: string) => `${operatorId}\n${key}`;
 
@@ -100,7 +101,8 @@ export class Group implements GroupView {
     const { change } = outcome;
     const entries = change.entries?.length ?? 0;
     // Each entry moves the record's number by one: the domain numbers reports by it.
-    if (change.record.seq !== (this.record?.seq ?? 0) + entries) throw new Error(`a change of ${entries} entries moved seq from ${this.record?.seq} to ${change.record.seq}`);
+    if (change.record.seq !== (this.record?.seq ?? 0) + entries)
+      throw new Error(`a change of ${entries} entries moved seq from ${this.record?.seq} to ${change.record.seq}`);
     const applied: Applied = { queued, change, from: this.entryCount, to: this.entryCount + entries, answer: outcome.answer, refusal: outcome.refusal };
     this.entryCount += entries;
     this.record = change.record;

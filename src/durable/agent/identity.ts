@@ -18,7 +18,12 @@ export class Identity {
   constructor(private readonly host: AgentHost) {}
 
   private async challenge(ref: AgentRef, token: string): Promise<Stored | null> {
-    return this.host.shard(ref.shard).withSession("first-primary").prepare("SELECT expires_at, used FROM challenges WHERE sid = ? AND token = ?").bind(ref.sid, token).first<Stored>();
+    return this.host
+      .shard(ref.shard)
+      .withSession("first-primary")
+      .prepare("SELECT expires_at, used FROM challenges WHERE sid = ? AND token = ?")
+      .bind(ref.sid, token)
+      .first<Stored>();
   }
 
   /** Keeps a callback challenge token (hashed) for the owner to return within its lifetime. */
@@ -52,7 +57,10 @@ export class Identity {
         const verified = { ...record, callbackVerified: true };
         const next: AgentRecord = { ...verified, identityLevel: identityLevelOf(verified) };
         return identityChange(record, next, input.now, {
-          rows: [put(ref.sid, input.tokenHash, "callback", stored.expires_at, true), { kind: "challengesExpired", sid: ref.sid, before: input.now - 86_400_000 }],
+          rows: [
+            put(ref.sid, input.tokenHash, "callback", stored.expires_at, true),
+            { kind: "challengesExpired", sid: ref.sid, before: input.now - 86_400_000 },
+          ],
           answer: (r) => ({ identityLevel: r.identityLevel }),
         });
       },
@@ -60,7 +68,10 @@ export class Identity {
   }
 
   /** The owner registers keys (given as a JWK, or found in a key directory): at most 5 in all. */
-  addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
+  addKeys(
+    ref: AgentRef,
+    input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number },
+  ): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
     return this.host.change(ref, {
       async run(group) {
         const record = owned(group, input.callerId);
@@ -86,14 +97,23 @@ export class Identity {
   }
 
   /** The owner removes a key; if it was the proven one, the agent drops to the level it still holds. */
-  removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string | null }>> {
+  removeKey(
+    ref: AgentRef,
+    input: { callerId: number; thumbprint: string; now: number },
+  ): Promise<Result<{ identityLevel: number; identityKey: string | null }>> {
     return this.host.change(ref, {
       async run(group) {
         const record = owned(group, input.callerId);
         if (!("sid" in record)) return answer(record);
         if (!record.keys.some((k) => k.thumbprint === input.thumbprint)) return answer(refuse("key_not_found"));
-        const changed = withKeys(record, record.keys.filter((k) => k.thumbprint !== input.thumbprint));
-        return identityChange(record, changed, input.now, { keysChanged: true, answer: (r) => ({ identityLevel: r.identityLevel, identityKey: r.identityKey }) });
+        const changed = withKeys(
+          record,
+          record.keys.filter((k) => k.thumbprint !== input.thumbprint),
+        );
+        return identityChange(record, changed, input.now, {
+          keysChanged: true,
+          answer: (r) => ({ identityLevel: r.identityLevel, identityKey: r.identityKey }),
+        });
       },
     });
   }
@@ -104,7 +124,10 @@ export class Identity {
       async run(group) {
         const record = owned(group, input.callerId);
         if (!("sid" in record)) return answer(record);
-        return { change: rowOnly(record, [{ kind: "challengesExpired", sid: ref.sid, before: input.now }, put(ref.sid, input.nonce, "nonce", input.expiresAt, false)]), answer: () => null };
+        return {
+          change: rowOnly(record, [{ kind: "challengesExpired", sid: ref.sid, before: input.now }, put(ref.sid, input.nonce, "nonce", input.expiresAt, false)]),
+          answer: () => null,
+        };
       },
     });
   }
@@ -140,8 +163,15 @@ export class Identity {
         const others = record.keys.filter((k) => k.directoryUrl !== input.url);
         const kept = input.keys.filter((k) => !others.some((o) => o.thumbprint === k.thumbprint)).slice(0, MAX_AGENT_KEYS - others.length);
         const refreshed = { ...withKeys(record, [...others, ...kept]), directories: { ...record.directories, [input.url]: input.now } };
-        const before = record.keys.map((k) => k.thumbprint).sort().join();
-        const keysChanged = refreshed.keys.map((k) => k.thumbprint).sort().join() !== before;
+        const before = record.keys
+          .map((k) => k.thumbprint)
+          .sort()
+          .join();
+        const keysChanged =
+          refreshed.keys
+            .map((k) => k.thumbprint)
+            .sort()
+            .join() !== before;
         return identityChange(record, refreshed, input.now, { keysChanged, answer: () => null });
       },
     });
@@ -161,7 +191,8 @@ export class Identity {
         if (!stored || stored.used || stored.expires_at <= input.now) return answer(refuse("invalid_nonce"));
         const spent = put(ref.sid, input.nonce, "nonce", stored.expires_at, true);
         // A key no longer registered fails the proof, and the nonce is spent all the same.
-        if (!record.keys.some((k) => k.thumbprint === input.thumbprint)) return { change: rowOnly(record, [spent]), answer: () => null as never, refusal: "key_not_registered" };
+        if (!record.keys.some((k) => k.thumbprint === input.thumbprint))
+          return { change: rowOnly(record, [spent]), answer: () => null as never, refusal: "key_not_registered" };
         const proven = { ...record, identityKey: input.thumbprint };
         return identityChange(record, { ...proven, identityLevel: identityLevelOf(proven) }, input.now, {
           rows: [spent],
@@ -172,7 +203,14 @@ export class Identity {
   }
 }
 
-const put = (sid: string, token: string, challenge: Kind, expiresAt: number, used: boolean): ShardWrite => ({ kind: "challenge", sid, token, challenge, expiresAt, used });
+const put = (sid: string, token: string, challenge: Kind, expiresAt: number, used: boolean): ShardWrite => ({
+  kind: "challenge",
+  sid,
+  token,
+  challenge,
+  expiresAt,
+  used,
+});
 
 /** A change of the agent's rows beside its own (challenges): the agent's row stays as it is. */
 const rowOnly = (record: AgentRecord, rows: ShardWrite[]): Change => ({ record, rows, row: false });
@@ -181,7 +219,12 @@ const rowOnly = (record: AgentRecord, rows: ShardWrite[]): Change => ({ record, 
  * An identity change: its identity entry (when the level, the proven key or the keys moved) with its
  * event, and the agent's whole row.
  */
-function identityChange<T>(before: AgentRecord, after: AgentRecord, at: number, how: { rows?: ShardWrite[]; keysChanged?: boolean; answer: (record: AgentRecord) => T }): Outcome<T> {
+function identityChange<T>(
+  before: AgentRecord,
+  after: AgentRecord,
+  at: number,
+  how: { rows?: ShardWrite[]; keysChanged?: boolean; answer: (record: AgentRecord) => T },
+): Outcome<T> {
   const events = identityEvents(before, after, how.keysChanged);
   const record = events.length > 0 ? { ...after, seq: after.seq + 1 } : after;
   return {
@@ -189,7 +232,6 @@ function identityChange<T>(before: AgentRecord, after: AgentRecord, at: number, 
     answer: () => how.answer(record),
   };
 }
-
 
 /** The record with these keys; a proven key no longer among them takes level 2 away. */
 function withKeys(record: AgentRecord, keys: AgentKey[]): AgentRecord {

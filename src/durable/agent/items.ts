@@ -28,9 +28,15 @@ export const entryEventPosition = (seq: number) => ({ epoch: "0", n: seq * 16 + 
  * The leaf of entry `n` (its hash, the composite that followed it, its nonce), and the epoch it is
  * tagged under: `{tag, commit}` after the agent's cut-over, the leaf of before up to it.
  */
-export async function leafOf(env: { LOG_KEY?: string }, sid: string, entry: { n: number; hash: string; composite: number; nonce: string }, tags: LogTags | undefined): Promise<{ leaf: Leaf; epoch?: number }> {
+export async function leafOf(
+  env: { LOG_KEY?: string },
+  sid: string,
+  entry: { n: number; hash: string; composite: number; nonce: string },
+  tags: LogTags | undefined,
+): Promise<{ leaf: Leaf; epoch?: number }> {
   const epoch = epochOf(tags, entry.n);
-  if (epoch === null) return { leaf: { agent: await logTag(env, sid), seq: entry.n, entry_hash: entry.hash, score_commit: await scoreCommit(entry.composite, entry.nonce) } };
+  if (epoch === null)
+    return { leaf: { agent: await logTag(env, sid), seq: entry.n, entry_hash: entry.hash, score_commit: await scoreCommit(entry.composite, entry.nonce) } };
   const tag = await entryTag(await logEpochKey(env, sid, epoch), entry.n);
   return { leaf: { tag, commit: await entryCommit(entry.n, entry.hash, entry.composite, entry.nonce) }, epoch };
 }

@@ -202,8 +202,11 @@ export class Kernel implements AgentHost {
   private async landed(ref: AgentRef, group: Group): Promise<boolean> {
     const head = group.head();
     if (!head) return false;
-    const row = await this.shard(ref.shard).withSession("first-primary").prepare("SELECT hash FROM entries WHERE sid = ? AND n = ?").bind(ref.sid, head.n).first<{ hash: string }>();
+    const row = await this.shard(ref.shard)
+      .withSession("first-primary")
+      .prepare("SELECT hash FROM entries WHERE sid = ? AND n = ?")
+      .bind(ref.sid, head.n)
+      .first<{ hash: string }>();
     return row?.hash === head.hash;
   }
-
 }

@@ -40,8 +40,6 @@ export function retryDelay(failures: number, sid: string): number {
   return Math.round(wait * (0.8 + 0.4 * ((h >>> 0) / 2 ** 32)));
 }
 
-
-
 /** Entries read from the shard per resend (an agent that was cut off from its queues for long has many). */
 const RESEND_PAGE = 500;
 
@@ -157,12 +155,19 @@ export class Outbox {
   /** Items of entries (after, to] from the shard, as their batch made them. */
   private async read(ref: AgentRef, loaded: Loaded, after: number, to: number): Promise<OutboxItem[]> {
     const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
-    const { results } = await d1.prepare("SELECT n, hash, composite, body, outbox FROM entries WHERE sid = ? AND n > ? AND n <= ? ORDER BY n").bind(ref.sid, after, to).all<StoredItemRow>();
+    const { results } = await d1
+      .prepare("SELECT n, hash, composite, body, outbox FROM entries WHERE sid = ? AND n > ? AND n <= ? ORDER BY n")
+      .bind(ref.sid, after, to)
+      .all<StoredItemRow>();
     return Promise.all(
       results.map(async (r): Promise<OutboxItem> => {
         const { nonce } = JSON.parse(unpackText(r.body)) as { nonce: string };
         const told = r.outbox ? (JSON.parse(unpackText(r.outbox)) as { events: AgentEvent[]; control: ControlWrite[] }) : { events: [], control: [] };
-        return { n: r.n, ...(await leafOf(this.kernel.env, ref.sid, { n: r.n, hash: r.hash, composite: r.composite ?? 0, nonce }, loaded.record.logTags)), ...told };
+        return {
+          n: r.n,
+          ...(await leafOf(this.kernel.env, ref.sid, { n: r.n, hash: r.hash, composite: r.composite ?? 0, nonce }, loaded.record.logTags)),
+          ...told,
+        };
       }),
     );
   }
@@ -179,7 +184,11 @@ export class Outbox {
     const control = items.flatMap((i) => i.control);
     try {
       if (control.length > 0) await this.applyControl(control);
-      if (env.LOG_QUEUE) await sendLeaves(env.LOG_QUEUE, items.map((i) => ({ log: loaded.record.log ?? ref.log, sid: ref.sid, n: i.n, epoch: i.epoch, leaf: i.leaf })));
+      if (env.LOG_QUEUE)
+        await sendLeaves(
+          env.LOG_QUEUE,
+          items.map((i) => ({ log: loaded.record.log ?? ref.log, sid: ref.sid, n: i.n, epoch: i.epoch, leaf: i.leaf })),
+        );
       for (let k = 0; k < events.length && env.EVENTS; k += 100) {
         await env.EVENTS.sendBatch(events.slice(k, k + 100).map((body) => ({ body, contentType: "json" as const })));
       }

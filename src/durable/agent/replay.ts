@@ -11,10 +11,23 @@ import type { AgentModel } from "../../domain/model";
 import { replayOf } from "../../domain/replay";
 import type { AgentHost } from "./host";
 
-export async function replayOnShard(host: AgentHost, record: AgentRecord, pending: readonly { draft: EntryDraft; who: number | null }[] = []): Promise<{ evidence: AgentModel; pairs: PairRow[] }> {
+export async function replayOnShard(
+  host: AgentHost,
+  record: AgentRecord,
+  pending: readonly { draft: EntryDraft; who: number | null }[] = [],
+): Promise<{ evidence: AgentModel; pairs: PairRow[] }> {
   const stored = await readEntries(host.shard(record.shard).withSession("first-primary"), record.sid);
   const after = pending.map(({ draft, who }, i) => ({
-    entry: { v: 1, sid: record.sid, n: record.seq + 1 + i, kind: draft.kind, at: new Date(draft.at).toISOString(), prev: "", nonce: "", ...draft.body } as Entry,
+    entry: {
+      v: 1,
+      sid: record.sid,
+      n: record.seq + 1 + i,
+      kind: draft.kind,
+      at: new Date(draft.at).toISOString(),
+      prev: "",
+      nonce: "",
+      ...draft.body,
+    } as Entry,
     who,
   }));
   const { state, operators } = replayOf([...stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), ...after], Date.parse(record.createdAt));

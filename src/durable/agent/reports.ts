@@ -43,7 +43,10 @@ export class Reports {
         if (before.status === "suspended") return answer(refuse("suspended"));
         // A report and the credibility entry that may come before it.
         if (before.seq + 2 >= SEQUENCE_SPACE) return answer(refuse("history_full"));
-        let receipt = input.receipt === undefined ? null : await checkReceipt(input.receipt, { sid: before.sid, reporter: input.reporter, keys: before.keys, now: input.at });
+        let receipt =
+          input.receipt === undefined
+            ? null
+            : await checkReceipt(input.receipt, { sid: before.sid, reporter: input.reporter, keys: before.keys, now: input.at });
         if (receipt?.accepted && (await group.spent(receipt.jti, input.at))) receipt = { accepted: false, reason: "reused" };
         const key = await host.commitment(before.sid, input.reporter);
         const owner = before.operatorId === null ? null : await host.commitment(before.sid, before.operatorId);
@@ -76,7 +79,11 @@ export class Reports {
             jti: receipt?.accepted ? receipt.jti : undefined,
           },
           // The answer names the report's leaf: the route's log promise is made of it.
-          answer: (told) => ({ ...result, leaf: told.leaves.at(-1), entry: told.chained.length ? { n: told.chained.at(-1)!.entry.n, hash: told.chained.at(-1)!.hash } : undefined }),
+          answer: (told) => ({
+            ...result,
+            leaf: told.leaves.at(-1),
+            entry: told.chained.length ? { n: told.chained.at(-1)!.entry.n, hash: told.chained.at(-1)!.hash } : undefined,
+          }),
         };
       },
     };

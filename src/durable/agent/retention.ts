@@ -74,12 +74,21 @@ export class Retention {
           if (last <= covered) return answer(ok(covered));
           const chain = stored.map((e) => ({ entry: e.entry, who: whoOf(e) }));
           const body = snapshotOf(chain, Date.parse(record.createdAt), cutoff, last);
-          const { operators } = replayOf(chain.filter((e) => e.entry.n <= last), Date.parse(record.createdAt));
+          const { operators } = replayOf(
+            chain.filter((e) => e.entry.n <= last),
+            Date.parse(record.createdAt),
+          );
           const kept: SnapshotPrivate = { operators: Object.fromEntries([...operators].filter(([key]) => key in body.pairs)) };
           return {
             change: {
               record: { ...record, seq: record.seq + 1 },
-              entries: [{ draft: { kind: "snapshot", at: input.now, body }, composite: scoreOfRecord(record, input.now).composite, row: { private: JSON.stringify(kept) } }],
+              entries: [
+                {
+                  draft: { kind: "snapshot", at: input.now, body },
+                  composite: scoreOfRecord(record, input.now).composite,
+                  row: { private: JSON.stringify(kept) },
+                },
+              ],
             },
             answer: () => last,
           };
@@ -123,7 +132,10 @@ export class Retention {
           const record = group.record;
           if (!record) return answer(refuse("not_found"));
           if (record.name === ERASED && record.description === null) return answer(ok(null));
-          return { change: { record: { ...record, name: ERASED, description: null, updatedAt: new Date(now).toISOString() }, whole: true }, answer: () => null };
+          return {
+            change: { record: { ...record, name: ERASED, description: null, updatedAt: new Date(now).toISOString() }, whole: true },
+            answer: () => null,
+          };
         },
       });
       if (!renamed.ok) return renamed;

@@ -40,7 +40,20 @@ type LegacyShardWrite =
 type Answer = [operatorId: number, key: string, requestHash: string, result: unknown, at: number];
 
 const ENTRY_COLUMNS = ["sid", "n", "kind", "at", "operator", "status", "ref", "body", "hash", "salt", "private", "composite"] as const;
-const ENTRY_PROPS: Record<(typeof ENTRY_COLUMNS)[number], string> = { sid: "sid", n: "n", kind: "kind", at: "at", operator: "operator", status: "status", ref: "ref", body: "body", hash: "hash", salt: "salt", private: "private", composite: "composite" };
+const ENTRY_PROPS: Record<(typeof ENTRY_COLUMNS)[number], string> = {
+  sid: "sid",
+  n: "n",
+  kind: "kind",
+  at: "at",
+  operator: "operator",
+  status: "status",
+  ref: "ref",
+  body: "body",
+  hash: "hash",
+  salt: "salt",
+  private: "private",
+  composite: "composite",
+};
 
 export class Sweep {
   constructor(
@@ -87,7 +100,12 @@ export class Sweep {
   }
 
   private async contractOf(ref: AgentRef): Promise<number | null> {
-    const row = await this.kernel.shard(ref.shard).withSession("first-primary").prepare("SELECT contract FROM agents WHERE sid = ?").bind(ref.sid).first<{ contract: number }>();
+    const row = await this.kernel
+      .shard(ref.shard)
+      .withSession("first-primary")
+      .prepare("SELECT contract FROM agents WHERE sid = ?")
+      .bind(ref.sid)
+      .first<{ contract: number }>();
     return row?.contract ?? null;
   }
 
@@ -96,7 +114,11 @@ export class Sweep {
     const ref: AgentRef = loaded.record;
     const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
     const now = this.kernel.now();
-    const stored = this.table("agent") ? this.sql.exec<{ record: string; journal: string | null; answers: string | null }>("SELECT record, journal, answers FROM agent WHERE id = 1").toArray()[0] : undefined;
+    const stored = this.table("agent")
+      ? this.sql
+          .exec<{ record: string; journal: string | null; answers: string | null }>("SELECT record, journal, answers FROM agent WHERE id = 1")
+          .toArray()[0]
+      : undefined;
     let record: AgentRecord = loaded.record;
     let notified: Notified | null = loaded.notified;
     let published = loaded.published;
@@ -106,7 +128,9 @@ export class Sweep {
       record = { ...ref, ...(JSON.parse(stored.record) as AgentRecord) };
       await this.applyJournal(d1, ref.sid, stored.journal);
       await this.sendEvents();
-      notified = this.table("notified") ? (this.sql.exec<{ composite: number; recommendation: string }>("SELECT composite, recommendation FROM notified WHERE id = 1").toArray()[0] ?? null) : null;
+      notified = this.table("notified")
+        ? (this.sql.exec<{ composite: number; recommendation: string }>("SELECT composite, recommendation FROM notified WHERE id = 1").toArray()[0] ?? null)
+        : null;
       // The log has every leaf up to its acknowledgement: the outbox sends the rest again.
       published = Math.min(record.seq, this.fact<number>("log_acked") ?? 0);
       await this.moveAnswers(d1, ref, stored.answers, now);
@@ -116,7 +140,8 @@ export class Sweep {
     } else {
       // An agent untouched since before the history was a chain: release 1.1's objects move that history when woken.
       const version = await d1.prepare("SELECT history_version AS v FROM agents WHERE sid = ?").bind(ref.sid).first<number>("v");
-      if (version !== null && version < 2) throw new Error(`${ref.sid}: its history is still in the tables from before the chain; wake it under release 1.1 first (docs/operations.md)`);
+      if (version !== null && version < 2)
+        throw new Error(`${ref.sid}: its history is still in the tables from before the chain; wake it under release 1.1 first (docs/operations.md)`);
       // No storage (it was never written, or lost): the shard's record is rebuilt from its history.
       record = await this.rebuilt(d1, loaded);
     }
@@ -126,7 +151,13 @@ export class Sweep {
     await d1.batch([...shardStatements(d1, [{ kind: "pairsReplaced", sid: ref.sid, rows: replay.pairs }]), replaceAgent(d1, row)]);
     await this.storage.deleteAll();
     log("info", "agent moved to the record's contract", { sid: ref.sid, seq: record.seq, published });
-    return { record, published, notified, contract: RECORD_CONTRACT, shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! } };
+    return {
+      record,
+      published,
+      notified,
+      contract: RECORD_CONTRACT,
+      shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! },
+    };
   }
 
   private fact<T>(key: string): T | null {
@@ -137,7 +168,9 @@ export class Sweep {
 
   /** The journal's writes the shard may lack, applied again (each is idempotent as the earlier contract made them). */
   private async applyJournal(d1: D1DatabaseSession, sid: string, inline: string | null): Promise<void> {
-    const journal: { shard: LegacyShardWrite[]; control: ControlWrite[] }[] = inline ? (JSON.parse(inline) as { shard: LegacyShardWrite[]; control: ControlWrite[] }[]) : [];
+    const journal: { shard: LegacyShardWrite[]; control: ControlWrite[] }[] = inline
+      ? (JSON.parse(inline) as { shard: LegacyShardWrite[]; control: ControlWrite[] }[])
+      : [];
     if (this.table("journal")) {
       for (const r of this.sql.exec<{ shard: string; control: string }>("SELECT shard, control FROM journal ORDER BY id")) {
         journal.push({ shard: JSON.parse(r.shard) as LegacyShardWrite[], control: JSON.parse(r.control) as ControlWrite[] });
@@ -154,12 +187,16 @@ export class Sweep {
             const v = row[ENTRY_PROPS[c]] ?? null;
             return (c === "body" || c === "private") && typeof v === "string" ? packText(v) : v;
           });
-          statements.push(d1.prepare(`INSERT OR IGNORE INTO entries (${ENTRY_COLUMNS.join(", ")}) VALUES (${ENTRY_COLUMNS.map(() => "?").join(", ")})`).bind(...values));
+          statements.push(
+            d1.prepare(`INSERT OR IGNORE INTO entries (${ENTRY_COLUMNS.join(", ")}) VALUES (${ENTRY_COLUMNS.map(() => "?").join(", ")})`).bind(...values),
+          );
         } else if (w.kind === "config") {
           const r = w.row as Record<string, unknown>;
           statements.push(
             d1
-              .prepare("INSERT OR IGNORE INTO config_history (sid, seq, fingerprint, model_provider, model_name, change_type, changes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+              .prepare(
+                "INSERT OR IGNORE INTO config_history (sid, seq, fingerprint, model_provider, model_name, change_type, changes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+              )
               .bind(r.sid, r.seq ?? null, r.fingerprint, r.modelProvider, r.modelName, r.changeType ?? null, r.changes ?? null, r.createdAt),
           );
         } else if (w.kind === "entryStatus") {
@@ -177,7 +214,10 @@ export class Sweep {
   /** Events the earlier outbox had not sent go to the events queue (their ids stay: deliveries dedupe repeats). */
   private async sendEvents(): Promise<void> {
     if (!this.table("outbox") || !this.kernel.env.EVENTS) return;
-    const events = this.sql.exec<{ event: string }>("SELECT event FROM outbox ORDER BY id").toArray().map((r) => JSON.parse(r.event) as AgentEvent);
+    const events = this.sql
+      .exec<{ event: string }>("SELECT event FROM outbox ORDER BY id")
+      .toArray()
+      .map((r) => JSON.parse(r.event) as AgentEvent);
     for (let i = 0; i < events.length; i += 100) {
       await this.kernel.env.EVENTS.sendBatch(events.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
     }
@@ -187,9 +227,12 @@ export class Sweep {
   private async moveAnswers(d1: D1DatabaseSession, ref: AgentRef, inline: string | null, now: number): Promise<void> {
     const since = now - 86_400_000;
     const answers: Answer[] = inline ? (JSON.parse(inline) as Answer[]) : [];
-    if (this.table("answer_rows")) for (const r of this.sql.exec<{ answers: string }>("SELECT answers FROM answer_rows")) answers.push(...(JSON.parse(r.answers) as Answer[]));
+    if (this.table("answer_rows"))
+      for (const r of this.sql.exec<{ answers: string }>("SELECT answers FROM answer_rows")) answers.push(...(JSON.parse(r.answers) as Answer[]));
     if (this.table("idempotency")) {
-      for (const r of this.sql.exec<{ operator_id: number; key: string; request_hash: string; result: string; created_at: number }>("SELECT * FROM idempotency")) {
+      for (const r of this.sql.exec<{ operator_id: number; key: string; request_hash: string; result: string; created_at: number }>(
+        "SELECT * FROM idempotency",
+      )) {
         answers.push([r.operator_id, r.key, r.request_hash, JSON.parse(r.result), r.created_at]);
       }
     }
@@ -198,7 +241,11 @@ export class Sweep {
       .flatMap(([operatorId, key, requestHash, result, at]) => {
         const id = (result as { transactionId?: unknown } | null)?.transactionId;
         if (typeof id === "number" && Math.floor(id / SEQUENCE_SPACE) === ref.num) {
-          return [d1.prepare("UPDATE entries SET idem = ?, answer = ? WHERE sid = ? AND n = ?").bind(idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: result }), ref.sid, id % SEQUENCE_SPACE)];
+          return [
+            d1
+              .prepare("UPDATE entries SET idem = ?, answer = ? WHERE sid = ? AND n = ?")
+              .bind(idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: result }), ref.sid, id % SEQUENCE_SPACE),
+          ];
         }
         // A configuration change's answer names no entry: its record is the config entry made at its time.
         return [
@@ -225,10 +272,20 @@ export class Sweep {
   /** Unexpired challenge tokens and nonces go to the shard's `challenges`. */
   private async moveChallenges(d1: D1DatabaseSession, sid: string, now: number): Promise<void> {
     const rows: D1PreparedStatement[] = [];
-    for (const [table, column, kind] of [["challenges", "token_hash", "callback"], ["nonces", "nonce", "nonce"]] as const) {
+    for (const [table, column, kind] of [
+      ["challenges", "token_hash", "callback"],
+      ["nonces", "nonce", "nonce"],
+    ] as const) {
       if (!this.table(table)) continue;
-      for (const r of this.sql.exec<{ token: string; expires_at: number; used: number }>(`SELECT ${column} AS token, expires_at, used FROM ${table} WHERE expires_at > ?`, now)) {
-        rows.push(d1.prepare("INSERT OR REPLACE INTO challenges (sid, token, kind, expires_at, used) VALUES (?, ?, ?, ?, ?)").bind(sid, r.token, kind, r.expires_at, r.used));
+      for (const r of this.sql.exec<{ token: string; expires_at: number; used: number }>(
+        `SELECT ${column} AS token, expires_at, used FROM ${table} WHERE expires_at > ?`,
+        now,
+      )) {
+        rows.push(
+          d1
+            .prepare("INSERT OR REPLACE INTO challenges (sid, token, kind, expires_at, used) VALUES (?, ?, ?, ?, ?)")
+            .bind(sid, r.token, kind, r.expires_at, r.used),
+        );
       }
     }
     if (rows.length > 0) await d1.batch(rows);
@@ -237,9 +294,16 @@ export class Sweep {
   /** The disputes the object decided go to the shard's `disputes`; the earliest open deadline stays with the record. */
   private async moveDisputes(d1: D1DatabaseSession, sid: string): Promise<number | null> {
     if (!this.table("disputes")) return null;
-    const disputes = this.sql.exec<{ dispute: string }>("SELECT dispute FROM disputes").toArray().map((r) => JSON.parse(r.dispute) as Dispute);
+    const disputes = this.sql
+      .exec<{ dispute: string }>("SELECT dispute FROM disputes")
+      .toArray()
+      .map((r) => JSON.parse(r.dispute) as Dispute);
     if (disputes.length > 0) {
-      await d1.batch(disputes.map((d) => d1.prepare("INSERT OR REPLACE INTO disputes (sid, id, status, dispute) VALUES (?, ?, ?, ?)").bind(sid, d.id, d.status, JSON.stringify(d))));
+      await d1.batch(
+        disputes.map((d) =>
+          d1.prepare("INSERT OR REPLACE INTO disputes (sid, id, status, dispute) VALUES (?, ?, ?, ?)").bind(sid, d.id, d.status, JSON.stringify(d)),
+        ),
+      );
     }
     return disputesDueOf(disputes);
   }
@@ -248,7 +312,10 @@ export class Sweep {
   private async rebuilt(d1: D1DatabaseSession, loaded: Loaded): Promise<AgentRecord> {
     const { record } = loaded;
     const last = await d1.prepare("SELECT n, hash FROM entries WHERE sid = ? ORDER BY n DESC LIMIT 1").bind(record.sid).first<{ n: number; hash: string }>();
-    const { results: keys } = await d1.prepare("SELECT thumbprint, jwk, directory_url, added_at FROM agent_keys WHERE sid = ? ORDER BY added_at").bind(record.sid).all<{ thumbprint: string; jwk: string; directory_url: string | null; added_at: string }>();
+    const { results: keys } = await d1
+      .prepare("SELECT thumbprint, jwk, directory_url, added_at FROM agent_keys WHERE sid = ? ORDER BY added_at")
+      .bind(record.sid)
+      .all<{ thumbprint: string; jwk: string; directory_url: string | null; added_at: string }>();
     return {
       ...record,
       keys: keys.map((k): AgentKey => ({ thumbprint: k.thumbprint, jwk: JSON.parse(k.jwk), directoryUrl: k.directory_url, addedAt: k.added_at })),
@@ -260,7 +327,10 @@ export class Sweep {
   /** The agent's history on the shard under version 4: its aggregates and every pair, with their operators. */
   private async replayed(d1: D1DatabaseSession, record: AgentRecord): Promise<{ evidence: AgentRecord["evidence"]; pairs: PairRow[] }> {
     const entries = await readEntries(d1, record.sid);
-    const { state, operators } = replayOf(entries.map((e) => ({ entry: e.entry, who: whoOf(e) })), Date.parse(record.createdAt));
+    const { state, operators } = replayOf(
+      entries.map((e) => ({ entry: e.entry, who: whoOf(e) })),
+      Date.parse(record.createdAt),
+    );
     return { evidence: state.model, pairs: [...state.pairs.values()].map((pair) => ({ pair, operatorId: operators.get(pair.reporter) ?? -1 })) };
   }
 }

@@ -75,10 +75,12 @@ export class SequencerStore {
   }
 
   agent(tag: string): AgentLog | null {
-    const row = this.storage.sql.exec<{ acked: number; acked_hash: string | null; open: string; seq: number | null; idx: number | null }>(
-      "SELECT acked, acked_hash, open, seq, idx FROM agents WHERE agent = ?",
-      tag,
-    ).toArray()[0];
+    const row = this.storage.sql
+      .exec<{ acked: number; acked_hash: string | null; open: string; seq: number | null; idx: number | null }>(
+        "SELECT acked, acked_hash, open, seq, idx FROM agents WHERE agent = ?",
+        tag,
+      )
+      .toArray()[0];
     if (!row) return null;
     return { acked: row.acked, ackedHash: row.acked_hash, open: JSON.parse(row.open) as OpenLeaf[], seq: row.seq, index: row.idx };
   }
@@ -104,7 +106,11 @@ export class SequencerStore {
 
   /** The leaves of indices from ≤ i < to, in order. */
   leaves(from: number, to: number): string[] {
-    const rows = this.storage.sql.exec<{ first: number; leaves: string }>("SELECT first, leaves FROM leaves WHERE first < ? AND first + count > ? ORDER BY first", to, from);
+    const rows = this.storage.sql.exec<{ first: number; leaves: string }>(
+      "SELECT first, leaves FROM leaves WHERE first < ? AND first + count > ? ORDER BY first",
+      to,
+      from,
+    );
     const out: string[] = [];
     for (const row of rows) {
       const chunk = JSON.parse(row.leaves) as string[];

@@ -24,12 +24,17 @@ const statusList = z
 
 export const a2aExtensionSchema = z
   .object({
-    uri: z.string().url().openapi({ description: `The extension's URI: the service's origin followed by ${A2A_EXTENSION_PATH}` }),
+    uri: z
+      .string()
+      .url()
+      .openapi({ description: `The extension's URI: the service's origin followed by ${A2A_EXTENSION_PATH}` }),
     description: z.string(),
     required: z.literal(false).openapi({ description: "Clients that do not know the extension may ignore it" }),
     params: z.object({
       sid,
-      attestation: z.string().openapi({ description: "The agent's latest attestation: a compact JWS (typ trust-attestation+jwt) valid 15 minutes from its iat" }),
+      attestation: z
+        .string()
+        .openapi({ description: "The agent's latest attestation: a compact JWS (typ trust-attestation+jwt) valid 15 minutes from its iat" }),
       jwks_uri: z.string().url().openapi({ description: "The service's public keys (JWKS), which verify the attestation" }),
       attestation_uri: z.string().url().openapi({ description: "Where a fresh attestation is served, once this one has expired" }),
       status_list: statusList,

@@ -30,9 +30,7 @@ const operator = z
   })
   .openapi("AdminOperator");
 
-const waitlistEntry = z
-  .object({ email: z.string(), role: z.enum(WAITLIST_ROLES).nullable(), created_at: timestamp })
-  .openapi("WaitlistEntry");
+const waitlistEntry = z.object({ email: z.string(), role: z.enum(WAITLIST_ROLES).nullable(), created_at: timestamp }).openapi("WaitlistEntry");
 
 interface ApplicationRow {
   id: number;

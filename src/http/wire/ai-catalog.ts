@@ -13,17 +13,26 @@ export const A2A_CARD_TYPE = "application/a2a-agent-card+json";
 
 const attestation = z
   .object({
-    type: z.string().url().openapi({ description: `The attestation type: the service's origin followed by ${AI_CATALOG_ATTESTATION_PATH} (its definition is served there)` }),
-    uri: z.string().url().openapi({ description: "Where the attestation is served: GET /score/{sid}/attestation, a JSON object whose `attestation` is a compact JWS" }),
+    type: z
+      .string()
+      .url()
+      .openapi({ description: `The attestation type: the service's origin followed by ${AI_CATALOG_ATTESTATION_PATH} (its definition is served there)` }),
+    uri: z
+      .string()
+      .url()
+      .openapi({ description: "Where the attestation is served: GET /score/{sid}/attestation, a JSON object whose `attestation` is a compact JWS" }),
     description: z.string(),
   })
   .openapi("AiCatalogAttestation", {
-    description: "An AI Catalog Attestation object. No `digest`: the document is live (a new JWS, valid 15 minutes, every minute at most), so no digest could hold.",
+    description:
+      "An AI Catalog Attestation object. No `digest`: the document is live (a new JWS, valid 15 minutes, every minute at most), so no digest could hold.",
   });
 
 const entry = z
   .object({
-    identifier: z.string().openapi({ description: "The agent's page at this service (an absolute URI naming the agent; replace it with your own urn:air identifier if you have one)" }),
+    identifier: z.string().openapi({
+      description: "The agent's page at this service (an absolute URI naming the agent; replace it with your own urn:air identifier if you have one)",
+    }),
     type: z.literal(A2A_CARD_TYPE),
     url: z.string().url().openapi({ description: "The agent's A2A card (card_url), whose trust extension carries the SID" }),
     trustManifest: z.object({
@@ -63,7 +72,9 @@ export const aiCatalog = {
       attestation: att,
       catalog: card && {
         specVersion: AI_CATALOG_SPEC_VERSION,
-        entries: [{ identifier: `${origin}/agents/${agent}`, type: A2A_CARD_TYPE, url: card.url, trustManifest: { identity: card.identity, attestations: [att] } }],
+        entries: [
+          { identifier: `${origin}/agents/${agent}`, type: A2A_CARD_TYPE, url: card.url, trustManifest: { identity: card.identity, attestations: [att] } },
+        ],
       },
     };
   },

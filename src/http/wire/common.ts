@@ -12,7 +12,9 @@ export const sid = z.string().regex(SID_PATTERN).openapi({ example: "SID-0x3f9a0
 /** The name its owner registered; `erased` once an admin erased the agent's history text. */
 export const agentName = z.string().openapi({ description: "The agent's name; `erased` once an admin erased the agent's history text" });
 /** Shown wherever the agent is: a suspended agent's scores are its last ones, and it gets no attestation. */
-export const agentStatus = z.enum(AGENT_STATUSES).openapi({ description: "`suspended`: an admin suspended the agent; it accepts no reports and gets no attestation, and its figures are its last ones" });
+export const agentStatus = z
+  .enum(AGENT_STATUSES)
+  .openapi({ description: "`suspended`: an admin suspended the agent; it accepts no reports and gets no attestation, and its figures are its last ones" });
 /** The owner's description; null when none was given, or once erased. */
 export const agentDescription = z.string().nullable().openapi({ description: "The agent's description; null when none was given, or once an admin erased it" });
 /** Every timestamp the service writes: ISO 8601 in UTC with milliseconds (`Date.toISOString`). */
@@ -27,7 +29,10 @@ export const reasons = z
 export const scoringModel = z
   .object({
     version: z.literal(4).openapi({ description: "The scoring model version" }),
-    snapshot: z.string().nullable().openapi({ description: "The credibility snapshot in force on the agent (the credibility job's); null before the agent took one up" }),
+    snapshot: z
+      .string()
+      .nullable()
+      .openapi({ description: "The credibility snapshot in force on the agent (the credibility job's); null before the agent took one up" }),
   })
   .openapi("ScoringModel", { example: { version: 4, snapshot: "2026-11-28.1" } });
 export const modelOfScore = (s: { model: { version: 4; snapshot: string | null } }) => ({ version: s.model.version, snapshot: s.model.snapshot });
@@ -52,6 +57,4 @@ export const errorA = z
   .object({ error: z.string().openapi({ description: "What went wrong, in the specification's words" }), request_id: requestId })
   .openapi("ErrorA");
 
-export const errorB = z
-  .object({ error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }), request_id: requestId })
-  .openapi("ErrorB");
+export const errorB = z.object({ error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }), request_id: requestId }).openapi("ErrorB");

@@ -8,15 +8,31 @@ import { IDENTITY_LABELS } from "../../domain/agent-keys";
 import { DISPUTE_STATUSES } from "../../domain/disputes";
 import { RECEIPT_REFUSALS } from "../../domain/receipts";
 import { CHANGE_TYPES, OUTCOMES } from "../../domain/model";
-import { TRANSACTION_STATUSES, type AgentReport, type AgentScore, type AgentSummary, type ConfigUpdated, type OperatorProfile, type Registration, type TransactionEntry, type TransactionRecorded } from "../../domain/views";
-import { agentDescription, agentName, agentStatus, confidence, dimensionsOf, errorA, identityLabel, identityLevel, modelOfScore, scoringModel, nextCursor, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import { TRANSACTION_STATUSES, type AgentReport, type AgentScore, type ConfigUpdated, type Registration, type TransactionRecorded } from "../../domain/views";
+import {
+  agentDescription,
+  agentName,
+  agentStatus,
+  confidence,
+  dimensionsOf,
+  errorA,
+  identityLabel,
+  identityLevel,
+  modelOfScore,
+  scoringModel,
+  reasons,
+  recommendation,
+  scoreValue,
+  sid,
+  timestamp,
+} from "./common";
+import { EVIDENCE, listsA } from "./form-a-lists";
 
 const operator = z
   .object({ name: z.string(), score: scoreValue.openapi({ description: "The operator score" }), verified: z.boolean() })
   .nullable()
   .openapi({ description: "The owning operator; null until a self-registered agent is claimed" });
 const dimensions = dimensionsOf(scoreValue);
-const EVIDENCE = ["receipt", "none"] as const;
 const fingerprint = z.string().openapi({ description: "SHA-256 (hex) of the canonical configuration" });
 const changeType = z.enum(CHANGE_TYPES).nullable().openapi({ description: "The most severe change found; null when nothing changed" });
 /** The disputes an owner has not seen resolved: open or waiting for the admins. */
@@ -32,7 +48,11 @@ export const schemas = {
       confidence,
       fingerprint,
       message: z.string(),
-      claim_token: z.string().regex(/^[0-9a-f]{64}$/).optional().openapi({ description: "Self-registration only; shown once" }),
+      claim_token: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional()
+        .openapi({ description: "Self-registration only; shown once" }),
     })
     .openapi("RegistrationA"),
   score: z
@@ -105,7 +125,9 @@ export const schemas = {
         .openapi({ description: `The last ${CONFIG_HISTORY_LIMIT} configurations, newest first` }),
       transaction_summary: z.object({
         total: z.number().int().min(0),
-        outcomes: z.partialRecord(z.enum(OUTCOMES), z.number().int().min(0)).openapi({ description: "Reports per outcome; outcomes never reported are absent" }),
+        outcomes: z
+          .partialRecord(z.enum(OUTCOMES), z.number().int().min(0))
+          .openapi({ description: "Reports per outcome; outcomes never reported are absent" }),
       }),
       disputes: z
         .array(
@@ -158,7 +180,9 @@ export const batchResultSchema = z
     error: z.string().optional().openapi({ description: "Present when status is not 201: the single route's error text" }),
   })
   .openapi("BatchResultA");
-export const batchSchema = z.object({ results: z.array(batchResultSchema).openapi({ description: "One result per report, in the order sent" }) }).openapi("BatchA");
+export const batchSchema = z
+  .object({ results: z.array(batchResultSchema).openapi({ description: "One result per report, in the order sent" }) })
+  .openapi("BatchA");
 export const configSchema = z
   .object({
     change_detected: z.boolean(),
@@ -168,50 +192,6 @@ export const configSchema = z
     message: z.string(),
   })
   .openapi("ConfigUpdatedA");
-
-export const meSchema = z
-  .object({
-    operator: z.object({
-      id: z.number().int(),
-      name: z.string(),
-      email: z.string(),
-      operator_score: scoreValue,
-      verified: z.boolean(),
-      api_key_prefix: z.string().regex(/^[0-9a-f]{8}$/).openapi({ description: "The first 8 hex characters of the calling key" }),
-      created_at: timestamp,
-    }),
-    agents: z.array(
-      z.object({
-        sid,
-        name: agentName,
-        description: agentDescription,
-        composite_score: scoreValue,
-        confidence,
-        recommendation,
-        status: z.enum(AGENT_STATUSES),
-        identity_level: identityLevel,
-        created_at: timestamp,
-      }),
-    ),
-    next_cursor: nextCursor,
-  })
-  .openapi("Me");
-
-export const transactionListSchema = z
-  .object({
-    transactions: z.array(
-      z.object({
-        transaction_id: z.number().int(),
-        transaction_type: z.string().openapi({ description: "The report's transaction type; `erased` once an admin erased the report's text" }),
-        outcome: z.enum(OUTCOMES),
-        evidence: z.enum(EVIDENCE).openapi({ description: "receipt: a valid receipt signed by the agent's key backed the report" }),
-        status: z.enum(TRANSACTION_STATUSES),
-        timestamp,
-      }),
-    ),
-    next_cursor: nextCursor,
-  })
-  .openapi("TransactionList");
 
 type Out<K extends keyof typeof schemas> = z.infer<(typeof schemas)[K]>;
 
@@ -325,49 +305,13 @@ export const formA = {
     results: results.map((r) => ("error" in r ? { status: r.error.status, error: r.error.message } : { status: 201, ...formA.transaction(r.recorded) })),
   }),
 
-  transactions: (entries: TransactionEntry[], nextCursor: string | null): z.infer<typeof transactionListSchema> => ({
-    transactions: entries.map((t) => ({
-      transaction_id: t.id,
-      transaction_type: t.transactionType,
-      outcome: t.outcome,
-      evidence: t.evidence,
-      status: t.status,
-      timestamp: t.createdAt,
-    })),
-    next_cursor: nextCursor,
-  }),
-
-  me: (operator: OperatorProfile, agents: AgentSummary[], nextCursor: string | null): z.infer<typeof meSchema> => ({
-    operator: {
-      id: operator.id,
-      name: operator.name,
-      email: operator.email,
-      operator_score: operator.score,
-      verified: operator.verified,
-      api_key_prefix: operator.keyPrefix,
-      created_at: operator.createdAt,
-    },
-    agents: agents.map((a) => ({
-      sid: a.sid,
-      name: a.name,
-      description: a.description,
-      composite_score: a.score.composite,
-      confidence: a.score.confidence,
-      recommendation: a.score.recommendation,
-      status: a.status,
-      identity_level: a.identityLevel,
-      created_at: a.createdAt,
-    })),
-    next_cursor: nextCursor,
-  }),
+  ...listsA,
 
   config: (u: ConfigUpdated): z.infer<typeof configSchema> => ({
     change_detected: u.changeDetected,
     change_type: u.changeType,
     updated_scores: updatedScores(u.score),
     fingerprint_hash: u.fingerprint,
-    message: u.changeDetected
-      ? `Configuration change detected (${u.changeType}); scores decayed in proportion`
-      : "No configuration change detected",
+    message: u.changeDetected ? `Configuration change detected (${u.changeType}); scores decayed in proportion` : "No configuration change detected",
   }),
 };

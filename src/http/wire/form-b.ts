@@ -5,7 +5,21 @@ import { AGENT_STATUSES } from "../../domain/agent";
 import type { ApiError } from "../../domain/errors";
 import { DIMENSIONS, type Dimension, type ScoreView } from "../../domain/model";
 import type { AgentReport, AgentScore, ConfigUpdated, Registration, TransactionRecorded } from "../../domain/views";
-import { agentName, agentStatus, confidence, dimensionsOf, errorB, identityLevel, modelOfScore, scoringModel, reasons, recommendation, scoreValue, sid, timestamp } from "./common";
+import {
+  agentName,
+  agentStatus,
+  confidence,
+  dimensionsOf,
+  errorB,
+  identityLevel,
+  modelOfScore,
+  scoringModel,
+  reasons,
+  recommendation,
+  scoreValue,
+  sid,
+  timestamp,
+} from "./common";
 import { configSchema, formA, logPromiseSchema, receiptSchema, schemas as a, type BatchOutcome } from "./form-a";
 
 const unit = z.number().min(0).max(1).openapi({ description: "0.0 to 1.0 (Form A's 0-1000 divided by 1000)" });
@@ -90,12 +104,17 @@ export const batchResultSchemaB = z
 export const batchSchemaB = z.object({ results: z.array(batchResultSchemaB) }).openapi("BatchB");
 
 export const transactionSchemaB = z
-  .object({ success: z.boolean(), transaction_id: z.number().int(), updated_scores: updatedScores, receipt: receiptSchema.optional(), log_promise: logPromiseSchema.optional(), message: z.string() })
+  .object({
+    success: z.boolean(),
+    transaction_id: z.number().int(),
+    updated_scores: updatedScores,
+    receipt: receiptSchema.optional(),
+    log_promise: logPromiseSchema.optional(),
+    message: z.string(),
+  })
   .openapi("TransactionRecordedB");
 // Written out rather than extended from Form A's: an extended schema would refer to Form A's in the document.
-export const configSchemaB = z
-  .object({ ...configSchema.shape, updated_scores: updatedScores })
-  .openapi("ConfigUpdatedB");
+export const configSchemaB = z.object({ ...configSchema.shape, updated_scores: updatedScores }).openapi("ConfigUpdatedB");
 
 /** Form A's payloads, with the dimensions of `updated_scores` on Form B's 0.0-1.0 scale. */
 const unitUpdatedScores = <T extends { updated_scores: { dimensions: Record<Dimension, number> } }>(body: T): T => ({
@@ -103,8 +122,7 @@ const unitUpdatedScores = <T extends { updated_scores: { dimensions: Record<Dime
   updated_scores: { ...body.updated_scores, dimensions: unitDimensions(body.updated_scores.dimensions) },
 });
 
-const unitDimensions = (d: Record<Dimension, number>) =>
-  Object.fromEntries(DIMENSIONS.map((name) => [name, d[name] / 1000])) as Record<Dimension, number>;
+const unitDimensions = (d: Record<Dimension, number>) => Object.fromEntries(DIMENSIONS.map((name) => [name, d[name] / 1000])) as Record<Dimension, number>;
 
 const unitScale = (s: ScoreView) => unitDimensions(s.dimensions);
 
@@ -123,7 +141,9 @@ export const formB = {
   transaction: (t: TransactionRecorded) => unitUpdatedScores(formA.transaction(t)),
 
   batch: (results: BatchOutcome[]): z.infer<typeof batchSchemaB> => ({
-    results: results.map((r) => ("error" in r ? { status: r.error.status, error: { code: r.error.code, message: r.error.message } } : { status: 201, ...formB.transaction(r.recorded) })),
+    results: results.map((r) =>
+      "error" in r ? { status: r.error.status, error: { code: r.error.code, message: r.error.message } } : { status: 201, ...formB.transaction(r.recorded) },
+    ),
   }),
   config: (u: ConfigUpdated) => unitUpdatedScores(formA.config(u)),
 

@@ -6,7 +6,10 @@ import { apiKey, timestamp } from "./common";
 const key = z
   .object({
     id: z.number().int(),
-    prefix: z.string().regex(/^[0-9a-f]{8}$/).openapi({ description: "The first 8 hex characters of the key" }),
+    prefix: z
+      .string()
+      .regex(/^[0-9a-f]{8}$/)
+      .openapi({ description: "The first 8 hex characters of the key" }),
     scopes: z.array(z.enum(SCOPES)),
     status: z.enum(["active", "expiring", "expired", "revoked"]),
     created_at: timestamp,

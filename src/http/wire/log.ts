@@ -15,7 +15,8 @@ export const logKeysSchema = z
         log: z.number().int().min(0).openapi({ description: "The log's number n: its reads are under /log/{n}/" }),
         origin: z.string().openapi({ description: "The log's origin: the first line of its checkpoints and the name of its keys", example: EXAMPLE_ORIGIN }),
         verifier_keys: z.array(z.string()).openapi({
-          description: "Every key that signs the log's checkpoints, as signed-note verifier keys (`<name>+<hex key ID>+<base64(0x01 || Ed25519 public key)>`, Go's note.NewVerifier)",
+          description:
+            "Every key that signs the log's checkpoints, as signed-note verifier keys (`<name>+<hex key ID>+<base64(0x01 || Ed25519 public key)>`, Go's note.NewVerifier)",
         }),
       }),
     ),

@@ -51,7 +51,8 @@ export const mcpWire = {
     }),
 
   /** verify_attestation: valid or not, why not, and the claims once the signature holds. */
-  attestationCheck: (check: AttestationCheck): CallToolResult => mcpWire.success({ valid: check.valid, reason: check.reason, kid: check.kid, claims: check.claims }),
+  attestationCheck: (check: AttestationCheck): CallToolResult =>
+    mcpWire.success({ valid: check.valid, reason: check.reason, kid: check.kid, claims: check.claims }),
 };
 
 // The MCP endpoint's HTTP payloads, for the OpenAPI documents: JSON-RPC 2.0 messages.
@@ -70,7 +71,10 @@ export const jsonRpcResponseSchema = z
   .object({
     jsonrpc: z.literal("2.0"),
     id: jsonRpcId.nullable(),
-    result: z.record(z.string(), z.unknown()).optional().openapi({ description: "The method's result: for tools/call, a tool result (isError true for a refusal)" }),
+    result: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "The method's result: for tools/call, a tool result (isError true for a refusal)" }),
     error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional().openapi({ description: "A protocol error" }),
   })
   .openapi("JsonRpcResponse");

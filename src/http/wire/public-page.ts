@@ -8,7 +8,10 @@ export const publicProfileSchema = z
     public_profile: z.boolean().openapi({
       description: "true: the public page also shows the reasons in plain words, the five dimensions, the score history and open disputes",
     }),
-    page_url: z.string().openapi({ description: "The agent's public page (send Accept: text/html, as a browser does)", example: "https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69" }),
+    page_url: z.string().openapi({
+      description: "The agent's public page (send Accept: text/html, as a browser does)",
+      example: "https://trust.example.com/agents/SID-0x3f9a0c1d2e4b5a69",
+    }),
   })
   .openapi("PublicProfile");
 

@@ -4,9 +4,7 @@ import type { DeliveryRow, WebhookRow } from "../../db/webhooks";
 import { EVENT_TYPES, PING } from "../../domain/events";
 import { sid, timestamp } from "./common";
 
-const webhook = z
-  .object({ id: z.number().int(), url: z.string(), events: z.array(z.enum(EVENT_TYPES)), created_at: timestamp })
-  .openapi("Webhook");
+const webhook = z.object({ id: z.number().int(), url: z.string(), events: z.array(z.enum(EVENT_TYPES)), created_at: timestamp }).openapi("Webhook");
 const created = z
   .object({
     webhook,

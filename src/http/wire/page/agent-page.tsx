@@ -36,7 +36,11 @@ function badgeDataUri(face: PublicFace): { src: string; alt: string; width: numb
   const { message, color } = badgeFace(face);
   const svg = badgeSvg(BADGE_LABEL, message, color);
   const bytes = new TextEncoder().encode(svg);
-  return { src: `data:image/svg+xml;base64,${btoa(String.fromCharCode(...bytes))}`, alt: `${BADGE_LABEL}: ${message}`, width: Number(/width="(\d+)"/.exec(svg)?.[1] ?? 0) };
+  return {
+    src: `data:image/svg+xml;base64,${btoa(String.fromCharCode(...bytes))}`,
+    alt: `${BADGE_LABEL}: ${message}`,
+    width: Number(/width="(\d+)"/.exec(svg)?.[1] ?? 0),
+  };
 }
 
 function Header(props: { face: PublicFace }) {
@@ -55,8 +59,8 @@ function SuspendedNotice() {
   return (
     <div class="notice" role="note">
       <p>
-        <strong>Suspended.</strong> The service's administrators suspended this agent: it accepts no reports, and the service issues no attestation
-        for it. The figures below are its last ones.
+        <strong>Suspended.</strong> The service's administrators suspended this agent: it accepts no reports, and the service issues no attestation for it. The
+        figures below are its last ones.
       </p>
     </div>
   );
@@ -93,8 +97,8 @@ function Score(props: { face: PublicFace }) {
 function NotOptedIn(props: { view: AgentPageView }) {
   return (
     <p class="muted">
-      Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the
-      owner chooses. Operators with an API key read them in the full report, <code>{`GET /report/${props.view.face.sid}`}</code>.
+      Its owner has not published more: the reasons behind the score, its five dimensions, its history and open disputes appear here only when the owner
+      chooses. Operators with an API key read them in the full report, <code>{`GET /report/${props.view.face.sid}`}</code>.
     </p>
   );
 }
@@ -212,8 +216,8 @@ function Verify(props: { view: AgentPageView }) {
     <section aria-labelledby="verify">
       <h2 id="verify">Verify this yourself</h2>
       <p>
-        You need not take this page's word for it. The service signs the public score; anyone can check the signature against the service's
-        published keys, offline, with any JOSE library.
+        You need not take this page's word for it. The service signs the public score; anyone can check the signature against the service's published keys,
+        offline, with any JOSE library.
       </p>
       {VERIFY_PARTS.map((Part) => (
         <Part view={props.view} />
@@ -268,8 +272,8 @@ function CheckPart(props: { view: AgentPageView }) {
     <>
       <h3>Check it</h3>
       <p>
-        With Node.js and the verifier in the service's source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and
-        checks its signature, issuer, subject and expiry:
+        With Node.js and the verifier in the service's source (<code>examples/verify-attestation.mjs</code>), which fetches a fresh attestation and checks its
+        signature, issuer, subject and expiry:
       </p>
       <pre class="copy">
         <code>{`node examples/verify-attestation.mjs --url ${origin} --sid ${face.sid}`}</code>
@@ -278,10 +282,11 @@ function CheckPart(props: { view: AgentPageView }) {
         To check the attestation above as it is, pass it instead: <code>{`--attestation "<JWS>"`}</code>. With any JOSE library, check:
       </p>
       <ul>
-        <li>the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);</li>
         <li>
-          <code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>{origin}</code> and <code>sub</code> is{" "}
-          <code>{face.sid}</code>;
+          the signature, with the key of the JWKS its <code>kid</code> names (EdDSA);
+        </li>
+        <li>
+          <code>typ</code> is <code>trust-attestation+jwt</code>, <code>iss</code> is <code>{origin}</code> and <code>sub</code> is <code>{face.sid}</code>;
         </li>
         <li>
           <code>exp</code> has not passed.

@@ -84,7 +84,9 @@ export function publicProfile(report: AgentReport, historyLimit: number): Public
     history,
     historyFromStart: fromStart,
     disputes: (report.disputes ?? []).flatMap((d): PublicDispute[] =>
-      d.status === "resolved" ? [] : [{ transactionId: d.id, status: d.status, reason: d.reason, statement: d.statement, openedAt: d.openedAt, respondBy: d.respondBy }],
+      d.status === "resolved"
+        ? []
+        : [{ transactionId: d.id, status: d.status, reason: d.reason, statement: d.statement, openedAt: d.openedAt, respondBy: d.respondBy }],
     ),
   };
 }
