@@ -14,7 +14,7 @@ const FLOORS: [RegExp, number, string][] = [
   [/^src\/db\//, 3, "db"],
   [/^src\/net\//, 2, "net"],
   [/^src\/domain\//, 1, "domain"],
-  [/^src\/(env|version|d1-meter)\.ts$/, 0, "platform"],
+  [/^src\/(env|version|d1-meter|log)\.ts$/, 0, "platform"],
 ];
 
 const files = Object.keys(sources)
@@ -167,8 +167,8 @@ describe("architecture", () => {
     expect(internalsReached(route.g)).toEqual(["src/routes/transactions.ts → src/durable/agent/host.ts"]);
     const http = planted("src/http/agents.ts", "src/durable/agent/kernel.ts");
     expect(internalsReached(http.g)).toEqual(["src/http/agents.ts → src/durable/agent/kernel.ts"]);
-    const queue = planted("src/queues/reconcile.ts", "src/durable/agent/items.ts");
-    expect(internalsReached(queue.g)).toEqual(["src/queues/reconcile.ts → src/durable/agent/items.ts"]);
+    const queue = planted("src/queues/reconcile.ts", "src/durable/agent/outbox.ts");
+    expect(internalsReached(queue.g)).toEqual(["src/queues/reconcile.ts → src/durable/agent/outbox.ts"]);
   });
 });
 
@@ -184,9 +184,6 @@ const AGENT_PARTS: Record<string, Part> = {
   timers: "kernel",
   recent: "kernel",
   host: "shared",
-  items: "shared",
-  "entry-writes": "shared",
-  replay: "shared",
   credibility: "shared",
   reports: "feature",
   profile: "feature",

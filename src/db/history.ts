@@ -1,9 +1,12 @@
 // An agent's history: the chain of entries (src/domain/entries.ts) as the shard keeps it.
 
-import { type EntryWho } from "../domain/replay";
+import { replayOf, type EntryWho } from "../domain/replay";
+import type { AgentRecord } from "../domain/agent";
+import type { AgentModel } from "../domain/model";
+import type { PairRow } from "./pairs";
 import type { Database } from "./client";
 import { unpackText, type StoredText } from "./entry-text";
-import type { Entry, EntryKind } from "../domain/entries";
+import type { Entry, EntryDraft, EntryKind } from "../domain/entries";
 
 const PAGE = 5_000;
 
@@ -101,4 +104,33 @@ export async function readEntry(d1: Database, sid: string, n: number): Promise<S
 /** The newest stored entry of the agent (the head of its chain), or null before its first. */
 export async function lastEntry(d1: Database, sid: string): Promise<{ n: number; hash: string } | null> {
   return d1.prepare("SELECT n, hash FROM entries WHERE sid = ? ORDER BY n DESC LIMIT 1").bind(sid).first<{ n: number; hash: string }>();
+}
+
+/**
+ * The replay of an agent's whole history on its shard (from the snapshot it starts at), with the
+ * entries of a change at hand after it (a claim re-weighs the claimer's reports as the owner's, a
+ * withdrawal leaves its report out): the aggregates, and every pair with the operator of the entry
+ * that made it.
+ */
+export async function replayOnShard(
+  d1: Database,
+  record: AgentRecord,
+  pending: readonly { draft: EntryDraft; who: number | null }[] = [],
+): Promise<{ evidence: AgentModel; pairs: PairRow[] }> {
+  const stored = await readEntries(d1, record.sid);
+  const after = pending.map(({ draft, who }, i) => ({
+    entry: {
+      v: 1,
+      sid: record.sid,
+      n: record.seq + 1 + i,
+      kind: draft.kind,
+      at: new Date(draft.at).toISOString(),
+      prev: "",
+      nonce: "",
+      ...draft.body,
+    } as Entry,
+    who,
+  }));
+  const { state, operators } = replayOf([...stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), ...after], Date.parse(record.createdAt));
+  return { evidence: state.model, pairs: [...state.pairs.values()].map((pair) => ({ pair, operatorId: operators.get(pair.reporter) ?? -1 })) };
 }

@@ -125,3 +125,13 @@ export function identityEvents(before: AgentRecord, after: AgentRecord, keysChan
 export function disputeEvent(type: "dispute.opened" | "dispute.answered" | "dispute.resolved", d: Dispute): EventDraft {
   return { type, data: disputeEventData(d), counterpartId: d.reporterOperatorId };
 }
+
+/** An event told with entry `n` (the k-th of its events): the same id every time it is sent. */
+export const entryEventId = (sid: string, n: number, k: number) => `evt_${sid.slice(6)}_0_${n * 16 + k}`;
+
+/** Where the events of entries up to `seq` stand, for the status lists' ordering: after every event of them. */
+export const entryEventPosition = (seq: number) => ({ epoch: "0", n: seq * 16 + 15 });
+
+/** The id of a score.changed that time alone told: the same for the same face at the same entry, so a repeat is one event. */
+export const faceEventId = (sid: string, seq: number, composite: number, recommendation: string) =>
+  `evt_${sid.slice(6)}_${(Math.round(composite) * 4 + ["review", "clear", "caution"].indexOf(recommendation) + 1).toString(16)}_${seq * 16 + 15}`;

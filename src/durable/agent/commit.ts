@@ -9,13 +9,15 @@ import { insertAgent, RECORD_CONTRACT, rowOf, updateAgent, type Loaded } from ".
 import { shardStatements, type ShardWrite } from "../../db/shard-writes";
 import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { chainEntries, GENESIS } from "../../domain/entries";
-import { scoreChangedData, scoreCrossed, type AgentEvent, type EventDraft, type Notified } from "../../domain/events";
+import { entryEventId, scoreChangedData, scoreCrossed, type AgentEvent, type EventDraft, type Notified } from "../../domain/events";
 import type { Leaf } from "../../domain/log/leaf";
 import { shardName, type Env } from "../../env";
 import { idemOf } from "./recent";
 import type { Group } from "./group";
-import { log, type FaultPoint } from "./host";
-import { entryEventId, leafOf, type OutboxItem } from "./items";
+import { log } from "../../log";
+import { type FaultPoint } from "./host";
+import { leafOf } from "../../domain/log/tags";
+import type { OutboxItem } from "./outbox";
 
 export interface Committed {
   bookmarks: Record<string, string>;

@@ -16,8 +16,9 @@ import {
   type InheritedPair,
   type PairState,
 } from "../../domain/model";
-import type { EntryWrite } from "./entry-writes";
-import { log, type AgentHost, type GroupView } from "./host";
+import type { EntryWrite } from "../../db/entry-writes";
+import { log } from "../../log";
+import { type AgentHost, type GroupView } from "./host";
 
 /** A credibility entry and what it did: the record after it, its entry, the pairs it moved. */
 export interface CredibilityStep {

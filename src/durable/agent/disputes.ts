@@ -11,9 +11,9 @@ import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/age
 import { DISPUTE_WINDOW_MS, disputesDueOf, MAX_OPEN_DISPUTES, RESPOND_WITHIN_MS, type Dispute } from "../../domain/disputes";
 import { disputeEvent, type ControlWrite, type EventDraft } from "../../domain/events";
 import type { Result } from "../../domain/results";
-import { disputeWrite, withdrawalWrite, type EntryWrite } from "./entry-writes";
+import { disputeWrite, withdrawalWrite, type EntryWrite } from "../../db/entry-writes";
 import { answer, refuse, type AgentHost, type Outcome } from "./host";
-import { replayOnShard } from "./replay";
+import { replayOnShard } from "../../db/history";
 import type { Timer } from "./timers";
 
 export class Disputes {
@@ -149,7 +149,7 @@ export class Disputes {
     if (outcome === "withdrawn") {
       const withdrawal = withdrawalWrite(report.n, scoreOfRecord(record, now), now);
       // The replay of the chain with the withdrawal after it leaves the report out, as if never sent.
-      const replayed = await replayOnShard(this.host, record, [{ draft: withdrawal.draft, who: null }]);
+      const replayed = await replayOnShard(this.host.shard(record.shard).withSession("first-primary"), record, [{ draft: withdrawal.draft, who: null }]);
       const outcomes = { ...record.outcomes };
       if (outcomes[report.outcome]) outcomes[report.outcome] -= 1;
       after = { ...after, evidence: replayed.evidence, outcomes };

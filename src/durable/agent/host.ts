@@ -13,7 +13,7 @@ import type { Leaf } from "../../domain/log/leaf";
 import type { Refusal, Result } from "../../domain/results";
 import type { Chained } from "../../domain/entries";
 import type { Env } from "../../env";
-import type { EntryWrite } from "./entry-writes";
+import type { EntryWrite } from "../../db/entry-writes";
 
 /** One change of the agent: what it does to the record and the shard, and what it tells. */
 export interface Change {
@@ -116,10 +116,6 @@ export const ok = <T>(result: T, bookmarks: Record<string, string> = {}, faceCha
 export const refuse = (refusal: Refusal): Refused => ({ ok: false, refusal });
 /** A job's outcome that changes nothing. */
 export const answer = <T>(result: Result<T>): Outcome<T> => ({ answer: result });
-
-export function log(level: "error" | "info" | "warn", message: string, fields: Record<string, unknown>) {
-  console[level](JSON.stringify({ level, message, ...fields }));
-}
 
 /** The record when the caller owns the agent, else the refusal. */
 export function owned(group: GroupView, callerId: number): AgentRecord | Refused {

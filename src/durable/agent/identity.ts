@@ -8,7 +8,7 @@ import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/age
 import { identityEvents } from "../../domain/events";
 import type { Result } from "../../domain/results";
 import type { ShardWrite } from "../../db/shard-writes";
-import { identityWrite } from "./entry-writes";
+import { identityWrite } from "../../db/entry-writes";
 import { answer, ok, owned, refuse, type AgentHost, type Change, type Outcome } from "./host";
 
 type Kind = "callback" | "nonce";

@@ -13,7 +13,8 @@ import { reporterCommitment } from "../../domain/entries";
 import { commitGroup, isConstraintError, type Committed } from "./commit";
 import { Recent } from "./recent";
 import { Group, type Queued } from "./group";
-import { log, refuse, type AgentHost, type FaultPoint, type Job, type Probes } from "./host";
+import { log } from "../../log";
+import { refuse, type AgentHost, type FaultPoint, type Job, type Probes } from "./host";
 import { Outbox } from "./outbox";
 import { Timers } from "./timers";
 

@@ -5,15 +5,12 @@
 // score.changed when what was last told is left behind.
 
 import { scoreOfRecord, type AgentRef } from "../../domain/agent";
-import { scoreChangedData, scoreCrossed, type AgentEvent } from "../../domain/events";
+import { faceEventId, scoreChangedData, scoreCrossed, type AgentEvent } from "../../domain/events";
 import { nextChangeAt } from "../../domain/model";
 import { credibilityStep } from "./credibility";
-import { answer, log, refuse, type AgentHost, type Job } from "./host";
+import { log } from "../../log";
+import { answer, refuse, type AgentHost, type Job } from "./host";
 import type { Timer } from "./timers";
-
-/** The id of a score.changed that time alone told: the same for the same face at the same entry, so a repeat is one event. */
-export const faceEventId = (sid: string, seq: number, composite: number, recommendation: string) =>
-  `evt_${sid.slice(6)}_${(Math.round(composite) * 4 + ["review", "clear", "caution"].indexOf(recommendation) + 1).toString(16)}_${seq * 16 + 15}`;
 
 export class Model {
   constructor(private readonly host: AgentHost) {}

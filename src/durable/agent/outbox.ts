@@ -15,8 +15,10 @@ import type { Env } from "../../env";
 import { unpackText, type StoredText } from "../../db/entry-text";
 import { sendLeaves } from "../../domain/log/messages";
 import type { Result } from "../../domain/results";
-import { log, ok, refuse, type FaultPoint } from "./host";
-import { leafOf, type OutboxItem } from "./items";
+import { log } from "../../log";
+import { ok, refuse, type FaultPoint } from "./host";
+import { leafOf } from "../../domain/log/tags";
+import type { Leaf } from "../../domain/log/leaf";
 import type { Timer } from "./timers";
 
 /** What the outbox needs of the kernel. */
@@ -29,6 +31,16 @@ export interface OutboxHost {
   read(ref: AgentRef): Promise<Loaded | null>;
   forget(): void;
   readonly timers: { earlier(at: number): Promise<void> };
+}
+
+/** What one entry publishes. */
+export interface OutboxItem {
+  n: number;
+  leaf: Leaf;
+  /** The owner epoch its tag is keyed by (the sequencer checks the tag with it); absent for a leaf of before. */
+  epoch?: number;
+  events: AgentEvent[];
+  control: ControlWrite[];
 }
 
 /** A send that keeps failing is tried again 5 s after the first failure, then doubled up to 5 minutes, spread ±20% by the agent. */

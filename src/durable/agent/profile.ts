@@ -4,16 +4,15 @@
 import { configRow } from "../../db/shard-writes";
 import { applyConfigTo, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
 import type { AgentConfiguration } from "../../domain/configuration";
-import { statusEvents } from "../../domain/events";
+import { entryEventPosition, statusEvents } from "../../domain/events";
 import { withOwner } from "../../domain/log/epochs";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
 import type { ConfigUpdated, Registration } from "../../domain/views";
 import { inheritanceOf, inheritanceStep, type Inherited } from "./credibility";
-import { claimWrite, configWrite, registrationWrite, statusWrite, type EntryWrite } from "./entry-writes";
+import { claimWrite, configWrite, registrationWrite, statusWrite, type EntryWrite } from "../../db/entry-writes";
 import { answer, ok, owned, refuse, replayed, type AgentHost } from "./host";
-import { entryEventPosition } from "./items";
-import { replayOnShard } from "./replay";
+import { replayOnShard } from "../../db/history";
 
 export interface RegistrationInput {
   operatorId: number | null;
@@ -118,7 +117,7 @@ export class Profile {
         const claimed: AgentRecord = { ...record, operatorId: input.operatorId, claimTokenHash: null };
         const write = await claimWrite(input.operatorId, scoreOfRecord(record, input.now).composite, input.now, (op) => host.commitment(ref.sid, op));
         // The history replayed with the claimer as owner: its own earlier reports now weigh as the owner's.
-        const replay = await replayOnShard(host, record, [{ draft: write.draft, who: input.operatorId }]);
+        const replay = await replayOnShard(host.shard(ref.shard).withSession("first-primary"), record, [{ draft: write.draft, who: input.operatorId }]);
         return {
           change: {
             // A new owner: a new epoch of log tags from the claim's entry on (its keys are the claimer's).

@@ -11,7 +11,7 @@ import { checkReceipt } from "../../domain/receipts";
 import type { Result } from "../../domain/results";
 import type { TransactionRecorded } from "../../domain/views";
 import { credibilityStep } from "./credibility";
-import { reportWrite, type EntryWrite } from "./entry-writes";
+import { reportWrite, type EntryWrite } from "../../db/entry-writes";
 import { answer, refuse, replayed, type AgentHost, type Job } from "./host";
 
 export interface ReportInput extends Omit<Report, "receipt"> {

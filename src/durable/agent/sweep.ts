@@ -1,72 +1,23 @@
-// The move of one agent to the record's contract and to scoring model version 4. Contract 1: its
-// object's own storage held the record, a journal of shard writes not yet applied, idempotency
-// records, receipt ids, challenges, disputes and an outbox of events; what it holds goes to the shard
-// first. Contract 2: the row was the record under version 3. Either way the agent's history on the
-// shard is replayed under version 4 (its aggregates and every pair), the row written whole with
-// `contract = 3` in the batch that writes its pairs, the storage cleared; then the sweep's call
-// appends the `model` entry. Run for every agent by the sweep (`npm run admin -- migrate-objects`,
-// which calls `migrate`), or by the object itself the first time it reads a row on an earlier
-// contract. Interrupted anywhere, the next run starts again, idempotently.
+// The migration sweep's side in the agent object: an agent on an earlier contract moves to the
+// record's (src/db/earlier-contract.ts) the first time its object reads it, before any change; the
+// sweep (`npm run admin -- migrate-objects`) calls `migrate` on every agent so that none waits for
+// traffic, and the agent's `model` entry (version 4) and log tag cut-over follow as a change.
 
-import { RECORD_CONTRACT, replaceAgent, rowOf, type Loaded } from "../../db/agent-record";
-import { packText } from "../../db/entry-text";
-import { readEntries, whoOf } from "../../db/history";
-import { controlStatements, shardStatements, type ControlWrite } from "../../db/shard-writes";
-import type { PairRow } from "../../db/pairs";
-import { GENESIS } from "../../domain/entries";
-import { idemOf } from "../../domain/idempotency";
-import { scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef } from "../../domain/agent";
-import type { AgentKey } from "../../domain/agent-keys";
-import type { Dispute } from "../../domain/disputes";
-import type { AgentEvent, Notified } from "../../domain/events";
-import { replayOf } from "../../domain/replay";
-import type { Result } from "../../domain/results";
-import { disputesDueOf } from "../../domain/disputes";
+import { EarlierContract } from "../../db/earlier-contract";
+import { RECORD_CONTRACT, type Loaded } from "../../db/agent-record";
+import { scoreOfRecord, type AgentRef } from "../../domain/agent";
 import { sweptLogTags } from "../../domain/log/epochs";
-import { answer, log, ok, refuse } from "./host";
-import type { AgentHost } from "./host";
-
-/** The shard writes the earlier contract's journal held (src/db/shard-writes.ts of that contract). */
-type LegacyShardWrite =
-  | { kind: "agent" | "score" | "current" }
-  | { kind: "entry"; row: Record<string, unknown> }
-  | { kind: "config"; row: Record<string, unknown> }
-  | { kind: "entryStatus"; sid: string; n: number; status: string }
-  | { kind: "retireLegacy"; sid: string }
-  | { kind: "keyAdded"; row: { sid: string; thumbprint: string; jwk: string; directoryUrl: string | null; addedAt: string } }
-  | { kind: "keyRemoved"; sid: string; thumbprint: string }
-  | { kind: "rollup"; row: Record<string, unknown> };
-
-type Answer = [operatorId: number, key: string, requestHash: string, result: unknown, at: number];
-
-const ENTRY_COLUMNS = ["sid", "n", "kind", "at", "operator", "status", "ref", "body", "hash", "salt", "private", "composite"] as const;
-const ENTRY_PROPS: Record<(typeof ENTRY_COLUMNS)[number], string> = {
-  sid: "sid",
-  n: "n",
-  kind: "kind",
-  at: "at",
-  operator: "operator",
-  status: "status",
-  ref: "ref",
-  body: "body",
-  hash: "hash",
-  salt: "salt",
-  private: "private",
-  composite: "composite",
-};
+import type { Result } from "../../domain/results";
+import { answer, ok, refuse, type AgentHost } from "./host";
 
 export class Sweep {
+  private readonly earlier: EarlierContract;
+
   constructor(
     private readonly kernel: AgentHost,
     private readonly storage: DurableObjectStorage,
-  ) {}
-
-  private get sql() {
-    return this.storage.sql;
-  }
-
-  private table(name: string): boolean {
-    return this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+  ) {
+    this.earlier = new EarlierContract(storage, kernel.env);
   }
 
   /**
@@ -80,7 +31,7 @@ export class Sweep {
       const loaded = await this.kernel.read(ref);
       if (!loaded) return refuse("not_found");
       // Whatever else this object's storage still holds (an alarm's leftovers) goes too.
-      if (this.table("agent")) await this.storage.deleteAll();
+      if (this.earlier.table("agent")) await this.storage.deleteAll();
       return ok({ moved: before < RECORD_CONTRACT });
     });
     if (!moved.ok) return moved;
@@ -99,6 +50,11 @@ export class Sweep {
     return done.ok ? moved : done;
   }
 
+  /** A row on an earlier contract, read by the kernel: the agent moves to the record's contract first. */
+  upgrade(loaded: Loaded): Promise<Loaded> {
+    return this.earlier.upgrade(loaded, this.kernel.shard(loaded.record.shard).withSession("first-primary"), this.kernel.now());
+  }
+
   private async contractOf(ref: AgentRef): Promise<number | null> {
     const row = await this.kernel
       .shard(ref.shard)
@@ -107,230 +63,5 @@ export class Sweep {
       .bind(ref.sid)
       .first<{ contract: number }>();
     return row?.contract ?? null;
-  }
-
-  /** A row on the earlier contract, read by the kernel: what this object's storage holds moves to the shard. */
-  async upgrade(loaded: Loaded): Promise<Loaded> {
-    const ref: AgentRef = loaded.record;
-    const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
-    const now = this.kernel.now();
-    const stored = this.table("agent")
-      ? this.sql
-          .exec<{ record: string; journal: string | null; answers: string | null }>("SELECT record, journal, answers FROM agent WHERE id = 1")
-          .toArray()[0]
-      : undefined;
-    let record: AgentRecord = loaded.record;
-    let notified: Notified | null = loaded.notified;
-    let published = loaded.published;
-    if (loaded.contract >= 2) {
-      // On the record's contract already: only the model moves.
-    } else if (stored) {
-      record = { ...ref, ...(JSON.parse(stored.record) as AgentRecord) };
-      await this.applyJournal(d1, ref.sid, stored.journal);
-      await this.sendEvents();
-      notified = this.table("notified")
-        ? (this.sql.exec<{ composite: number; recommendation: string }>("SELECT composite, recommendation FROM notified WHERE id = 1").toArray()[0] ?? null)
-        : null;
-      // The log has every leaf up to its acknowledgement: the outbox sends the rest again.
-      published = Math.min(record.seq, this.fact<number>("log_acked") ?? 0);
-      await this.moveAnswers(d1, ref, stored.answers, now);
-      await this.moveReceipts(d1, ref.sid, now);
-      await this.moveChallenges(d1, ref.sid, now);
-      record = { ...record, disputesDue: await this.moveDisputes(d1, ref.sid) };
-    } else {
-      // An agent untouched since before the history was a chain: release 1.1's objects move that history when woken.
-      const version = await d1.prepare("SELECT history_version AS v FROM agents WHERE sid = ?").bind(ref.sid).first<number>("v");
-      if (version !== null && version < 2)
-        throw new Error(`${ref.sid}: its history is still in the tables from before the chain; wake it under release 1.1 first (docs/operations.md)`);
-      // No storage (it was never written, or lost): the shard's record is rebuilt from its history.
-      record = await this.rebuilt(d1, loaded);
-    }
-    const replay = await this.replayed(d1, record);
-    record = { ...record, evidence: replay.evidence };
-    const row = rowOf(record, now, published, notified);
-    await d1.batch([...shardStatements(d1, [{ kind: "pairsReplaced", sid: ref.sid, rows: replay.pairs }]), replaceAgent(d1, row)]);
-    await this.storage.deleteAll();
-    log("info", "agent moved to the record's contract", { sid: ref.sid, seq: record.seq, published });
-    return {
-      record,
-      published,
-      notified,
-      contract: RECORD_CONTRACT,
-      shown: { composite: row.composite!, confidence: row.confidence!, recommendation: row.recommendation! },
-    };
-  }
-
-  private fact<T>(key: string): T | null {
-    if (!this.table("meta")) return null;
-    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
-    return row ? (JSON.parse(row.value) as T) : null;
-  }
-
-  /** The journal's writes the shard may lack, applied again (each is idempotent as the earlier contract made them). */
-  private async applyJournal(d1: D1DatabaseSession, sid: string, inline: string | null): Promise<void> {
-    const journal: { shard: LegacyShardWrite[]; control: ControlWrite[] }[] = inline
-      ? (JSON.parse(inline) as { shard: LegacyShardWrite[]; control: ControlWrite[] }[])
-      : [];
-    if (this.table("journal")) {
-      for (const r of this.sql.exec<{ shard: string; control: string }>("SELECT shard, control FROM journal ORDER BY id")) {
-        journal.push({ shard: JSON.parse(r.shard) as LegacyShardWrite[], control: JSON.parse(r.control) as ControlWrite[] });
-      }
-    }
-    const statements: D1PreparedStatement[] = [];
-    const control: ControlWrite[] = [];
-    for (const j of journal) {
-      control.push(...j.control);
-      for (const w of j.shard) {
-        if (w.kind === "entry") {
-          const row = w.row as Record<string, unknown>;
-          const values = ENTRY_COLUMNS.map((c) => {
-            const v = row[ENTRY_PROPS[c]] ?? null;
-            return (c === "body" || c === "private") && typeof v === "string" ? packText(v) : v;
-          });
-          statements.push(
-            d1.prepare(`INSERT OR IGNORE INTO entries (${ENTRY_COLUMNS.join(", ")}) VALUES (${ENTRY_COLUMNS.map(() => "?").join(", ")})`).bind(...values),
-          );
-        } else if (w.kind === "config") {
-          const r = w.row as Record<string, unknown>;
-          statements.push(
-            d1
-              .prepare(
-                "INSERT OR IGNORE INTO config_history (sid, seq, fingerprint, model_provider, model_name, change_type, changes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-              )
-              .bind(r.sid, r.seq ?? null, r.fingerprint, r.modelProvider, r.modelName, r.changeType ?? null, r.changes ?? null, r.createdAt),
-          );
-        } else if (w.kind === "entryStatus") {
-          statements.push(d1.prepare("UPDATE entries SET status = ? WHERE sid = ? AND n = ?").bind(w.status, w.sid, w.n));
-        }
-        // Rollup rows (version 3's job input) are not moved: version 4's job reads the pairs.
-        // The agent's row is written whole from the record below; its keys live in the row's state.
-      }
-    }
-    for (let i = 0; i < statements.length; i += 50) await d1.batch(statements.slice(i, i + 50));
-    if (control.length > 0) await this.kernel.env.DB.withSession("first-primary").batch(controlStatements(this.kernel.env.DB, control));
-    if (statements.length > 0) log("info", "journal entries of the earlier contract applied", { sid, statements: statements.length, control: control.length });
-  }
-
-  /** Events the earlier outbox had not sent go to the events queue (their ids stay: deliveries dedupe repeats). */
-  private async sendEvents(): Promise<void> {
-    if (!this.table("outbox") || !this.kernel.env.EVENTS) return;
-    const events = this.sql
-      .exec<{ event: string }>("SELECT event FROM outbox ORDER BY id")
-      .toArray()
-      .map((r) => JSON.parse(r.event) as AgentEvent);
-    for (let i = 0; i < events.length; i += 100) {
-      await this.kernel.env.EVENTS.sendBatch(events.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
-    }
-  }
-
-  /** Idempotency records younger than 24 hours join the entries they answered (a report's: by its transaction id). */
-  private async moveAnswers(d1: D1DatabaseSession, ref: AgentRef, inline: string | null, now: number): Promise<void> {
-    const since = now - 86_400_000;
-    const answers: Answer[] = inline ? (JSON.parse(inline) as Answer[]) : [];
-    if (this.table("answer_rows"))
-      for (const r of this.sql.exec<{ answers: string }>("SELECT answers FROM answer_rows")) answers.push(...(JSON.parse(r.answers) as Answer[]));
-    if (this.table("idempotency")) {
-      for (const r of this.sql.exec<{ operator_id: number; key: string; request_hash: string; result: string; created_at: number }>(
-        "SELECT * FROM idempotency",
-      )) {
-        answers.push([r.operator_id, r.key, r.request_hash, JSON.parse(r.result), r.created_at]);
-      }
-    }
-    const statements = answers
-      .filter((a) => a[4] > since)
-      .flatMap(([operatorId, key, requestHash, result, at]) => {
-        const id = (result as { transactionId?: unknown } | null)?.transactionId;
-        if (typeof id === "number" && Math.floor(id / SEQUENCE_SPACE) === ref.num) {
-          return [
-            d1
-              .prepare("UPDATE entries SET idem = ?, answer = ? WHERE sid = ? AND n = ?")
-              .bind(idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: result }), ref.sid, id % SEQUENCE_SPACE),
-          ];
-        }
-        // A configuration change's answer names no entry: its record is the config entry made at its time.
-        return [
-          d1
-            .prepare("UPDATE entries SET idem = ?, answer = ? WHERE sid = ? AND n = (SELECT max(n) FROM entries WHERE sid = ? AND kind = 'config' AND at = ?)")
-            .bind(idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: { ...(result as object), at } }), ref.sid, ref.sid, at),
-        ];
-      });
-    for (let i = 0; i < statements.length; i += 50) await d1.batch(statements.slice(i, i + 50));
-  }
-
-  /** Receipt ids still within their window join the receipted reports made when they were spent. */
-  private async moveReceipts(d1: D1DatabaseSession, sid: string, now: number): Promise<void> {
-    if (!this.table("receipts")) return;
-    const live = this.sql.exec<{ jti: string; at: number }>("SELECT jti, at FROM receipts WHERE forget_at > ?", now).toArray();
-    const statements = live.map((r) =>
-      d1
-        .prepare("UPDATE entries SET jti = ? WHERE sid = ? AND n = (SELECT max(n) FROM entries WHERE sid = ? AND kind = 'report' AND at <= ? AND jti IS NULL)")
-        .bind(r.jti, sid, sid, r.at),
-    );
-    for (let i = 0; i < statements.length; i += 50) await d1.batch(statements.slice(i, i + 50));
-  }
-
-  /** Unexpired challenge tokens and nonces go to the shard's `challenges`. */
-  private async moveChallenges(d1: D1DatabaseSession, sid: string, now: number): Promise<void> {
-    const rows: D1PreparedStatement[] = [];
-    for (const [table, column, kind] of [
-      ["challenges", "token_hash", "callback"],
-      ["nonces", "nonce", "nonce"],
-    ] as const) {
-      if (!this.table(table)) continue;
-      for (const r of this.sql.exec<{ token: string; expires_at: number; used: number }>(
-        `SELECT ${column} AS token, expires_at, used FROM ${table} WHERE expires_at > ?`,
-        now,
-      )) {
-        rows.push(
-          d1
-            .prepare("INSERT OR REPLACE INTO challenges (sid, token, kind, expires_at, used) VALUES (?, ?, ?, ?, ?)")
-            .bind(sid, r.token, kind, r.expires_at, r.used),
-        );
-      }
-    }
-    if (rows.length > 0) await d1.batch(rows);
-  }
-
-  /** The disputes the object decided go to the shard's `disputes`; the earliest open deadline stays with the record. */
-  private async moveDisputes(d1: D1DatabaseSession, sid: string): Promise<number | null> {
-    if (!this.table("disputes")) return null;
-    const disputes = this.sql
-      .exec<{ dispute: string }>("SELECT dispute FROM disputes")
-      .toArray()
-      .map((r) => JSON.parse(r.dispute) as Dispute);
-    if (disputes.length > 0) {
-      await d1.batch(
-        disputes.map((d) =>
-          d1.prepare("INSERT OR REPLACE INTO disputes (sid, id, status, dispute) VALUES (?, ?, ?, ?)").bind(sid, d.id, d.status, JSON.stringify(d)),
-        ),
-      );
-    }
-    return disputesDueOf(disputes);
-  }
-
-  /** An agent whose object holds nothing: its record from the shard's row, keys and chain head. */
-  private async rebuilt(d1: D1DatabaseSession, loaded: Loaded): Promise<AgentRecord> {
-    const { record } = loaded;
-    const last = await d1.prepare("SELECT n, hash FROM entries WHERE sid = ? ORDER BY n DESC LIMIT 1").bind(record.sid).first<{ n: number; hash: string }>();
-    const { results: keys } = await d1
-      .prepare("SELECT thumbprint, jwk, directory_url, added_at FROM agent_keys WHERE sid = ? ORDER BY added_at")
-      .bind(record.sid)
-      .all<{ thumbprint: string; jwk: string; directory_url: string | null; added_at: string }>();
-    return {
-      ...record,
-      keys: keys.map((k): AgentKey => ({ thumbprint: k.thumbprint, jwk: JSON.parse(k.jwk), directoryUrl: k.directory_url, addedAt: k.added_at })),
-      seq: last?.n ?? 0,
-      chainHash: last?.hash ?? GENESIS,
-    };
-  }
-
-  /** The agent's history on the shard under version 4: its aggregates and every pair, with their operators. */
-  private async replayed(d1: D1DatabaseSession, record: AgentRecord): Promise<{ evidence: AgentRecord["evidence"]; pairs: PairRow[] }> {
-    const entries = await readEntries(d1, record.sid);
-    const { state, operators } = replayOf(
-      entries.map((e) => ({ entry: e.entry, who: whoOf(e) })),
-      Date.parse(record.createdAt),
-    );
-    return { evidence: state.model, pairs: [...state.pairs.values()].map((pair) => ({ pair, operatorId: operators.get(pair.reporter) ?? -1 })) };
   }
 }

@@ -2,10 +2,10 @@
 // shard row keeps beside it: the operator it names, a report's status, its free text in clear and
 // the salt of that text's hashes. One place for each entry's shape.
 
-import type { EntryRow } from "../../db/shard-writes";
-import type { AgentRecord, RecordedReport } from "../../domain/agent";
-import { newSalt, saltedHash, scoreFace, type EntryBodies, type EntryDraft } from "../../domain/entries";
-import type { ChangeType, ScoreView } from "../../domain/model";
+import type { EntryRow } from "./shard-writes";
+import type { AgentRecord, RecordedReport } from "../domain/agent";
+import { newSalt, saltedHash, scoreFace, type EntryBodies, type EntryDraft } from "../domain/entries";
+import type { ChangeType, ScoreView } from "../domain/model";
 
 /** An entry a change appends: the entry itself, the composite that followed it, and what its row keeps beside it. */
 export interface EntryWrite {
