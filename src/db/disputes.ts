@@ -1,4 +1,5 @@
-// Disputes as the control database lists them (the agents' objects write them).
+// Disputes as the control database lists them (the agents' objects write them), and as an agent's
+// shard keeps them (its object's own reads).
 
 import { and, asc, eq, gt, inArray, or } from "drizzle-orm";
 import type { Dispute, DisputeStatus } from "../domain/disputes";
@@ -48,3 +49,9 @@ export const unresolvedDisputes = (d1: Database, sid: string): Promise<Dispute[]
     .where(and(eq(disputes.sid, sid), inArray(disputes.status, ["open", "escalated"])))
     .orderBy(asc(disputes.id))
     .all();
+
+/** Every dispute of the agent, as its shard keeps them (the object's record of them). */
+export async function shardDisputes(d1: Database, sid: string): Promise<Dispute[]> {
+  const { results } = await d1.prepare("SELECT dispute FROM disputes WHERE sid = ? ORDER BY id").bind(sid).all<{ dispute: string }>();
+  return results.map((r) => JSON.parse(r.dispute) as Dispute);
+}

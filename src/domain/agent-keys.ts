@@ -44,3 +44,40 @@ export const thumbprintOf = (jwk: PublicJwk) => calculateJwkThumbprint(jwk, "sha
 export function identityLevelOf(agent: { callbackVerified: boolean; identityKey: string | null }): 0 | 1 | 2 {
   return agent.identityKey ? 2 : agent.callbackVerified ? 1 : 0;
 }
+
+/** What an agent's identity holds: its keys, the proven one, the callback check, the key directories (and when each was fetched). */
+export interface KeyHolder {
+  keys: AgentKey[];
+  identityKey: string | null;
+  callbackVerified: boolean;
+  identityLevel: number;
+  directories: Record<string, number>;
+}
+
+/** The holder with these keys; a proven key no longer among them takes level 2 away. */
+export function withKeys<T extends KeyHolder>(holder: T, keys: AgentKey[]): T {
+  const identityKey = holder.identityKey && keys.some((k) => k.thumbprint === holder.identityKey) ? holder.identityKey : null;
+  const next = { ...holder, keys, identityKey };
+  return { ...next, identityLevel: identityLevelOf(next) };
+}
+
+/** Keys registered (given, or found in a key directory fetched at `now`); null when that would make more than MAX_AGENT_KEYS. */
+export function keysAdded<T extends KeyHolder>(holder: T, keys: AgentKey[], directoryUrl: string | null, now: number): { holder: T; added: number } | null {
+  const fresh = keys.filter((k) => !holder.keys.some((have) => have.thumbprint === k.thumbprint));
+  if (holder.keys.length + fresh.length > MAX_AGENT_KEYS) return null;
+  const directories = directoryUrl ? { ...holder.directories, [directoryUrl]: now } : holder.directories;
+  return { holder: { ...holder, keys: [...holder.keys, ...fresh], directories }, added: fresh.length };
+}
+
+/** A key directory fetched again: its keys replace the ones it gave before (a key it dropped goes), within MAX_AGENT_KEYS. */
+export function directoryRefreshed<T extends KeyHolder>(holder: T, url: string, keys: AgentKey[], now: number): { holder: T; keysChanged: boolean } {
+  const others = holder.keys.filter((k) => k.directoryUrl !== url);
+  const kept = keys.filter((k) => !others.some((o) => o.thumbprint === k.thumbprint)).slice(0, MAX_AGENT_KEYS - others.length);
+  const refreshed = { ...withKeys(holder, [...others, ...kept]), directories: { ...holder.directories, [url]: now } };
+  const thumbprints = (h: KeyHolder) =>
+    h.keys
+      .map((k) => k.thumbprint)
+      .sort()
+      .join();
+  return { holder: refreshed, keysChanged: thumbprints(refreshed) !== thumbprints(holder) };
+}

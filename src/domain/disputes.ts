@@ -54,3 +54,31 @@ export function disputeEventData(d: Dispute) {
     outcome: d.outcome,
   };
 }
+
+/** The owner's dispute of one of its agent's reports, opened at `now`, or why it cannot be opened. */
+export function openDispute(
+  disputes: readonly Dispute[],
+  report: { id: number; at: number; reporterOperatorId: number },
+  input: { sid: string; ownerOperatorId: number; reason: string; statement: string | null; now: number },
+): Dispute | "already_disputed" | "dispute_window_closed" | "too_many_disputes" {
+  if (disputes.some((d) => d.id === report.id)) return "already_disputed";
+  if (input.now - report.at > DISPUTE_WINDOW_MS) return "dispute_window_closed";
+  if (disputes.filter((d) => d.status !== "resolved").length >= MAX_OPEN_DISPUTES) return "too_many_disputes";
+  const { sid, ownerOperatorId, reason, statement, now } = input;
+  return {
+    id: report.id,
+    sid,
+    ownerOperatorId,
+    reporterOperatorId: report.reporterOperatorId,
+    status: "open",
+    reason,
+    statement,
+    openedAt: new Date(now).toISOString(),
+    respondBy: new Date(now + RESPOND_WITHIN_MS).toISOString(),
+    resolvedAt: null,
+    outcome: null,
+    resolvedBy: null,
+    reporterNote: null,
+    adminNote: null,
+  };
+}

@@ -3,11 +3,7 @@ import { meterAlarm, metering } from "../d1-meter";
 import { findAgent } from "../db/directory";
 import type { AgentKey } from "../domain/agent-keys";
 import type { AgentRef, AgentStatus } from "../domain/agent";
-import type { Dispute } from "../domain/disputes";
-import type { Result } from "../domain/results";
-import type { ConfigUpdated, Registration, TransactionRecorded } from "../domain/views";
 import type { Env } from "../env";
-import type { Inherited } from "./agent/credibility";
 import { Disputes } from "./agent/disputes";
 import { NO_PROBES, type Probes } from "./agent/host";
 import { Identity } from "./agent/identity";
@@ -15,7 +11,7 @@ import { Kernel } from "./agent/kernel";
 import { Model } from "./agent/model";
 import { Profile, type ConfigInput, type RegistrationInput } from "./agent/profile";
 import { Reports, type ReportInput } from "./agent/reports";
-import { Retention, type ArchiveInput, type Archived } from "./agent/retention";
+import { Retention, type ArchiveInput } from "./agent/retention";
 import { Sweep } from "./agent/sweep";
 
 export type { ConfigInput, RegistrationInput } from "./agent/profile";
@@ -59,100 +55,91 @@ export class Agent extends DurableObject<Env> {
     return ref;
   }
 
-  register(ref: AgentRef, input: RegistrationInput): Promise<Result<Registration>> {
+  register(ref: AgentRef, input: RegistrationInput) {
     return this.profile.register(this.at(ref), input);
   }
-  reportTransaction(ref: AgentRef, input: ReportInput): Promise<Result<TransactionRecorded>> {
+  reportTransaction(ref: AgentRef, input: ReportInput) {
     return this.reports.report(this.at(ref), input);
   }
-  reportMany(ref: AgentRef, inputs: ReportInput[]): Promise<Result<TransactionRecorded>[]> {
+  reportMany(ref: AgentRef, inputs: ReportInput[]) {
     return this.reports.reportMany(this.at(ref), inputs);
   }
-  updateConfig(ref: AgentRef, input: ConfigInput): Promise<Result<ConfigUpdated>> {
+  updateConfig(ref: AgentRef, input: ConfigInput) {
     return this.profile.updateConfig(this.at(ref), input);
   }
-  claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }): Promise<Result<{ sid: string }>> {
+  claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }) {
     return this.profile.claim(this.at(ref), input);
   }
-  setStatus(ref: AgentRef, status: AgentStatus, now: number): Promise<Result<{ status: AgentStatus }>> {
+  setStatus(ref: AgentRef, status: AgentStatus, now: number) {
     return this.profile.setStatus(this.at(ref), status, now);
   }
-  inheritance(ref: AgentRef, now: number): Promise<Result<Inherited | null>> {
+  inheritance(ref: AgentRef, now: number) {
     return this.profile.inheritance(this.at(ref), now);
   }
-  statusFacts(ref: AgentRef, now: number): Promise<Result<{ status: AgentStatus; recommendation: string; epoch: string; n: number }>> {
+  statusFacts(ref: AgentRef, now: number) {
     return this.profile.statusFacts(this.at(ref), now);
   }
-  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }): Promise<Result<{ publicProfile: boolean }>> {
+  setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }) {
     return this.profile.setPublicProfile(this.at(ref), input);
   }
 
-  addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }): Promise<Result<null>> {
+  addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }) {
     return this.identity.addChallenge(this.at(ref), input);
   }
-  voidChallenge(ref: AgentRef, tokenHash: string): Promise<void> {
+  voidChallenge(ref: AgentRef, tokenHash: string) {
     return this.identity.voidChallenge(this.at(ref), tokenHash);
   }
-  confirmIdentity(ref: AgentRef, input: { callerId: number; tokenHash: string; now: number }): Promise<Result<{ identityLevel: number }>> {
+  confirmIdentity(ref: AgentRef, input: { callerId: number; tokenHash: string; now: number }) {
     return this.identity.confirmIdentity(this.at(ref), input);
   }
-  addKeys(
-    ref: AgentRef,
-    input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number },
-  ): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
+  addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }) {
     return this.identity.addKeys(this.at(ref), input);
   }
-  listKeys(ref: AgentRef, callerId: number): Promise<Result<{ keys: AgentKey[]; identityKey: string | null }>> {
+  listKeys(ref: AgentRef, callerId: number) {
     return this.identity.listKeys(this.at(ref), callerId);
   }
-  removeKey(
-    ref: AgentRef,
-    input: { callerId: number; thumbprint: string; now: number },
-  ): Promise<Result<{ identityLevel: number; identityKey: string | null }>> {
+  removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }) {
     return this.identity.removeKey(this.at(ref), input);
   }
-  issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }): Promise<Result<null>> {
+  issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }) {
     return this.identity.issueNonce(this.at(ref), input);
   }
-  signatureKeys(ref: AgentRef): Promise<Result<{ keys: AgentKey[]; directories: Record<string, number> }>> {
+  signatureKeys(ref: AgentRef) {
     return this.identity.signatureKeys(this.at(ref));
   }
-  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }): Promise<Result<null>> {
+  spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }) {
     return this.identity.spendNonce(this.at(ref), input);
   }
-  refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }): Promise<Result<null>> {
+  refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }) {
     return this.identity.refreshDirectory(this.at(ref), input);
   }
-  proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }): Promise<Result<{ identityLevel: number; identityKey: string }>> {
+  proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }) {
     return this.identity.proveSignature(this.at(ref), input);
   }
 
-  openDispute(
-    ref: AgentRef,
-    input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number },
-  ): Promise<Result<Dispute>> {
+  openDispute(ref: AgentRef, input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number }) {
     return this.disputes.open(this.at(ref), input);
   }
-  answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }): Promise<Result<Dispute>> {
+  answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }) {
     return this.disputes.answer(this.at(ref), input);
   }
-  decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }): Promise<Result<Dispute>> {
+  decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }) {
     return this.disputes.decide(this.at(ref), input);
   }
 
-  archiveHistory(ref: AgentRef, input: ArchiveInput): Promise<Result<Archived>> {
+  archiveHistory(ref: AgentRef, input: ArchiveInput) {
     return this.retention.archive(this.at(ref), input);
   }
-  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number): Promise<Result<{ found: boolean; erased: number }>> {
+  eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number) {
     return this.retention.erase(this.at(ref), target, now);
   }
 
   /** The migration sweep's call (npm run admin -- migrate-objects): this agent on the record's contract, its storage empty. */
-  migrate(ref: AgentRef): Promise<Result<{ moved: boolean }>> {
+  migrate(ref: AgentRef) {
     return this.sweep.migrate(this.at(ref));
   }
   /** The daily reconciliation's call: the outbox sent again from entry `from` on (the log lacks it). */
-  republish(ref: AgentRef, from: number): Promise<Result<{ sent: number }>> {
+  republish(ref: AgentRef, from: number) {
     return this.kernel.outbox.republish(this.at(ref), from);
   }
 

@@ -5,10 +5,11 @@
 // and the reporter's record of withdrawals, are derived from the entry through the outbox.
 
 import { findReport } from "../../db/agents";
+import { shardDisputes } from "../../db/disputes";
 import type { PairRow } from "../../db/pairs";
 import type { ShardWrite } from "../../db/shard-writes";
 import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
-import { DISPUTE_WINDOW_MS, disputesDueOf, MAX_OPEN_DISPUTES, RESPOND_WITHIN_MS, type Dispute } from "../../domain/disputes";
+import { disputesDueOf, openDispute, type Dispute } from "../../domain/disputes";
 import { disputeEvent, type ControlWrite, type EventDraft } from "../../domain/events";
 import type { Result } from "../../domain/results";
 import { disputeWrite, withdrawalWrite, type EntryWrite } from "../../db/entry-writes";
@@ -19,14 +20,8 @@ import type { Timer } from "./timers";
 export class Disputes {
   constructor(private readonly host: AgentHost) {}
 
-  private async all(ref: AgentRef): Promise<Dispute[]> {
-    const { results } = await this.host
-      .shard(ref.shard)
-      .withSession("first-primary")
-      .prepare("SELECT dispute FROM disputes WHERE sid = ? ORDER BY id")
-      .bind(ref.sid)
-      .all<{ dispute: string }>();
-    return results.map((r) => JSON.parse(r.dispute) as Dispute);
+  private all(ref: AgentRef): Promise<Dispute[]> {
+    return shardDisputes(this.host.shard(ref.shard).withSession("first-primary"), ref.sid);
   }
 
   /** The owner disputes one of its agent's reports. The report keeps counting, marked disputed. */
@@ -40,25 +35,14 @@ export class Disputes {
         const report = await findReport(this.host.shard(ref.shard).withSession("first-primary"), record.sid, record.num, input.transactionId);
         if (!report) return answer(refuse("transaction_not_found"));
         const disputes = await this.all(ref);
-        if (disputes.some((d) => d.id === input.transactionId)) return answer(refuse("already_disputed"));
-        if (input.now - report.at > DISPUTE_WINDOW_MS) return answer(refuse("dispute_window_closed"));
-        if (disputes.filter((d) => d.status !== "resolved").length >= MAX_OPEN_DISPUTES) return answer(refuse("too_many_disputes"));
-        const dispute: Dispute = {
-          id: report.id,
+        const dispute = openDispute(disputes, report, {
           sid: record.sid,
           ownerOperatorId: input.callerId,
-          reporterOperatorId: report.reporterOperatorId,
-          status: "open",
           reason: input.reason,
           statement: input.statement,
-          openedAt: new Date(input.now).toISOString(),
-          respondBy: new Date(input.now + RESPOND_WITHIN_MS).toISOString(),
-          resolvedAt: null,
-          outcome: null,
-          resolvedBy: null,
-          reporterNote: null,
-          adminNote: null,
-        };
+          now: input.now,
+        });
+        if (typeof dispute === "string") return answer(refuse(dispute));
         const next: AgentRecord = { ...record, seq: record.seq + 1, disputesDue: disputesDueOf([...disputes, dispute]) };
         return {
           change: {
