@@ -7,6 +7,7 @@ import type { PairRow } from "./pairs";
 import type { Database } from "./client";
 import { unpackText, type StoredText } from "./entry-text";
 import type { Entry, EntryDraft, EntryKind } from "../domain/entries";
+import type { AgentEvent, ControlWrite } from "../domain/events";
 
 const PAGE = 5_000;
 
@@ -133,4 +134,19 @@ export async function replayOnShard(
   }));
   const { state, operators } = replayOf([...stored.map((e) => ({ entry: e.entry, who: whoOf(e) })), ...after], Date.parse(record.createdAt));
   return { evidence: state.model, pairs: [...state.pairs.values()].map((pair) => ({ pair, operatorId: operators.get(pair.reporter) ?? -1 })) };
+}
+
+/** What entries (after, to] publish, as their batch recorded it: each one's leaf inputs and what it tells (events, control writes). */
+export async function readPublished(d1: Database, sid: string, after: number, to: number) {
+  const { results } = await d1
+    .prepare("SELECT n, hash, composite, body, outbox FROM entries WHERE sid = ? AND n > ? AND n <= ? ORDER BY n")
+    .bind(sid, after, to)
+    .all<{ n: number; hash: string; composite: number | null; body: StoredText; outbox: StoredText | null }>();
+  return results.map((r) => ({
+    n: r.n,
+    hash: r.hash,
+    composite: r.composite ?? 0,
+    nonce: (JSON.parse(unpackText(r.body)) as { nonce: string }).nonce,
+    told: r.outbox ? (JSON.parse(unpackText(r.outbox)) as { events: AgentEvent[]; control: ControlWrite[] }) : { events: [], control: [] },
+  }));
 }

@@ -64,3 +64,33 @@ export async function readAllPairs(d1: Database, sid: string): Promise<Map<strin
     .all<{ reporter: string; operator_id: number; pair: string }>();
   return new Map(results.map((r) => [r.reporter, rowOf(r)]));
 }
+
+/** One agent's pairs as an object life read them from its shard, kept in step with its batches: each is read at most once. */
+export class PairCache {
+  private rows = new Map<string, PairRow>();
+  /** Whether every pair of the agent is held. */
+  private complete = false;
+
+  /** The pairs of these reporters (by key; absent: none yet). */
+  async get(d1: Database, sid: string, keys: readonly string[]): Promise<Map<string, PairRow>> {
+    const missing = this.complete ? [] : keys.filter((k) => !this.rows.has(k));
+    if (missing.length > 0) for (const [k, row] of await readPairs(d1, sid, missing)) this.rows.set(k, row);
+    return new Map(keys.flatMap((k) => (this.rows.has(k) ? [[k, this.rows.get(k)!] as const] : [])));
+  }
+
+  async all(d1: Database, sid: string): Promise<Map<string, PairRow>> {
+    if (!this.complete) {
+      this.rows = await readAllPairs(d1, sid);
+      this.complete = true;
+    }
+    return this.rows;
+  }
+
+  /** A committed batch's pairs; `replaced`: they are every pair of the agent. */
+  written(rows: ReadonlyMap<string, PairRow>, replaced: boolean): void {
+    if (replaced) {
+      this.rows = new Map(rows);
+      this.complete = true;
+    } else for (const [k, row] of rows) this.rows.set(k, row);
+  }
+}

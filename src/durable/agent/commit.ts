@@ -11,11 +11,11 @@ import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/age
 import { chainEntries, GENESIS } from "../../domain/entries";
 import { entryEventId, scoreChangedData, scoreCrossed, type AgentEvent, type EventDraft, type Notified } from "../../domain/events";
 import type { Leaf } from "../../domain/log/leaf";
-import { shardName, type Env } from "../../env";
+import { shardName } from "../../env";
 import { idemOf } from "./recent";
 import type { Group } from "./group";
 import { log } from "../../log";
-import { type FaultPoint } from "./host";
+import type { AgentHost } from "./host";
 import { leafOf } from "../../domain/log/tags";
 import type { OutboxItem } from "./outbox";
 
@@ -31,14 +31,10 @@ export class RowMissed extends Error {}
 export const isConstraintError = (err: unknown) => err instanceof RowMissed || /constraint/i.test(String((err as Error)?.message ?? err));
 
 /** What a batch needs of the kernel: its shard, clock and faults, its timers, its outbox. */
-export interface CommitHost {
-  readonly env: Env;
-  now(): number;
-  failing(point: FaultPoint): boolean;
-  shard(n: number): D1Database;
+export type CommitHost = Pick<AgentHost, "env" | "now" | "failing" | "shard"> & {
   readonly timers: { within(now: number, ms: number): Promise<void> };
   readonly outbox: { publishedFor(before: Loaded | null): number; queue(items: readonly OutboxItem[]): void };
-}
+};
 
 /** The pairs the group moved, each written once as the group's last change left it. */
 function pairWrites(sid: string, group: Group): ShardWrite[] {

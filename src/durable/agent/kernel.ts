@@ -4,7 +4,7 @@
 // nothing durable of its own. What happens after a failed batch is decided here, in one place.
 
 import { readRecord, RECORD_CONTRACT, type Loaded } from "../../db/agent-record";
-import { readAllPairs, readPairs, type PairRow } from "../../db/pairs";
+import { PairCache } from "../../db/pairs";
 import { findAgent } from "../../db/directory";
 import type { AgentRef } from "../../domain/agent";
 import type { Result } from "../../domain/results";
@@ -12,7 +12,7 @@ import { shardDatabases, type Env } from "../../env";
 import { reporterCommitment } from "../../domain/entries";
 import { commitGroup, isConstraintError, type Committed } from "./commit";
 import { Recent } from "./recent";
-import { Group, type Queued } from "./group";
+import { Group, type PairSource, type Queued } from "./group";
 import { log } from "../../log";
 import { refuse, type AgentHost, type FaultPoint, type Job, type Probes } from "./host";
 import { Outbox } from "./outbox";
@@ -30,9 +30,7 @@ export class Kernel implements AgentHost {
   /** The agent as the shard holds it: undefined until read in this object life, null for an agent not registered. */
   private loaded: Loaded | null | undefined;
   private commitments = new Map<number, Promise<string>>();
-  /** The agent's pairs read in this object life, kept in step with each batch; `allPairs`: all of them are. */
-  private pairCache = new Map<string, PairRow>();
-  private allPairs = false;
+  private pairs = new PairCache();
   /** Runs before a contract-1 agent is first used (./sweep): its object's storage moves to the shard. */
   upgrade: ((loaded: Loaded) => Promise<Loaded>) | null = null;
 
@@ -113,27 +111,13 @@ export class Kernel implements AgentHost {
   forget(): void {
     this.loaded = undefined;
     this.recent.forget();
-    this.pairCache = new Map();
-    this.allPairs = false;
+    this.pairs = new PairCache();
   }
 
   /** Where a group reads the pairs it has not moved: this object life's cache, else the shard's primary. */
-  private pairSource(ref: AgentRef) {
+  private pairSource(ref: AgentRef): PairSource {
     const d1 = () => this.shard(ref.shard).withSession("first-primary");
-    return {
-      get: async (keys: readonly string[]) => {
-        const missing = this.allPairs ? [] : keys.filter((k) => !this.pairCache.has(k));
-        if (missing.length > 0) for (const [k, row] of await readPairs(d1(), ref.sid, missing)) this.pairCache.set(k, row);
-        return new Map(keys.flatMap((k) => (this.pairCache.has(k) ? [[k, this.pairCache.get(k)!] as const] : [])));
-      },
-      all: async () => {
-        if (!this.allPairs) {
-          this.pairCache = await readAllPairs(d1(), ref.sid);
-          this.allPairs = true;
-        }
-        return this.pairCache;
-      },
-    };
+    return { get: (keys) => this.pairs.get(d1(), ref.sid, keys), all: () => this.pairs.all(d1(), ref.sid) };
   }
 
   private async drain(ref: AgentRef): Promise<void> {
@@ -183,10 +167,7 @@ export class Kernel implements AgentHost {
     }
     this.loaded = committed.loaded;
     this.recent.committed(group.applied, committed.loaded);
-    if (group.replaced) {
-      this.pairCache = new Map(group.moved);
-      this.allPairs = true;
-    } else for (const [k, row] of group.moved) this.pairCache.set(k, row);
+    this.pairs.written(group.moved, group.replaced);
     // Answered once what the batch tells is on its way: a caller that reads on (its own agents after a
     // claim, its disputes, a webhook test) finds it, and what the control database must show is there.
     try {

@@ -11,27 +11,21 @@ import type { Loaded } from "../../db/agent-record";
 import { controlStatements, type ControlWrite } from "../../db/shard-writes";
 import type { AgentRef } from "../../domain/agent";
 import type { AgentEvent } from "../../domain/events";
-import type { Env } from "../../env";
-import { unpackText, type StoredText } from "../../db/entry-text";
+import { readPublished } from "../../db/history";
+import { fnv1a } from "../../domain/identifiers";
 import { sendLeaves } from "../../domain/log/messages";
 import type { Result } from "../../domain/results";
 import { log } from "../../log";
-import { ok, refuse, type FaultPoint } from "./host";
+import { ok, refuse, type AgentHost } from "./host";
 import { leafOf } from "../../domain/log/tags";
 import type { Leaf } from "../../domain/log/leaf";
 import type { Timer } from "./timers";
 
-/** What the outbox needs of the kernel. */
-export interface OutboxHost {
-  readonly env: Env;
-  now(): number;
-  failing(point: FaultPoint): boolean;
-  shard(n: number): D1Database;
-  exclusive<T>(work: () => Promise<T>): Promise<T>;
-  read(ref: AgentRef): Promise<Loaded | null>;
+/** What the outbox needs of the kernel: the host's face, a way to drop its cache, the alarm. */
+export type OutboxHost = Pick<AgentHost, "env" | "now" | "failing" | "shard" | "exclusive" | "read"> & {
   forget(): void;
   readonly timers: { earlier(at: number): Promise<void> };
-}
+};
 
 /** What one entry publishes. */
 export interface OutboxItem {
@@ -44,18 +38,13 @@ export interface OutboxItem {
 }
 
 /** A send that keeps failing is tried again 5 s after the first failure, then doubled up to 5 minutes, spread ±20% by the agent. */
-export function retryDelay(failures: number, sid: string): number {
+function retryDelay(failures: number, sid: string): number {
   const wait = Math.min(5_000 * 2 ** Math.max(0, failures - 1), 300_000);
-  if (failures <= 1) return wait;
-  let h = 0x811c9dc5; // FNV-1a
-  for (const ch of `${sid}/${failures}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
-  return Math.round(wait * (0.8 + 0.4 * ((h >>> 0) / 2 ** 32)));
+  return failures <= 1 ? wait : Math.round(wait * (0.8 + 0.4 * (fnv1a(`${sid}/${failures}`) / 2 ** 32)));
 }
 
 /** Entries read from the shard per resend (an agent that was cut off from its queues for long has many). */
 const RESEND_PAGE = 500;
-
-type StoredItemRow = { n: number; hash: string; composite: number | null; body: StoredText; outbox: StoredText | null };
 
 export class Outbox {
   /** Entries up to this number were handed to the queues (in this object life; at least the row's cursor). */
@@ -166,22 +155,8 @@ export class Outbox {
 
   /** Items of entries (after, to] from the shard, as their batch made them. */
   private async read(ref: AgentRef, loaded: Loaded, after: number, to: number): Promise<OutboxItem[]> {
-    const d1 = this.kernel.shard(ref.shard).withSession("first-primary");
-    const { results } = await d1
-      .prepare("SELECT n, hash, composite, body, outbox FROM entries WHERE sid = ? AND n > ? AND n <= ? ORDER BY n")
-      .bind(ref.sid, after, to)
-      .all<StoredItemRow>();
-    return Promise.all(
-      results.map(async (r): Promise<OutboxItem> => {
-        const { nonce } = JSON.parse(unpackText(r.body)) as { nonce: string };
-        const told = r.outbox ? (JSON.parse(unpackText(r.outbox)) as { events: AgentEvent[]; control: ControlWrite[] }) : { events: [], control: [] };
-        return {
-          n: r.n,
-          ...(await leafOf(this.kernel.env, ref.sid, { n: r.n, hash: r.hash, composite: r.composite ?? 0, nonce }, loaded.record.logTags)),
-          ...told,
-        };
-      }),
-    );
+    const published = await readPublished(this.kernel.shard(ref.shard).withSession("first-primary"), ref.sid, after, to);
+    return Promise.all(published.map(async ({ told, ...e }) => ({ n: e.n, ...(await leafOf(this.kernel.env, ref.sid, e, loaded.record.logTags)), ...told })));
   }
 
   /**
