@@ -16,7 +16,7 @@ import { Sweep } from "./agent/sweep";
 
 export type { ConfigInput, RegistrationInput } from "./agent/profile";
 export type { ReportInput } from "./agent/reports";
-export type { Inherited } from "./agent/credibility";
+export type { Inherited } from "../db/model-steps";
 
 /**
  * One object per agent (named by its SID): every change to the agent (its score, configuration,

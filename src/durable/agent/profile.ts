@@ -9,7 +9,7 @@ import { withOwner } from "../../domain/log/epochs";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Result } from "../../domain/results";
 import type { ConfigUpdated, Registration } from "../../domain/views";
-import { inheritanceOf, inheritanceStep, type Inherited } from "./credibility";
+import { inheritanceOf, inheritanceStep, type Inherited } from "../../db/model-steps";
 import { claimWrite, configWrite, registrationWrite, statusWrite, type EntryWrite } from "../../db/entry-writes";
 import { answer, ok, owned, refuse, replayed, type AgentHost } from "./host";
 import { replayOnShard } from "../../db/history";
@@ -61,7 +61,7 @@ export class Profile {
         const entries: EntryWrite[] = [await registrationWrite(created, score, input.now, commitment)];
         // R6: a repeat of a cautioned agent of the same owner starts with its negative evidence (and in caution).
         let record: AgentRecord = { ...created, seq: 1 };
-        const inherited = inheritance ? await inheritanceStep(host, record, inheritance) : null;
+        const inherited = inheritance ? await inheritanceStep(record, inheritance, commitment) : null;
         if (inherited) {
           record = inherited.record;
           entries.push(inherited.write);

@@ -1,14 +1,14 @@
 // The retention window of the agent's history: entries older than the window leave the shard for
 // the archive (R2), in order, after a snapshot entry records the model's state at the window's start
-// (version 3's state, the reporters' numbers by commitment, their recent report times, the owner),
+// (src/db/model-steps.ts: the aggregates, every pair by its reporter's commitment, the owner),
 // so every later replay (claims, withdrawals, a verifier's) starts there and gives the same scores.
 // And erasure: an entry's free text goes with its salt, from the shard and the archive.
 
 import { deleteRows, eraseText, firstOnShard, PAGE_ENTRIES, rowsThrough, writePage } from "../../db/history-archive";
-import { latestSnapshot, readEntries, whoOf, type SnapshotPrivate } from "../../db/history";
-import { scoreOfRecord, type AgentRef } from "../../domain/agent";
+import { latestSnapshot, readEntries } from "../../db/history";
+import { snapshotCut, snapshotWrite } from "../../db/model-steps";
+import type { AgentRef } from "../../domain/agent";
 import { ERASED } from "../../domain/entries";
-import { replayOf, snapshotOf } from "../../domain/replay";
 import type { Result } from "../../domain/results";
 import { answer, ok, refuse, type AgentHost } from "./host";
 
@@ -63,32 +63,13 @@ export class Retention {
           const record = group.record;
           if (!record) return answer(refuse("not_found"));
           const stored = await readEntries(d1, record.sid);
-          // A report under dispute stays on the shard, with everything after it, until the dispute is decided.
-          const disputed = stored.find((e) => e.status === "disputed");
-          const cutoff = Math.min(input.cutoff, disputed?.at ?? Infinity);
-          let cut = stored.findIndex((e) => e.at >= cutoff);
-          if (cut < 0) cut = stored.length;
-          // Snapshots right after the cut change no state: the new one covers them too, so they leave.
-          while (cut < stored.length && stored[cut].kind === "snapshot") cut++;
-          const last = cut > 0 ? stored[cut - 1].n : 0;
+          const cut = snapshotCut(stored, input.cutoff);
+          const last = cut.last;
           if (last <= covered) return answer(ok(covered));
-          const chain = stored.map((e) => ({ entry: e.entry, who: whoOf(e) }));
-          const body = snapshotOf(chain, Date.parse(record.createdAt), cutoff, last);
-          const { operators } = replayOf(
-            chain.filter((e) => e.entry.n <= last),
-            Date.parse(record.createdAt),
-          );
-          const kept: SnapshotPrivate = { operators: Object.fromEntries([...operators].filter(([key]) => key in body.pairs)) };
           return {
             change: {
               record: { ...record, seq: record.seq + 1 },
-              entries: [
-                {
-                  draft: { kind: "snapshot", at: input.now, body },
-                  composite: scoreOfRecord(record, input.now).composite,
-                  row: { private: JSON.stringify(kept) },
-                },
-              ],
+              entries: [snapshotWrite(stored, record, cut, input.now)],
             },
             answer: () => last,
           };
