@@ -88,6 +88,10 @@ export function loadedOfRow(ref: AgentRef, row: AgentRow): Loaded {
   };
 }
 
+/** The contract the agent's row was written under (null: the shard does not hold the agent). */
+export const readContract = async (d1: Database, sid: string): Promise<number | null> =>
+  (await d1.prepare("SELECT contract FROM agents WHERE sid = ?").bind(sid).first<number>("contract")) ?? null;
+
 /** The agent's record from its shard's primary; null for an agent the shard does not hold. */
 export async function readRecord(d1: Database, ref: AgentRef): Promise<Loaded | null> {
   const row = await readAgentRow(d1, ref.sid);

@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import { meterAlarm, metering } from "../d1-meter";
-import { findAgent } from "../db/directory";
 import type { AgentKey } from "../domain/agent-keys";
 import type { AgentRef, AgentStatus } from "../domain/agent";
 import type { Env } from "../env";
@@ -33,8 +32,6 @@ export class Agent extends DurableObject<Env> {
   private readonly disputes: Disputes;
   private readonly retention: Retention;
   private readonly sweep: Sweep;
-  /** Where the agent lives, from the last call (a cold alarm looks it up in the directory). */
-  private ref: AgentRef | null = null;
 
   constructor(ctx: DurableObjectState, env: Env, probes: Probes = NO_PROBES) {
     super(ctx, metering(env));
@@ -49,111 +46,97 @@ export class Agent extends DurableObject<Env> {
     kernel.timers.register([kernel.outbox.timer, this.disputes.timer, new Model(kernel).timer]);
   }
 
-  /** Every call names the agent: the object remembers where it lives for its alarm. */
-  private at(ref: AgentRef): AgentRef {
-    this.ref = ref;
-    return ref;
-  }
-
   register(ref: AgentRef, input: RegistrationInput) {
-    return this.profile.register(this.at(ref), input);
+    return this.profile.register(ref, input);
   }
   reportTransaction(ref: AgentRef, input: ReportInput) {
-    return this.reports.report(this.at(ref), input);
+    return this.reports.report(ref, input);
   }
   reportMany(ref: AgentRef, inputs: ReportInput[]) {
-    return this.reports.reportMany(this.at(ref), inputs);
+    return this.reports.reportMany(ref, inputs);
   }
   updateConfig(ref: AgentRef, input: ConfigInput) {
-    return this.profile.updateConfig(this.at(ref), input);
+    return this.profile.updateConfig(ref, input);
   }
   claim(ref: AgentRef, input: { operatorId: number; claimTokenHash: string; now: number }) {
-    return this.profile.claim(this.at(ref), input);
+    return this.profile.claim(ref, input);
   }
   setStatus(ref: AgentRef, status: AgentStatus, now: number) {
-    return this.profile.setStatus(this.at(ref), status, now);
+    return this.profile.setStatus(ref, status, now);
   }
   inheritance(ref: AgentRef, now: number) {
-    return this.profile.inheritance(this.at(ref), now);
+    return this.profile.inheritance(ref, now);
   }
   statusFacts(ref: AgentRef, now: number) {
-    return this.profile.statusFacts(this.at(ref), now);
+    return this.profile.statusFacts(ref, now);
   }
   setPublicProfile(ref: AgentRef, input: { callerId: number; publicProfile: boolean; now: number }) {
-    return this.profile.setPublicProfile(this.at(ref), input);
+    return this.profile.setPublicProfile(ref, input);
   }
 
   addChallenge(ref: AgentRef, input: { tokenHash: string; expiresAt: number }) {
-    return this.identity.addChallenge(this.at(ref), input);
+    return this.identity.addChallenge(ref, input);
   }
   voidChallenge(ref: AgentRef, tokenHash: string) {
-    return this.identity.voidChallenge(this.at(ref), tokenHash);
+    return this.identity.voidChallenge(ref, tokenHash);
   }
   confirmIdentity(ref: AgentRef, input: { callerId: number; tokenHash: string; now: number }) {
-    return this.identity.confirmIdentity(this.at(ref), input);
+    return this.identity.confirmIdentity(ref, input);
   }
   addKeys(ref: AgentRef, input: { callerId: number; keys: AgentKey[]; directoryUrl: string | null; now: number }) {
-    return this.identity.addKeys(this.at(ref), input);
+    return this.identity.addKeys(ref, input);
   }
   listKeys(ref: AgentRef, callerId: number) {
-    return this.identity.listKeys(this.at(ref), callerId);
+    return this.identity.listKeys(ref, callerId);
   }
   removeKey(ref: AgentRef, input: { callerId: number; thumbprint: string; now: number }) {
-    return this.identity.removeKey(this.at(ref), input);
+    return this.identity.removeKey(ref, input);
   }
   issueNonce(ref: AgentRef, input: { callerId: number; nonce: string; expiresAt: number; now: number }) {
-    return this.identity.issueNonce(this.at(ref), input);
+    return this.identity.issueNonce(ref, input);
   }
   signatureKeys(ref: AgentRef) {
-    return this.identity.signatureKeys(this.at(ref));
+    return this.identity.signatureKeys(ref);
   }
   spendNonce(ref: AgentRef, input: { nonce: string; expiresAt: number; now: number }) {
-    return this.identity.spendNonce(this.at(ref), input);
+    return this.identity.spendNonce(ref, input);
   }
   refreshDirectory(ref: AgentRef, input: { url: string; keys: AgentKey[]; now: number }) {
-    return this.identity.refreshDirectory(this.at(ref), input);
+    return this.identity.refreshDirectory(ref, input);
   }
   proveSignature(ref: AgentRef, input: { nonce: string; thumbprint: string; now: number }) {
-    return this.identity.proveSignature(this.at(ref), input);
+    return this.identity.proveSignature(ref, input);
   }
 
   openDispute(ref: AgentRef, input: { callerId: number; transactionId: number; reason: string; statement: string | null; now: number }) {
-    return this.disputes.open(this.at(ref), input);
+    return this.disputes.open(ref, input);
   }
   answerDispute(ref: AgentRef, input: { callerId: number; disputeId: number; stand: boolean; note: string | null; now: number }) {
-    return this.disputes.answer(this.at(ref), input);
+    return this.disputes.answer(ref, input);
   }
   decideDispute(ref: AgentRef, input: { disputeId: number; outcome: "withdraw" | "keep"; note: string | null; now: number }) {
-    return this.disputes.decide(this.at(ref), input);
+    return this.disputes.decide(ref, input);
   }
 
   archiveHistory(ref: AgentRef, input: ArchiveInput) {
-    return this.retention.archive(this.at(ref), input);
+    return this.retention.archive(ref, input);
   }
   eraseText(ref: AgentRef, target: { n: number | null; ref: number | null } | null, now: number) {
-    return this.retention.erase(this.at(ref), target, now);
+    return this.retention.erase(ref, target, now);
   }
 
   /** The migration sweep's call (npm run admin -- migrate-objects): this agent on the record's contract, its storage empty. */
   migrate(ref: AgentRef) {
-    return this.sweep.migrate(this.at(ref));
+    return this.sweep.migrate(ref);
   }
   /** The daily reconciliation's call: the outbox sent again from entry `from` on (the log lacks it). */
   republish(ref: AgentRef, from: number) {
-    return this.kernel.outbox.republish(this.at(ref), from);
+    return this.kernel.outbox.republish(ref, from);
   }
 
   override async alarm(): Promise<void> {
     meterAlarm(this.env, "do:AGENT alarm");
-    const ref = this.ref ?? (await this.locate());
-    if (!ref) return;
-    await this.kernel.timers.fire(() => this.kernel.exclusive(() => this.kernel.read(ref)), this.kernel.now());
-  }
-
-  /** A cold alarm's agent: the directory's entry for this object's name. */
-  private async locate(): Promise<AgentRef | null> {
-    const sid = this.ctx.id.name;
-    const entry = sid ? await findAgent(this.env.DB.withSession("first-primary"), sid) : null;
-    return entry ? this.at({ sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log }) : null;
+    const ref = this.kernel.ref ?? (await this.kernel.locate());
+    if (ref) await this.kernel.timers.fire(() => this.kernel.exclusive(() => this.kernel.read(ref)), this.kernel.now());
   }
 }

@@ -9,10 +9,10 @@ import { insertAgent, RECORD_CONTRACT, rowOf, updateAgent, type Loaded } from ".
 import { shardStatements, type ShardWrite } from "../../db/shard-writes";
 import { scoreOfRecord, type AgentRecord, type AgentRef } from "../../domain/agent";
 import { chainEntries, GENESIS } from "../../domain/entries";
-import { entryEventId, scoreChangedData, scoreCrossed, type AgentEvent, type EventDraft, type Notified } from "../../domain/events";
+import { entryEventId, scoreChangedData, scoreCrossed, type AgentEvent, type ControlWrite, type EventDraft, type Notified } from "../../domain/events";
 import type { Leaf } from "../../domain/log/leaf";
 import { shardName } from "../../env";
-import { idemOf } from "./recent";
+import { idemOf } from "../../domain/idempotency";
 import type { Group } from "./group";
 import { log } from "../../log";
 import type { AgentHost } from "./host";
@@ -32,7 +32,7 @@ export const isConstraintError = (err: unknown) => err instanceof RowMissed || /
 
 /** What a batch needs of the kernel: its shard, clock and faults, its timers, its outbox. */
 export type CommitHost = Pick<AgentHost, "env" | "now" | "failing" | "shard"> & {
-  readonly timers: { within(now: number, ms: number): Promise<void> };
+  readonly timers: { earlier(at: number): Promise<void> };
   readonly outbox: { publishedFor(before: Loaded | null): number; queue(items: readonly OutboxItem[]): void };
 };
 
@@ -46,11 +46,8 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const before = group.before;
   const drafts = group.applied.flatMap((a) => a.change.entries ?? []);
   const head = { n: before?.record.seq ?? 0, hash: before?.record.chainHash ?? GENESIS };
-  const { chained, head: after } = await chainEntries(
-    ref.sid,
-    head,
-    drafts.map((d) => d.draft),
-  );
+  const toChain = drafts.map((d) => d.draft);
+  const { chained, head: after } = await chainEntries(ref.sid, head, toChain);
   group.chainHead = after;
   const record: AgentRecord = { ...group.record!, seq: after.n, chainHash: after.hash };
   const made = await Promise.all(
@@ -59,24 +56,23 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const leaves: Leaf[] = made.map((m) => m.leaf);
   const at = drafts.at(-1)?.draft.at ?? kernel.now();
 
-  // Each change's answer, and what each entry tells: the change's events and control writes with its
-  // last entry, and score.changed with the batch's last when what the row shows crossed the threshold.
-  const told = new Map<number, { events: EventDraft[]; control: NonNullable<OutboxItem["control"]> }>();
+  // Each change's answer, and what it leaves with its last entry: its events and control writes, a
+  // keyed change's answer (recorded) and a spent receipt's id; score.changed goes with the batch's
+  // last entry when what the row shows crossed the threshold.
+  type Told = { events: EventDraft[]; control: ControlWrite[]; idem?: string; answer?: string; jti?: string };
+  const told = new Map<number, Told>();
   const tell = (i: number) => told.get(i) ?? told.set(i, { events: [], control: [] }).get(i)!;
   for (const a of group.applied) {
     a.result = a.answer({ chained: chained.slice(a.from, a.to), leaves: leaves.slice(a.from, a.to) });
-    const last = a.to - 1;
-    if (last >= 0 && (a.change.events?.length || a.change.control?.length)) {
-      tell(last).events.push(...(a.change.events ?? []));
-      tell(last).control.push(...(a.change.control ?? []));
-    }
+    if (a.to === a.from) continue;
+    const k = a.change.keyed;
+    const keyed = k && { idem: idemOf(k.operatorId, k.idempotency.key), answer: JSON.stringify({ h: k.idempotency.requestHash, r: a.result }) };
+    told.set(a.to - 1, { events: [...(a.change.events ?? [])], control: [...(a.change.control ?? [])], ...keyed, jti: a.change.jti });
   }
   const shown = scoreOfRecord(record, at);
-  let notified: Notified | null = before?.notified ?? null;
-  if (!notified || before === null) {
-    notified = { composite: 500, recommendation: "review" };
-    if (before !== null) notified = { composite: shown.composite, recommendation: shown.recommendation };
-  }
+  // A new agent was told at the neutral start; a row that never told anything, at what it shows now.
+  let notified: Notified =
+    before === null ? { composite: 500, recommendation: "review" } : (before.notified ?? { composite: shown.composite, recommendation: shown.recommendation });
   for (const a of group.applied) {
     if (a.change.notified) notified = a.change.notified;
     if (a.change.faceMoved) group.crossed = true;
@@ -98,14 +94,6 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
     }));
     return { n: c.entry.n, leaf: leaves[i], epoch: made[i].epoch, events, control: t?.control ?? [] };
   });
-  const keyedAt = new Map<number, { idem: string; answer: string }>();
-  const jtiAt = new Map<number, string>();
-  for (const a of group.applied) {
-    if (a.to === a.from) continue;
-    const k = a.change.keyed;
-    if (k) keyedAt.set(a.to - 1, { idem: idemOf(k.operatorId, k.idempotency.key), answer: JSON.stringify({ h: k.idempotency.requestHash, r: a.result }) });
-    if (a.change.jti) jtiAt.set(a.to - 1, a.change.jti);
-  }
   const entryRows: ShardWrite[] = chained.map((c, i) => ({
     kind: "entry",
     row: {
@@ -117,9 +105,9 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
       hash: c.hash,
       composite: drafts[i].composite,
       ...drafts[i].row,
-      idem: keyedAt.get(i)?.idem ?? null,
-      answer: keyedAt.get(i)?.answer ?? null,
-      jti: jtiAt.get(i) ?? null,
+      idem: told.get(i)?.idem ?? null,
+      answer: told.get(i)?.answer ?? null,
+      jti: told.get(i)?.jti ?? null,
       outbox: items[i].events.length || items[i].control.length ? JSON.stringify({ events: items[i].events, control: items[i].control }) : null,
     },
   }));
@@ -129,20 +117,11 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const d1 = kernel.shard(ref.shard).withSession("first-primary");
   const statements = shardStatements(d1, [...entryRows, ...group.applied.flatMap((a) => a.change.rows ?? []), ...pairWrites(record.sid, group)]);
   const writesRow = group.rowChanges();
-  if (writesRow)
-    statements.push(
-      before === null
-        ? insertAgent(d1, row)
-        : updateAgent(
-            d1,
-            row,
-            before!.record.seq,
-            group.applied.some((a) => a.change.whole),
-          ),
-    );
+  const whole = group.applied.some((a) => a.change.whole);
+  if (writesRow) statements.push(before === null ? insertAgent(d1, row) : updateAgent(d1, row, before.record.seq, whole));
   // An entry not yet handed to the queues has an alarm behind it, within a minute: a crash after the
   // batch loses nothing (./outbox).
-  if (chained.length > 0) await kernel.timers.within(kernel.now(), 60_000);
+  if (chained.length > 0) await kernel.timers.earlier(kernel.now() + 60_000);
   if (kernel.failing("beforeBatch")) throw new Error("injected: the shard did not take the batch");
   const results = await d1.batch(statements);
   if (kernel.failing("afterBatch")) throw new Error("injected: the batch committed and its answer was lost");

@@ -8,7 +8,7 @@ import type { AgentRecord } from "../../domain/agent";
 import type { Idempotency } from "../../domain/idempotency";
 import type { Refusal, Result } from "../../domain/results";
 import type { ChainHead } from "../../domain/entries";
-import type { Recent } from "./recent";
+import type { RecentWindow } from "../../db/recent-window";
 import { ok, refuse, type Change, type GroupView, type Job, type Told } from "./host";
 
 export interface Queued {
@@ -56,7 +56,7 @@ export class Group implements GroupView {
 
   constructor(
     readonly before: Loaded | null,
-    private readonly recent: Recent,
+    private readonly recent: RecentWindow,
     private readonly source: PairSource,
   ) {
     this.record = before?.record ?? null;
@@ -116,11 +116,6 @@ export class Group implements GroupView {
     this.settled.push({ queued, applied });
     if (change.keyed) this.keyed.set(keyOf(change.keyed.operatorId, change.keyed.idempotency.key), applied);
     if (change.jti) this.jtis.add(change.jti);
-  }
-
-  /** Whether anything is to be written. */
-  changes(): boolean {
-    return this.applied.length > 0;
   }
 
   /** Whether the agent's own row is written (not when every change only keeps or spends a challenge). */

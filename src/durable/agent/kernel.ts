@@ -11,7 +11,7 @@ import type { Result } from "../../domain/results";
 import { shardDatabases, type Env } from "../../env";
 import { reporterCommitment } from "../../domain/entries";
 import { commitGroup, isConstraintError, type Committed } from "./commit";
-import { Recent } from "./recent";
+import { RecentWindow } from "../../db/recent-window";
 import { Group, type PairSource, type Queued } from "./group";
 import { log } from "../../log";
 import { refuse, type AgentHost, type FaultPoint, type Job, type Probes } from "./host";
@@ -24,11 +24,13 @@ const MAX_GROUP = 100;
 export class Kernel implements AgentHost {
   readonly outbox: Outbox;
   readonly timers: Timers;
-  readonly recent = new Recent();
+  readonly recent = new RecentWindow();
   private tail: Promise<unknown> = Promise.resolve();
   private queue: Queued[] = [];
   /** The agent as the shard holds it: undefined until read in this object life, null for an agent not registered. */
   private loaded: Loaded | null | undefined;
+  /** Where the agent lives, from the last call that named it (the alarm's agent). */
+  ref: AgentRef | null = null;
   private commitments = new Map<number, Promise<string>>();
   private pairs = new PairCache();
   /** Runs before a contract-1 agent is first used (./sweep): its object's storage moves to the shard. */
@@ -79,6 +81,7 @@ export class Kernel implements AgentHost {
 
   /** The agent from its shard's primary, once per object life (and after any failed batch). */
   async read(ref: AgentRef): Promise<Loaded | null> {
+    this.ref = ref;
     if (this.loaded !== undefined) return this.loaded;
     const d1 = this.shard(ref.shard).withSession("first-primary");
     let loaded = await readRecord(d1, ref);
@@ -96,15 +99,17 @@ export class Kernel implements AgentHost {
    */
   inspect(): Promise<{ record: Loaded["record"] | null; published: number; sent: number }> {
     return this.exclusive(async () => {
-      const sid = this.ctx.id.name ?? "";
-      const held = this.loaded ?? (await this.locatedRead(sid));
+      const ref = this.ref ?? (await this.locate());
+      const held = this.loaded ?? (ref && (await this.read(ref)));
       return { record: held?.record ?? null, published: held?.published ?? 0, sent: this.outbox.sentUpTo() };
     });
   }
 
-  private async locatedRead(sid: string): Promise<Loaded | null> {
-    const entry = await findAgent(this.env.DB.withSession("first-primary"), sid);
-    return entry ? this.read({ sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log }) : null;
+  /** Where this object's agent lives, from the directory (a cold alarm's, or an inspection's). */
+  async locate(): Promise<AgentRef | null> {
+    const sid = this.ctx.id.name;
+    const entry = sid ? await findAgent(this.env.DB.withSession("first-primary"), sid) : null;
+    return entry ? { sid: entry.sid, num: entry.num, shard: entry.shard, log: entry.log } : null;
   }
 
   /** Drops the cache: the next job reads the shard again. */
@@ -146,7 +151,7 @@ export class Kernel implements AgentHost {
       for (const q of jobs) q.resolve(refuse("unavailable"));
       return;
     }
-    if (!group.changes()) return group.answerAll({}, false);
+    if (group.applied.length === 0) return group.answerAll({}, false);
     let committed: Committed;
     try {
       committed = await commitGroup(this, ref, group);
@@ -166,7 +171,12 @@ export class Kernel implements AgentHost {
       committed = { bookmarks: {}, loaded: (await this.read(ref))! };
     }
     this.loaded = committed.loaded;
-    this.recent.committed(group.applied, committed.loaded);
+    const recorded = group.applied.map((a) => ({
+      at: a.change.entries?.at(-1)?.draft.at ?? 0,
+      keyed: a.change.keyed && a.to > a.from ? { ...a.change.keyed, result: a.result } : undefined,
+      jti: a.change.jti,
+    }));
+    this.recent.committed(committed.loaded.record.sid, recorded);
     this.pairs.written(group.moved, group.replaced);
     // Answered once what the batch tells is on its way: a caller that reads on (its own agents after a
     // claim, its disputes, a webhook test) finds it, and what the control database must show is there.
@@ -177,7 +187,8 @@ export class Kernel implements AgentHost {
       const control = group.applied.some((a) => a.change.control?.length);
       group.answerAll({ ...committed.bookmarks, ...(control && bookmark ? { DB: bookmark } : {}) }, group.faceMoved(committed.loaded));
     }
-    await this.timers.after(committed.loaded, this.now());
+    const next = this.timers.next(committed.loaded, this.now());
+    if (next !== null) await this.timers.earlier(next);
   }
 
   /** Whether the group's batch is on the shard after all (its last entry is there, with its hash). */

@@ -106,11 +106,6 @@ export class Outbox {
     return this.sent;
   }
 
-  /** Whether every entry up to `seq` was handed to the queues. */
-  idle(seq: number): boolean {
-    return this.sent >= seq;
-  }
-
   /** Sends what waits (after the batch's answers), reading from the shard any entry before it that this life never sent. */
   async send(ref: AgentRef, loaded: Loaded): Promise<void> {
     // A send that failed waits for the alarm's retry: the batches in between only queue their items.

@@ -81,8 +81,8 @@ export class Profile {
         if (!("sid" in record)) return answer(record);
         const repeat = await replayed<ConfigUpdated>(group, input.callerId, input.idempotency, input.now);
         if (repeat) return repeat;
-        const pairs = new Map([...(await group.allPairs())].map(([k, r]) => [k, r.pair]));
-        const operatorOf = new Map([...(await group.allPairs())].map(([k, r]) => [k, r.operatorId]));
+        const rows = await group.allPairs();
+        const pairs = new Map([...rows].map(([k, r]) => [k, r.pair]));
         const changed = applyConfigTo(record, input.config, input.fingerprint, input.now, pairs);
         // A request that changes nothing writes nothing (its key is not recorded: a repeat finds nothing to change again).
         if (!changed) return answer(ok({ changeDetected: false, changeType: null, fingerprint: record.fingerprint, score: scoreOfRecord(record, input.now) }));
@@ -93,7 +93,7 @@ export class Profile {
             record: changed.record,
             entries: [configWrite(changed.changes, input.fingerprint, changed.score, input.now)],
             rows: [configRow(changed.record, changed.record.seq, changed.changes, input.now)],
-            pairs: changed.pairs.map((pair) => ({ pair, operatorId: operatorOf.get(pair.reporter)! })),
+            pairs: changed.pairs.map((pair) => ({ pair, operatorId: rows.get(pair.reporter)!.operatorId })),
             whole: true,
             keyed: input.idempotency && { operatorId: input.callerId, idempotency: input.idempotency },
           },

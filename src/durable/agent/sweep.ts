@@ -4,7 +4,7 @@
 // traffic, and the agent's `model` entry (version 4) and log tag cut-over follow as a change.
 
 import { EarlierContract } from "../../db/earlier-contract";
-import { RECORD_CONTRACT, type Loaded } from "../../db/agent-record";
+import { readContract, RECORD_CONTRACT, type Loaded } from "../../db/agent-record";
 import { scoreOfRecord, type AgentRef } from "../../domain/agent";
 import { sweptLogTags } from "../../domain/log/epochs";
 import type { Result } from "../../domain/results";
@@ -26,7 +26,7 @@ export class Sweep {
    */
   async migrate(ref: AgentRef): Promise<Result<{ moved: boolean }>> {
     const moved = await this.kernel.exclusive(async () => {
-      const before = await this.contractOf(ref);
+      const before = await readContract(this.kernel.shard(ref.shard).withSession("first-primary"), ref.sid);
       if (before === null) return refuse("not_found");
       const loaded = await this.kernel.read(ref);
       if (!loaded) return refuse("not_found");
@@ -53,15 +53,5 @@ export class Sweep {
   /** A row on an earlier contract, read by the kernel: the agent moves to the record's contract first. */
   upgrade(loaded: Loaded): Promise<Loaded> {
     return this.earlier.upgrade(loaded, this.kernel.shard(loaded.record.shard).withSession("first-primary"), this.kernel.now());
-  }
-
-  private async contractOf(ref: AgentRef): Promise<number | null> {
-    const row = await this.kernel
-      .shard(ref.shard)
-      .withSession("first-primary")
-      .prepare("SELECT contract FROM agents WHERE sid = ?")
-      .bind(ref.sid)
-      .first<{ contract: number }>();
-    return row?.contract ?? null;
   }
 }

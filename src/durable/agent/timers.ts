@@ -38,17 +38,6 @@ export class Timers {
     await this.storage.setAlarm(at);
   }
 
-  /** An alarm within `ms` of `now`: the one set, or one at now + ms. */
-  within(now: number, ms: number): Promise<void> {
-    return this.earlier(now + ms);
-  }
-
-  /** After a batch: the alarm no later than every timer's next time. */
-  async after(loaded: Loaded, now: number): Promise<void> {
-    const next = this.next(loaded, now);
-    if (next !== null) await this.earlier(next);
-  }
-
   /** The earliest next time of any timer. */
   next(loaded: Loaded, now: number): number | null {
     let earliest: number | null = null;

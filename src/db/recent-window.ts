@@ -1,14 +1,13 @@
-// The agent's last day, as its object needs it before a batch: each keyed change's answer (replayed
+// An agent's last day, as its object needs it before a batch: each keyed change's answer (replayed
 // to a repeat of its Idempotency-Key for 24 hours) and each spent receipt id (single use per agent).
 // Both live in the entry rows that recorded them (`idem`, `answer`, `jti`, `at`); the
 // object reads the last day's when it wakes and keeps them in step with its batches, so no lookup
 // waits for the shard and one duplicate never aborts its neighbours' batch. Past MAX_HELD records
 // (a very busy agent) the rest is looked up on the shard, within the window's entry numbers.
 
-import type { Loaded } from "../../db/agent-record";
-import { unpackText, type StoredText } from "../../db/entry-text";
-import { IDEMPOTENCY_TTL_MS, idemOf, type Idempotency } from "../../domain/idempotency";
-import type { Change } from "./host";
+import type { Loaded } from "./agent-record";
+import { unpackText, type StoredText } from "./entry-text";
+import { IDEMPOTENCY_TTL_MS, idemOf, type Idempotency } from "../domain/idempotency";
 
 /**
  * How long both are kept: a key for 24 hours, and a receipt id as long as a receipt could still be
@@ -25,12 +24,9 @@ interface Keyed {
   at: number;
 }
 
-/** The entry row's `idem` (domain/idempotency.ts), as the kernel's commit names it. */
-export { idemOf };
-
 type Row = { n: number; at: number; idem: string | null; answer: StoredText | null; jti: string | null };
 
-export class Recent {
+export class RecentWindow {
   private keys = new Map<string, Keyed>();
   private jtis = new Map<string, number>();
   /** Whether every record of the window is held (else the shard is asked from `floor` on). */
@@ -111,17 +107,13 @@ export class Recent {
     return { requestHash: h, result, at: r.at };
   }
 
-  /** What a committed batch recorded joins the index. */
-  committed(applied: readonly { change: Change; result?: unknown; from: number; to: number }[], loaded: Loaded): void {
+  /** What a committed batch recorded joins the index: each keyed change's answer, each receipt id it spent. */
+  committed(sid: string, recorded: readonly { at: number; keyed?: { operatorId: number; idempotency: Idempotency; result: unknown }; jti?: string }[]): void {
     if (this.d1 === null) return;
-    this.sid = loaded.record.sid;
-    for (const a of applied) {
-      const at = a.change.entries?.at(-1)?.draft.at ?? 0;
-      if (a.change.keyed && a.to > a.from) {
-        const { operatorId, idempotency } = a.change.keyed;
-        this.keys.set(idemOf(operatorId, idempotency.key), { requestHash: idempotency.requestHash, result: a.result, at });
-      }
-      if (a.change.jti) this.jtis.set(a.change.jti, at);
+    this.sid = sid;
+    for (const { at, keyed, jti } of recorded) {
+      if (keyed) this.keys.set(idemOf(keyed.operatorId, keyed.idempotency.key), { requestHash: keyed.idempotency.requestHash, result: keyed.result, at });
+      if (jti) this.jtis.set(jti, at);
     }
     if (this.complete && this.keys.size + this.jtis.size > MAX_HELD) this.prune(Math.max(...[...this.keys.values()].map((k) => k.at)) - DEDUPE_WINDOW_MS);
   }
