@@ -42,13 +42,15 @@ export function dohEndpoint(env: Env): string | null {
 
 /** The shard databases, in order: SHARD_0 ... SHARD_{N-1} (contiguous from 0). */
 export function shardDatabases(env: Env): D1Database[] {
-  const shards: D1Database[] = [];
-  for (let n = 0; ; n++) {
-    const shard = env[`SHARD_${n}`];
-    if (!shard) return shards;
-    shards.push(shard);
-  }
+  let shards = shardLists.get(env);
+  if (shards) return shards;
+  shards = [];
+  for (let n = 0; env[`SHARD_${n}`]; n++) shards.push(env[`SHARD_${n}`]!);
+  shardLists.set(env, shards);
+  return shards;
 }
+/** Each env object's shards, listed once: the hot reads ask for them on every request. */
+const shardLists = new WeakMap<Env, D1Database[]>();
 
 /** The shards new agents are placed on: PLACEMENT_SHARDS ("0,2"), else every shard. */
 export function placementShards(env: Env): number[] {

@@ -11,6 +11,7 @@ import {
   type AgentReport,
   type ConfigChange,
   type OperatorSummary,
+  type StoredAgent,
   type ScoreEvent,
   type TransactionEntry,
   type TransactionStatus,
@@ -53,6 +54,32 @@ const mapConfigRow = mapperOf<typeof configHistory.$inferSelect>(Object.entries(
 export async function readAgentRow(d1: Database, sid: string): Promise<AgentRow | null> {
   const raw = await d1.prepare(ROW_READ).bind(sid).first<Record<string, unknown>>();
   return raw ? mapRow(raw) : null;
+}
+
+/** What a score read needs of the agent's row (GET /score, the public score, badges): its score's columns and its contract. */
+export type ScoreRow = StoredAgent & { contract: number };
+const SCORE_READ =
+  "SELECT sid, name, description, status, created_at, updated_at, evidence, operator_id, identity_level, identity_key, fingerprint, similar_to_cautioned, contract FROM agents WHERE sid = ?";
+
+/** The agent's row as a score read needs it: a third of the columns, so the hottest read carries and converts less. */
+export async function readScoreRow(d1: Database, sid: string): Promise<ScoreRow | null> {
+  const r = await d1.prepare(SCORE_READ).bind(sid).first<Record<string, unknown>>();
+  if (!r) return null;
+  return {
+    sid: r.sid as string,
+    name: r.name as string,
+    description: r.description as string | null,
+    status: r.status as StoredAgent["status"],
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+    evidence: r.evidence as string,
+    operatorId: r.operator_id as number | null,
+    identityLevel: r.identity_level as number,
+    identityKey: r.identity_key as string | null,
+    fingerprint: r.fingerprint as string,
+    similarToCautioned: r.similar_to_cautioned === 1,
+    contract: r.contract as number,
+  };
 }
 
 /** Several agents of one shard by SID (a page of /me). */

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { RECORD_CONTRACT } from "../db/agent-record";
-import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, SCORE_HISTORY_LIMIT, type AgentRow } from "../db/agents";
+import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, readScoreRow, SCORE_HISTORY_LIMIT, type AgentRow } from "../db/agents";
 import { archivedScoreEvents } from "../db/archived-reads";
 import { MIN_WINDOW_DAYS } from "../db/history-archive";
 import { toAgentScore } from "../domain/views";
@@ -67,15 +67,21 @@ export function agentOf(c: Context<AppEnv>, ref: AgentRef): AgentStub {
  * replica lacks, that its object has not written yet, or that is still on the first scoring model is
  * settled by the agent's object first, then read from the shard's primary.
  */
-export async function readAgent(c: Context<AppEnv>, sid: string): Promise<{ ref: AgentRef; row: AgentRow }> {
+export const readAgent = (c: Context<AppEnv>, sid: string) => readAgentWith(c, sid, readAgentRow);
+
+async function readAgentWith<R extends { contract: number }>(
+  c: Context<AppEnv>,
+  sid: string,
+  read: (d1: D1DatabaseSession, sid: string) => Promise<R | null>,
+): Promise<{ ref: AgentRef; row: R }> {
   const ref = await locate(c, sid);
-  const row = await readAgentRow(c.get("sessions").shard(ref.shard), sid);
+  const row = await read(c.get("sessions").shard(ref.shard), sid);
   // A row on an earlier contract (its object's storage holding the truth, or scored by an earlier
   // model) is moved by its object first, as the sweep would.
   if (row && row.contract >= RECORD_CONTRACT) return { ref, row };
   const synced = await agentOf(c, ref).migrate(ref);
   if (!synced.ok) throw refusalError(synced.refusal);
-  const fresh = await readAgentRow(shardDatabases(c.env)[ref.shard].withSession("first-primary"), sid);
+  const fresh = await read(shardDatabases(c.env)[ref.shard].withSession("first-primary"), sid);
   if (!fresh) throw errors.agentNotFound();
   return { ref, row: fresh };
 }
@@ -135,7 +141,7 @@ export async function ownedAgent(c: Context<AppEnv>, sid: string, operatorId: nu
 
 /** The agent's full score as readers show it, with its owner's figures. */
 export async function agentScore(c: Context<AppEnv>, sid: string): Promise<AgentScore> {
-  const { row } = await readAgent(c, sid);
+  const { row } = await readAgentWith(c, sid, readScoreRow);
   const operator = row.operatorId === null ? null : await operatorFacts(c, row.operatorId);
   return toAgentScore(row, operator, c.get("deps").now());
 }

@@ -64,10 +64,14 @@ export function requireKey(scope: Scope | null, options: { units?: (c: Context<A
   }
 }
 
+/** The scopes of each key's facts as this isolate read them (they change only with the facts). */
+const scopesOf = new WeakMap<KeyFacts, Scope[]>();
+
 /** The key's own checks (revoked or past its grace, scope); records who is calling, or says why not. */
 function admit(c: Context<AppEnv>, facts: KeyFacts, scope: Scope | null): ApiError | null {
   if (facts.revokedAt || (facts.expiresAt && Date.parse(facts.expiresAt) <= c.get("deps").now())) return errors.revokedKey();
-  const scopes = effectiveScopes(facts.scopes, facts.expiresAt);
+  let scopes = scopesOf.get(facts);
+  if (!scopes) scopesOf.set(facts, (scopes = effectiveScopes(facts.scopes, facts.expiresAt)));
   if (scope && !scopes.includes(scope)) return errors.insufficientScope(scope);
   c.set("auth", {
     keyId: facts.keyId,
