@@ -103,6 +103,8 @@ export class Group implements GroupView {
     // Each entry moves the record's number by one: the domain numbers reports by it.
     if (change.record.seq !== (this.record?.seq ?? 0) + entries)
       throw new Error(`a change of ${entries} entries moved seq from ${this.record?.seq} to ${change.record.seq}`);
+    if (entries === 0 && (change.events?.length || change.control?.length))
+      throw new Error("a change that tells something must append an entry to tell it from");
     const applied: Applied = { queued, change, from: this.entryCount, to: this.entryCount + entries, answer: outcome.answer, refusal: outcome.refusal };
     this.entryCount += entries;
     this.record = change.record;

@@ -27,7 +27,7 @@ export interface Change {
   pairs?: PairRow[];
   /** Every pair of the agent, made again by a replay: the agent's pairs are these and no others. */
   pairsReplaced?: PairRow[];
-  /** Events and control-database writes it tells, with its last entry. */
+  /** Events and control-database writes it tells, published from its last entry (a change that tells something has one). */
   events?: EventDraft[];
   control?: ControlWrite[];
   /** The agent row's every column changes (profile, identity, owner), not only its report columns. */

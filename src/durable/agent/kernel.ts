@@ -92,11 +92,7 @@ export class Kernel implements AgentHost {
     return loaded;
   }
 
-  /**
-   * The operator's and the tests' view: the record as this object holds it (read from the shard when
-   * not in memory; null for an agent not registered), the row's outbox cursor, and how far this
-   * object life handed entries to the queues.
-   */
+  /** The tests' view: the record as this object holds it (null: not registered), the row's cursor, what this life sent. */
   inspect(): Promise<{ record: Loaded["record"] | null; published: number; sent: number }> {
     return this.exclusive(async () => {
       const ref = this.ref ?? (await this.locate());
