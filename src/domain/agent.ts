@@ -107,19 +107,19 @@ export const SCORE_EVENT_TYPES = [
   scoreEvent.withdrawal,
 ] as ScoreEventType[] as [ScoreEventType, ...ScoreEventType[]];
 
-export function newRecord(
-  ref: AgentRef,
-  input: {
-    operatorId: number | null;
-    name: string;
-    description: string | null;
-    config: AgentConfiguration;
-    fingerprint: string;
-    claimTokenHash: string | null;
-    similarToCautioned?: boolean;
-  },
-  now: number,
-): AgentRecord {
+/** What a registration says of a new agent. */
+export interface NewAgent {
+  operatorId: number | null;
+  name: string;
+  description: string | null;
+  config: AgentConfiguration;
+  fingerprint: string;
+  claimTokenHash: string | null;
+  /** R6 across owners: the configuration matches a cautioned agent of another owner. */
+  similarToCautioned?: boolean;
+}
+
+export function newRecord(ref: AgentRef, input: NewAgent, now: number): AgentRecord {
   const iso = new Date(now).toISOString();
   return {
     ...ref,

@@ -2,7 +2,7 @@
 // an admin's status change, the owner's choice of what its public page shows.
 
 import { configRow } from "../../db/shard-writes";
-import { applyConfigTo, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus } from "../../domain/agent";
+import { applyConfigTo, newRecord, scoreOfRecord, SEQUENCE_SPACE, type AgentRecord, type AgentRef, type AgentStatus, type NewAgent } from "../../domain/agent";
 import type { AgentConfiguration } from "../../domain/configuration";
 import { entryEventPosition, statusEvents } from "../../domain/events";
 import { withOwner } from "../../domain/log/epochs";
@@ -14,18 +14,10 @@ import { claimWrite, configWrite, registrationWrite, statusWrite, type EntryWrit
 import { answer, ok, owned, refuse, replayed, type AgentHost } from "./host";
 import { replayOnShard } from "../../db/history";
 
-export interface RegistrationInput {
-  operatorId: number | null;
-  name: string;
-  description: string | null;
-  config: AgentConfiguration;
-  fingerprint: string;
-  claimTokenHash: string | null;
+export interface RegistrationInput extends NewAgent {
   now: number;
   /** R6: the negative evidence of a cautioned agent of the same owner and configuration. */
   inheritance?: Inherited | null;
-  /** R6 across owners: the configuration matches a cautioned agent of another owner. */
-  similarToCautioned?: boolean;
 }
 
 export interface ConfigInput {
