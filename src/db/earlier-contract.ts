@@ -102,7 +102,7 @@ export class EarlierContract {
     const replay = await replayOnShard(d1, record);
     record = { ...record, evidence: replay.evidence };
     const row = rowOf(record, now, published, notified);
-    await d1.batch([...shardStatements(d1, [{ kind: "pairsReplaced", sid: ref.sid, rows: replay.pairs }]), replaceAgent(d1, row)]);
+    await d1.batch([...shardStatements(d1, [{ kind: "pairs", sid: ref.sid, rows: replay.pairs, replaced: true }]), replaceAgent(d1, row)]);
     await this.storage.deleteAll();
     log("info", "agent moved to the record's contract", { sid: ref.sid, seq: record.seq, published });
     return {

@@ -14,24 +14,45 @@ export interface PairRow {
 
 type Stored = Omit<PairState, "reporter">;
 
-const PUT_PAIR = `INSERT INTO pairs (sid, reporter, operator_id, vote, first_at, receipt_day, pair) VALUES (?, ?, ?, ?, ?, ?, ?)
+// A change that moves many pairs (a configuration change, a credibility snapshot or a replay moves
+// all of an agent's) writes them in a few statements, not one a pair: a Worker invocation may run
+// at most 1,000 D1 queries, and an agent may have tens of thousands of reporters. The rows go as
+// one JSON array a statement (one bound parameter), each row's state as the JSON text stored.
+const PUT_PAIRS = `INSERT INTO pairs (sid, reporter, operator_id, vote, first_at, receipt_day, pair)
+  SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true
   ON CONFLICT (sid, reporter) DO UPDATE SET operator_id = excluded.operator_id, vote = excluded.vote, first_at = excluded.first_at,
     receipt_day = excluded.receipt_day, pair = excluded.pair`;
 
-export function putPair(d1: Database, sid: string, row: PairRow): D1PreparedStatement {
-  const { reporter, ...stored } = row.pair;
-  const p = row.pair;
-  return d1
-    .prepare(PUT_PAIR)
-    .bind(
-      sid,
+/** The most characters of rows one statement binds: half of D1's 2 MB string limit. */
+export const PAIRS_JSON_MAX = 1_000_000;
+
+/** The statements that write these pairs of the agent (upserts), as few as the bound allows. */
+export function putPairs(d1: Database, sid: string, rows: readonly PairRow[]): D1PreparedStatement[] {
+  const statements: D1PreparedStatement[] = [];
+  let part: string[] = [];
+  let size = 2;
+  const flush = () => {
+    if (part.length > 0) statements.push(d1.prepare(PUT_PAIRS).bind(sid, `[${part.join(",")}]`));
+    part = [];
+    size = 2;
+  };
+  for (const row of rows) {
+    const { reporter, ...stored } = row.pair;
+    const p = row.pair;
+    const text = JSON.stringify([
       reporter,
       row.operatorId,
       p.votes.stability ?? -1,
       p.firstAt,
       p.firstReceiptAt === null ? -1 : dayOf(p.firstReceiptAt),
       JSON.stringify(stored satisfies Stored),
-    );
+    ]);
+    if (size + text.length + 1 > PAIRS_JSON_MAX) flush();
+    part.push(text);
+    size += text.length + 1;
+  }
+  flush();
+  return statements;
 }
 
 const rowOf = (r: { reporter: string; operator_id: number; pair: string }): PairRow => ({

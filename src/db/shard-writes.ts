@@ -9,7 +9,7 @@ import type { AgentRecord } from "../domain/agent";
 import type { Dispute } from "../domain/disputes";
 import type { ControlWrite } from "../domain/events";
 import type { ChangeType } from "../domain/model";
-import { putPair, type PairRow } from "./pairs";
+import { putPairs, type PairRow } from "./pairs";
 import { db, type Database } from "./client";
 import { packText } from "./entry-text";
 import { agentDirectory, disputes, withdrawals } from "./control-schema";
@@ -22,10 +22,9 @@ export type ShardWrite =
   | { kind: "entry"; row: EntryRow }
   | { kind: "config"; row: typeof configHistory.$inferInsert }
   | { kind: "entryStatus"; sid: string; n: number; status: "active" | "disputed" | "withdrawn" }
-  /** A pair the change moved (written whole: the row is the pair's state). */
-  | { kind: "pair"; sid: string; row: PairRow }
-  /** Every pair of the agent made again from its history (a replay after a withdrawal or a claim). */
-  | { kind: "pairsReplaced"; sid: string; rows: PairRow[] }
+  /** The pairs the changes moved (each written whole: the row is the pair's state); `replaced`: they are
+   * every pair of the agent, made again from its history (a replay after a withdrawal or a claim). */
+  | { kind: "pairs"; sid: string; rows: readonly PairRow[]; replaced: boolean }
   | { kind: "dispute"; dispute: Dispute }
   | { kind: "challenge"; sid: string; token: string; challenge: "callback" | "nonce"; expiresAt: number; used: boolean }
   /** Challenges and nonces of the agent past their time (with the change that finds them). */
@@ -82,10 +81,8 @@ export function shardStatements(d1: Database, writes: readonly ShardWrite[]): D1
               .where(and(eq(entries.sid, w.sid), eq(entries.n, w.n))),
           ),
         ];
-      case "pair":
-        return [putPair(d1, w.sid, w.row)];
-      case "pairsReplaced":
-        return [d1.prepare("DELETE FROM pairs WHERE sid = ?").bind(w.sid), ...w.rows.map((r) => putPair(d1, w.sid, r))];
+      case "pairs":
+        return [...(w.replaced ? [d1.prepare("DELETE FROM pairs WHERE sid = ?").bind(w.sid)] : []), ...putPairs(d1, w.sid, w.rows)];
       case "dispute": {
         const row = { sid: w.dispute.sid, id: w.dispute.id, status: w.dispute.status, dispute: JSON.stringify(w.dispute) };
         return [

@@ -38,8 +38,7 @@ export type CommitHost = Pick<AgentHost, "env" | "now" | "failing" | "shard"> & 
 
 /** The pairs the group moved, each written once as the group's last change left it. */
 function pairWrites(sid: string, group: Group): ShardWrite[] {
-  const rows = [...group.moved.values()];
-  return group.replaced ? [{ kind: "pairsReplaced", sid, rows }] : rows.map((row) => ({ kind: "pair", sid, row }));
+  return group.moved.size > 0 || group.replaced ? [{ kind: "pairs", sid, rows: [...group.moved.values()], replaced: group.replaced }] : [];
 }
 
 export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Group): Promise<Committed> {
