@@ -99,9 +99,21 @@ export async function epochKey(key: LogKey, sid: string, epoch: number): Promise
 
 /** The tag of entry `n` under an epoch key (hex, as epochKey gives it): lowercase hex HMAC-SHA256(k, "<n>"). */
 export async function entryTag(epochKeyHex: string, n: number): Promise<string> {
-  const raw = fromHex(epochKeyHex);
-  if (!raw || raw.length !== 32) throw new Error("an epoch key is 32 bytes of lowercase hex");
-  return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(raw), utf8(String(n)))));
+  return toHex(new Uint8Array(await crypto.subtle.sign("HMAC", await epochHmacKey(epochKeyHex), utf8(String(n)))));
+}
+
+/** Epoch keys imported once per isolate: an agent's object tags each of its entries under the same one (at most 10,000 kept). */
+const epochHmacKeys = new Map<string, Promise<LogKey>>();
+
+function epochHmacKey(epochKeyHex: string): Promise<LogKey> {
+  let key = epochHmacKeys.get(epochKeyHex);
+  if (!key) {
+    const raw = fromHex(epochKeyHex);
+    if (!raw || raw.length !== 32) throw new Error("an epoch key is 32 bytes of lowercase hex");
+    if (epochHmacKeys.size >= 10_000) epochHmacKeys.clear();
+    epochHmacKeys.set(epochKeyHex, (key = hmacKey(raw)));
+  }
+  return key;
 }
 
 /** A leaf's commitment to entry `n`: lowercase hex SHA-256("<n>:<entry hash>:<composite>:<nonce hex>"). */
