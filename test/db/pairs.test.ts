@@ -31,19 +31,38 @@ describe("the pairs a change writes", () => {
     const statements = putPairs(shard, sid, rows);
     expect(statements.length).toBeGreaterThan(1);
     expect(statements.length).toBeLessThan(20);
+    // What each statement binds: the sid, then one JSON array of rows within the bound.
+    const bound: unknown[][] = [];
+    const recorder = { prepare: () => ({ bind: (...args: unknown[]) => (bound.push(args), {}) }) } as unknown as D1Database;
+    putPairs(recorder, sid, rows);
+    expect(bound).toHaveLength(statements.length);
+    for (const [boundSid, json] of bound) {
+      expect(boundSid).toBe(sid);
+      expect(new TextEncoder().encode(json as string).length).toBeLessThanOrEqual(PAIRS_JSON_MAX);
+      expect(Array.isArray(JSON.parse(json as string))).toBe(true);
+    }
+    expect(bound.reduce((n, [, json]) => n + (JSON.parse(json as string) as unknown[]).length, 0)).toBe(rows.length);
+    // A change that replaces every pair: the DELETE, then as few statements.
+    expect(shardStatements(shard, [{ kind: "pairs", sid, rows, replaced: true }])).toHaveLength(statements.length + 1);
     await shard.batch(statements);
     const read = await readAllPairs(shard, sid);
     expect(read.size).toBe(rows.length);
     for (const row of rows) expect(read.get(row.pair.reporter)).toEqual(row);
     const columns = await shard
-      .prepare("SELECT operator_id, vote, first_at, receipt_day FROM pairs WHERE sid = ? AND reporter = ?")
+      .prepare(
+        "SELECT operator_id, vote, first_at, receipt_day, pair, typeof(operator_id) || typeof(vote) || typeof(first_at) || typeof(receipt_day) AS types FROM pairs WHERE sid = ? AND reporter = ?",
+      )
       .bind(sid, reporterKey(3))
-      .first<{ operator_id: number; vote: number; first_at: number; receipt_day: number }>();
+      .first<{ operator_id: number; vote: number; first_at: number; receipt_day: number; pair: string; types: string }>();
+    const { reporter: _key, ...stored } = rows[3].pair;
     expect(columns).toEqual({
       operator_id: 100_003,
       vote: rows[3].pair.votes.stability,
       first_at: T_CALL + 3,
       receipt_day: Math.floor((T_CALL + 3) / 86_400_000),
+      // The state's text as the model's JSON gives it, byte for byte; the numbers as integers.
+      pair: JSON.stringify(stored),
+      types: "integer".repeat(4),
     });
     const none = await shard.prepare("SELECT receipt_day FROM pairs WHERE sid = ? AND reporter = ?").bind(sid, reporterKey(1)).first<{ receipt_day: number }>();
     expect(none!.receipt_day).toBe(-1);

@@ -112,6 +112,8 @@ function epochHmacKey(epochKeyHex: string): Promise<LogKey> {
     if (!raw || raw.length !== 32) throw new Error("an epoch key is 32 bytes of lowercase hex");
     if (epochHmacKeys.size >= 10_000) epochHmacKeys.clear();
     epochHmacKeys.set(epochKeyHex, (key = hmacKey(raw)));
+    // A failed import is not kept: the next entry tries again.
+    key.catch(() => epochHmacKeys.delete(epochKeyHex));
   }
   return key;
 }
