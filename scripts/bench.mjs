@@ -799,7 +799,17 @@ async function countWork(url, admin, auth, ownerAuth, sids, persistTo) {
           }
     return out;
   };
-  const logTotals = (r) => Object.values(r.logs).filter(Boolean).reduce((a, l) => ({ accepted: a.accepted + l.accepted, r2Writes: a.r2Writes + l.r2_writes, rows: a.rows + l.rows_written_since_start }), { accepted: 0, r2Writes: 0, rows: 0 });
+  const logTotals = (r) => Object.values(r.logs).filter(Boolean).reduce((a, l) => ({ accepted: a.accepted + l.accepted, r2Writes: a.r2Writes + l.r2_writes }), { accepted: 0, r2Writes: 0 });
+  // A sequencer counts the rows it wrote since its object started: one that restarted between two
+  // readings counts from zero again, so its rows are at least those since the restart.
+  const logRowsBetween = (from, to) =>
+    Object.entries(to.logs)
+      .filter(([, l]) => l)
+      .reduce((sum, [name, l]) => {
+        const before = from.logs[name]?.rows_written_since_start ?? 0;
+        const after = l.rows_written_since_start;
+        return sum + (after >= before ? after - before : after);
+      }, 0);
   const bytesGrown = (from, to, names) => names.reduce((a, name) => a + ((to.sizes[name] ?? 0) - (from.sizes[name] ?? 0)), 0);
   const shardNames = () => Object.keys(latest).filter((name) => /^SHARD_\d+$/.test(name));
   // The sizes before a phase: the previous phase's last reading (or the warm-up's).
@@ -863,7 +873,7 @@ async function countWork(url, admin, auth, ownerAuth, sids, persistTo) {
       d1Bytes,
       leaves,
       sequencerCalls: calls(/(^|:)do:LOG_SEQUENCER$/),
-      logRowsWritten: logTo.rows - logFrom.rows,
+      logRowsWritten: logRowsBetween(from, ph.settled),
       logR2Writes: logTo.r2Writes - logFrom.r2Writes,
       loadSeconds: round2(ph.loadSeconds),
     };
