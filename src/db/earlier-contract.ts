@@ -10,6 +10,7 @@
 
 import { RECORD_CONTRACT, replaceAgent, rowOf, type Loaded } from "./agent-record";
 import { packText } from "./entry-text";
+import { jsonRowChunks } from "./json-rows";
 import { lastEntry, replayOnShard } from "./history";
 import { controlStatements, shardStatements, type ControlWrite } from "./shard-writes";
 import { GENESIS } from "../domain/entries";
@@ -190,24 +191,28 @@ export class EarlierContract {
         answers.push([r.operator_id, r.key, r.request_hash, JSON.parse(r.result), r.created_at]);
       }
     }
-    const statements = answers
-      .filter((a) => a[4] > since)
-      .flatMap(([operatorId, key, requestHash, result, at]) => {
-        const id = (result as { transactionId?: unknown } | null)?.transactionId;
-        if (typeof id === "number" && Math.floor(id / SEQUENCE_SPACE) === ref.num) {
-          return [
-            d1
-              .prepare("UPDATE entries SET idem = ?, answer = ? WHERE sid = ? AND n = ?")
-              .bind(idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: result }), ref.sid, id % SEQUENCE_SPACE),
-          ];
-        }
-        // A configuration change's answer names no entry: its record is the config entry made at its time.
-        return [
-          d1
-            .prepare("UPDATE entries SET idem = ?, answer = ? WHERE sid = ? AND n = (SELECT max(n) FROM entries WHERE sid = ? AND kind = 'config' AND at = ?)")
-            .bind(idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: { ...(result as object), at } }), ref.sid, ref.sid, at),
-        ];
-      });
+    // A report's answer names its entry: all of them in a few statements (./json-rows).
+    const reports: [number, string, string][] = [];
+    const statements: D1PreparedStatement[] = [];
+    for (const [operatorId, key, requestHash, result, at] of answers.filter((a) => a[4] > since)) {
+      const id = (result as { transactionId?: unknown } | null)?.transactionId;
+      if (typeof id === "number" && Math.floor(id / SEQUENCE_SPACE) === ref.num) {
+        reports.push([id % SEQUENCE_SPACE, idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: result })]);
+        continue;
+      }
+      // A configuration change's answer names no entry: its record is the config entry made at its time.
+      statements.push(
+        d1
+          .prepare("UPDATE entries SET idem = ?, answer = ? WHERE sid = ? AND n = (SELECT max(n) FROM entries WHERE sid = ? AND kind = 'config' AND at = ?)")
+          .bind(idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: { ...(result as object), at } }), ref.sid, ref.sid, at),
+      );
+    }
+    for (const json of jsonRowChunks(reports))
+      statements.push(
+        d1
+          .prepare("UPDATE entries SET idem = j.value ->> 1, answer = j.value ->> 2 FROM json_each(?) AS j WHERE entries.sid = ? AND entries.n = j.value ->> 0")
+          .bind(json, ref.sid),
+      );
     for (let i = 0; i < statements.length; i += 50) await d1.batch(statements.slice(i, i + 50));
   }
 

@@ -5,6 +5,7 @@
 
 import { dayOf, type PairState } from "../domain/model";
 import type { Database } from "./client";
+import { jsonRowChunks } from "./json-rows";
 
 /** A pair with the operator it belongs to (the job's key; the pair's own key is its commitment). */
 export interface PairRow {
@@ -15,47 +16,28 @@ export interface PairRow {
 type Stored = Omit<PairState, "reporter">;
 
 // A change that moves many pairs (a configuration change, a credibility snapshot or a replay moves
-// all of an agent's) writes them in a few statements, not one a pair: a Worker invocation may run
-// at most 1,000 D1 queries, and an agent may have tens of thousands of reporters. The rows go as
-// one JSON array a statement (one bound parameter), each row's state as the JSON text stored.
+// all of an agent's) writes them in a few statements, not one a pair (./json-rows), each row's
+// state as the JSON text stored.
 const PUT_PAIRS = `INSERT INTO pairs (sid, reporter, operator_id, vote, first_at, receipt_day, pair)
   SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 FROM json_each(?) WHERE true
   ON CONFLICT (sid, reporter) DO UPDATE SET operator_id = excluded.operator_id, vote = excluded.vote, first_at = excluded.first_at,
     receipt_day = excluded.receipt_day, pair = excluded.pair`;
 
-/**
- * The most characters of rows one statement binds. The rows are ASCII today (hex keys, numbers, key
- * names), but a character may take up to 3 bytes: 600,000 stays under D1's 2 MB string limit either way.
- */
-export const PAIRS_JSON_MAX = 600_000;
-
 /** The statements that write these pairs of the agent (upserts), as few as the bound allows. */
 export function putPairs(d1: Database, sid: string, rows: readonly PairRow[]): D1PreparedStatement[] {
-  const statements: D1PreparedStatement[] = [];
-  let part: string[] = [];
-  let size = 2;
-  const flush = () => {
-    if (part.length > 0) statements.push(d1.prepare(PUT_PAIRS).bind(sid, `[${part.join(",")}]`));
-    part = [];
-    size = 2;
-  };
-  for (const row of rows) {
+  const values = rows.map((row) => {
     const { reporter, ...stored } = row.pair;
     const p = row.pair;
-    const text = JSON.stringify([
+    return [
       reporter,
       row.operatorId,
       p.votes.stability ?? -1,
       p.firstAt,
       p.firstReceiptAt === null ? -1 : dayOf(p.firstReceiptAt),
       JSON.stringify(stored satisfies Stored),
-    ]);
-    if (size + text.length + 1 > PAIRS_JSON_MAX) flush();
-    part.push(text);
-    size += text.length + 1;
-  }
-  flush();
-  return statements;
+    ];
+  });
+  return jsonRowChunks(values).map((json) => d1.prepare(PUT_PAIRS).bind(sid, json));
 }
 
 const rowOf = (r: { reporter: string; operator_id: number; pair: string }): PairRow => ({

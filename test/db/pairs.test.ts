@@ -4,7 +4,8 @@
 
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { PAIRS_JSON_MAX, putPairs, readAllPairs, type PairRow } from "../../src/db/pairs";
+import { JSON_ROWS_MAX } from "../../src/db/json-rows";
+import { putPairs, readAllPairs, type PairRow } from "../../src/db/pairs";
 import { shardStatements } from "../../src/db/shard-writes";
 import { observe } from "../../src/domain/model";
 import { shardDatabases } from "../../src/env";
@@ -38,7 +39,7 @@ describe("the pairs a change writes", () => {
     expect(bound).toHaveLength(statements.length);
     for (const [boundSid, json] of bound) {
       expect(boundSid).toBe(sid);
-      expect(new TextEncoder().encode(json as string).length).toBeLessThanOrEqual(PAIRS_JSON_MAX);
+      expect(new TextEncoder().encode(json as string).length).toBeLessThanOrEqual(JSON_ROWS_MAX);
       expect(Array.isArray(JSON.parse(json as string))).toBe(true);
     }
     expect(bound.reduce((n, [, json]) => n + (JSON.parse(json as string) as unknown[]).length, 0)).toBe(rows.length);
@@ -71,7 +72,7 @@ describe("the pairs a change writes", () => {
   it("splits where the rows' text would pass the bound", () => {
     const shard = shardDatabases(env)[0];
     const one = JSON.stringify(pairOf(1).pair).length;
-    const perStatement = Math.floor(PAIRS_JSON_MAX / (one + 60));
+    const perStatement = Math.floor(JSON_ROWS_MAX / (one + 60));
     const rows = Array.from({ length: perStatement * 3 }, (_, i) => pairOf(i));
     const statements = putPairs(shard, "SID-0x00000000000ba1a2", rows);
     expect(statements.length).toBeGreaterThanOrEqual(3);
