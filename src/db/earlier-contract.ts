@@ -51,6 +51,13 @@ const ENTRY_PROPS: Record<(typeof ENTRY_COLUMNS)[number], string> = {
   composite: "composite",
 };
 
+/**
+ * Report answers into their entries, many rows a statement. The rows are read once into a table of
+ * their own: joined straight to json_each, SQLite scans the JSON again for every entry of the agent.
+ */
+export const PUT_ANSWERS = `WITH j (n, idem, answer) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?))
+  UPDATE entries SET idem = j.idem, answer = j.answer FROM j WHERE entries.sid = ? AND entries.n = j.n`;
+
 export class EarlierContract {
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -191,13 +198,15 @@ export class EarlierContract {
         answers.push([r.operator_id, r.key, r.request_hash, JSON.parse(r.result), r.created_at]);
       }
     }
-    // A report's answer names its entry: all of them in a few statements (./json-rows).
-    const reports: [number, string, string][] = [];
+    // A report's answer names its entry: all of them in a few statements (./json-rows), the last
+    // record of an entry winning as it did when each was its own statement.
+    const reports = new Map<number, [number, string, string]>();
     const statements: D1PreparedStatement[] = [];
     for (const [operatorId, key, requestHash, result, at] of answers.filter((a) => a[4] > since)) {
       const id = (result as { transactionId?: unknown } | null)?.transactionId;
       if (typeof id === "number" && Math.floor(id / SEQUENCE_SPACE) === ref.num) {
-        reports.push([id % SEQUENCE_SPACE, idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: result })]);
+        const n = id % SEQUENCE_SPACE;
+        reports.set(n, [n, idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: result })]);
         continue;
       }
       // A configuration change's answer names no entry: its record is the config entry made at its time.
@@ -207,12 +216,7 @@ export class EarlierContract {
           .bind(idemOf(operatorId, key), JSON.stringify({ h: requestHash, r: { ...(result as object), at } }), ref.sid, ref.sid, at),
       );
     }
-    for (const json of jsonRowChunks(reports))
-      statements.push(
-        d1
-          .prepare("UPDATE entries SET idem = j.value ->> 1, answer = j.value ->> 2 FROM json_each(?) AS j WHERE entries.sid = ? AND entries.n = j.value ->> 0")
-          .bind(json, ref.sid),
-      );
+    for (const json of jsonRowChunks(reports.values())) statements.push(d1.prepare(PUT_ANSWERS).bind(json, ref.sid));
     for (let i = 0; i < statements.length; i += 50) await d1.batch(statements.slice(i, i + 50));
   }
 

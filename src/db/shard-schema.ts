@@ -105,7 +105,7 @@ export const entries = sqliteTable(
     private: text("private"),
     /** The composite the entry's leaf commits to (its `score_commit`): what an attestation opens. Null on rows from before it was kept. */
     composite: real("composite"),
-    /** A keyed change's Idempotency-Key, hashed with its caller (`<operator>:<sha-256 of the key>`), and the request's hash. */
+    /** A keyed change's caller and Idempotency-Key (`<operator id>\n<key>`, ../domain/idempotency idemOf); the request's hash is in `answer`. */
     idem: text("idem"),
     /** The answer a keyed change gave (JSON): a repeat within 24 hours replays it. */
     answer: text("answer"),
