@@ -36,10 +36,8 @@ export type CommitHost = Pick<AgentHost, "env" | "now" | "failing" | "shard"> & 
   readonly outbox: { publishedFor(before: Loaded | null): number; queue(items: readonly OutboxItem[]): void };
 };
 
-/** The pairs the group moved, each written once as the group's last change left it. */
-function pairWrites(sid: string, group: Group): ShardWrite[] {
-  return group.moved.size > 0 || group.replaced ? [{ kind: "pairs", sid, rows: [...group.moved.values()], replaced: group.replaced }] : [];
-}
+/** The pairs the group moved, each written once as the group's last change left it (none moved and none replaced: no statement). */
+const pairWrite = (sid: string, group: Group): ShardWrite => ({ kind: "pairs", sid, rows: [...group.moved.values()], replaced: group.replaced });
 
 export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Group): Promise<Committed> {
   const before = group.before;
@@ -114,7 +112,7 @@ export async function commitGroup(kernel: CommitHost, ref: AgentRef, group: Grou
   const published = kernel.outbox.publishedFor(before);
   const row = rowOf(record, at, published, notified);
   const d1 = kernel.shard(ref.shard).withSession("first-primary");
-  const statements = shardStatements(d1, [...entryRows, ...group.applied.flatMap((a) => a.change.rows ?? []), ...pairWrites(record.sid, group)]);
+  const statements = shardStatements(d1, [...entryRows, ...group.applied.flatMap((a) => a.change.rows ?? []), pairWrite(record.sid, group)]);
   const writesRow = group.rowChanges();
   const whole = group.applied.some((a) => a.change.whole);
   if (writesRow) statements.push(before === null ? insertAgent(d1, row) : updateAgent(d1, row, before.record.seq, whole));
