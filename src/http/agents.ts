@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { RECORD_CONTRACT } from "../db/agent-record";
+import type { Database } from "../db/client";
 import { findLegacyReportSid, operatorSums, readAgentReport, readAgentRow, readScoreRow, SCORE_HISTORY_LIMIT, type AgentRow } from "../db/agents";
 import { archivedScoreEvents } from "../db/archived-reads";
 import { MIN_WINDOW_DAYS } from "../db/history-archive";
@@ -72,7 +73,7 @@ export const readAgent = (c: Context<AppEnv>, sid: string) => readAgentWith(c, s
 async function readAgentWith<R extends { contract: number }>(
   c: Context<AppEnv>,
   sid: string,
-  read: (d1: D1DatabaseSession, sid: string) => Promise<R | null>,
+  read: (d1: Database, sid: string) => Promise<R | null>,
 ): Promise<{ ref: AgentRef; row: R }> {
   const ref = await locate(c, sid);
   const row = await read(c.get("sessions").shard(ref.shard), sid);

@@ -1,5 +1,6 @@
 // What a request carries through the middleware: Hono's context types for this app.
 import type { MiddlewareHandler } from "hono";
+import type { Database } from "../db/client";
 import type { Env } from "../env";
 import type { RateWindow } from "../domain/limits";
 import type { Resolver } from "../net/resolver";
@@ -47,8 +48,8 @@ export type AppEnv = {
     requestId: string;
     /** This request's D1 sessions, one per database it touches. */
     sessions: Sessions;
-    /** The control database's session: reads may be served by a replica, at least as new as its bookmark. */
-    db: D1DatabaseSession;
+    /** The control database, as this request reads it (./sessions): the primary, or a replica at least as new as the client's bookmark. */
+    db: Database;
     /** A request body validated by the form-aware validator (routes whose payload differs by form). */
     input: unknown;
     /** The tier windows this request was counted in (a batch gives back what it did not record). */

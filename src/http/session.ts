@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context";
+import { isPublicRead } from "./public-reads";
 import { BOOKMARK_HEADER, Sessions } from "./sessions";
 
 /**
@@ -7,7 +8,9 @@ import { BOOKMARK_HEADER, Sessions } from "./sessions";
  * bookmarks it saw, including those of writes made by an agent's object.
  */
 export const d1Session: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const sessions = new Sessions(c.env, Sessions.parse(c.req.header(BOOKMARK_HEADER)));
+  const method = c.req.method;
+  const start = method !== "GET" && method !== "HEAD" ? "write" : isPublicRead(c.req.path) ? "replica" : "primary";
+  const sessions = new Sessions(c.env, Sessions.parse(c.req.header(BOOKMARK_HEADER)), start);
   c.set("sessions", sessions);
   c.set("db", sessions.control());
   await next();

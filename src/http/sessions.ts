@@ -1,3 +1,4 @@
+import type { Database } from "../db/client";
 import { shardDatabases, shardName, type Env } from "../env";
 
 export const BOOKMARK_HEADER = "X-D1-Bookmark";
@@ -11,17 +12,26 @@ const later = (a: string | undefined, b: string | undefined) => (a === undefined
 export type Bookmarks = Record<string, string>;
 
 /**
+ * Where a request reads a database the client sent no bookmark for: `replica`, any replica (public
+ * reads, whose answers may be as old as their cache anyway); `primary`, the primary through the
+ * binding itself (keyed reads: the newest state, and no bookmark to keep); `write`, a session that
+ * starts at the primary, so that the answer carries the bookmark of what the request wrote.
+ */
+export type Start = "replica" | "primary" | "write";
+
+/**
  * A request's D1 sessions (Sessions API), one per database it touches: with read replication on,
- * reads are served by the nearest replica, at least as new as the bookmark the client sent back.
+ * a database the client sent a bookmark for is read from the nearest replica at least as new as it.
  * X-D1-Bookmark names each database: `DB=<bookmark>,SHARD_1=<bookmark>`.
  */
 export class Sessions {
-  private readonly opened = new Map<string, D1DatabaseSession>();
+  private readonly opened = new Map<string, Database>();
   private readonly written: Bookmarks = {};
 
   constructor(
     private readonly env: Env,
     private readonly asked: Bookmarks,
+    private readonly start: Start = "write",
   ) {}
 
   static parse(header: string | undefined): Bookmarks {
@@ -33,11 +43,11 @@ export class Sessions {
     return asked;
   }
 
-  control(): D1DatabaseSession {
+  control(): Database {
     return this.open("DB", this.env.DB);
   }
 
-  shard(n: number): D1DatabaseSession {
+  shard(n: number): Database {
     const database = shardDatabases(this.env)[n];
     if (!database) throw new Error(`no shard ${n}`);
     return this.open(shardName(n), database);
@@ -52,7 +62,7 @@ export class Sessions {
   header(): string | null {
     const all: Bookmarks = { ...this.written };
     for (const [name, session] of this.opened) {
-      const seen = session.getBookmark() ?? undefined;
+      const seen = ("getBookmark" in session ? session.getBookmark() : null) ?? undefined;
       const newest = later(all[name], seen);
       if (newest) all[name] = newest;
     }
@@ -60,10 +70,18 @@ export class Sessions {
     return parts.length > 0 ? parts.join(",") : null;
   }
 
-  private open(name: string, database: D1Database): D1DatabaseSession {
+  private open(name: string, database: D1Database): Database {
     let session = this.opened.get(name);
     if (!session) {
-      session = database.withSession(this.asked[name] ?? "first-unconstrained");
+      const bookmark = this.asked[name];
+      // A session costs the binding a bookmark exchange on every query: a keyed read without a
+      // bookmark reads the primary without one.
+      session =
+        bookmark !== undefined
+          ? database.withSession(bookmark)
+          : this.start === "primary"
+            ? database
+            : database.withSession(this.start === "replica" ? "first-unconstrained" : "first-primary");
       this.opened.set(name, session);
     }
     return session;
