@@ -74,8 +74,7 @@ export class Sessions {
     let session = this.opened.get(name);
     if (!session) {
       const bookmark = this.asked[name];
-      // A session costs the binding a bookmark exchange on every query: a keyed read without a
-      // bookmark reads the primary without one.
+      // A keyed read without a bookmark needs no session: the binding itself reads the primary.
       session =
         bookmark !== undefined
           ? database.withSession(bookmark)
