@@ -2534,7 +2534,7 @@ export interface components {
         ETag: string;
         /** @description Any page may read public reads */
         "Access-Control-Allow-Origin": "*";
-        /** @description The newest D1 bookmark of each database the request wrote or read from a replica (`DB=...,SHARD_1=...`); send it back to read at least that new */
+        /** @description The newest D1 bookmark of each database the request wrote or read through a session (`DB=...,SHARD_1=...`); send it back to read at least that new */
         "X-D1-Bookmark": string;
     };
     pathItems: never;

@@ -64,9 +64,10 @@ export function agentOf(c: Context<AppEnv>, ref: AgentRef): AgentStub {
 }
 
 /**
- * The agent's row from its shard (a replica, at least as new as the client's bookmark). A row this
- * replica lacks, that its object has not written yet, or that is still on the first scoring model is
- * settled by the agent's object first, then read from the shard's primary.
+ * The agent's row from its shard, as the request reads it (./sessions: the primary, a replica at
+ * least as new as the client's bookmark, or any replica for a public read). A row missing there,
+ * that its object has not written yet, or that is still on the first scoring model is settled by the
+ * agent's object first, then read from the shard's primary.
  */
 export const readAgent = (c: Context<AppEnv>, sid: string) => readAgentWith(c, sid, readAgentRow);
 

@@ -48,7 +48,7 @@ export type AppEnv = {
     requestId: string;
     /** This request's D1 sessions, one per database it touches. */
     sessions: Sessions;
-    /** The control database, as this request reads it (./sessions): the primary, or a replica at least as new as the client's bookmark. */
+    /** The control database, as this request reads it (./sessions): the primary, a replica at least as new as the client's bookmark, or any replica for a public read. */
     db: Database;
     /** A request body validated by the form-aware validator (routes whose payload differs by form). */
     input: unknown;

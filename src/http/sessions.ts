@@ -58,7 +58,7 @@ export class Sessions {
     for (const [name, value] of Object.entries(bookmarks ?? {})) this.written[name] = later(this.written[name], value)!;
   }
 
-  /** The newest bookmark of every database the request touched. */
+  /** The newest bookmark of every database the request wrote, or read through a session. */
   header(): string | null {
     const all: Bookmarks = { ...this.written };
     for (const [name, session] of this.opened) {

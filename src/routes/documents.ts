@@ -67,7 +67,7 @@ const DESCRIPTION = [
     "every 429 carries `Retry-After`. Public limits count an IPv6 client by its /64 network.",
   "**Requests.** Every response carries `X-Request-Id`, and error bodies repeat it as `request_id`. Lists page with `limit` " +
     "(1-200, default 50) and `cursor`, answering `next_cursor`. An undefined method on a known path is 405 with `Allow`. " +
-    "Keyed reads without `X-D1-Bookmark` read the primary. Responses that wrote D1, or read it from a replica, carry `X-D1-Bookmark`; " +
+    "Keyed reads without `X-D1-Bookmark` read the primary. Responses that wrote D1, or read it through a session, carry `X-D1-Bookmark`; " +
     "sending it back reads at least that new from the nearest replica.",
   "**Public reads** (public score, attestations, JWKS, status lists, badges) allow any origin (CORS), answer preflights with 204 and " +
     "`If-None-Match` with 304. Keyed routes send no CORS headers and `Cache-Control: no-store`.",
@@ -85,7 +85,7 @@ const HEADERS: Record<string, { description: string; required?: boolean; schema:
   "Access-Control-Allow-Origin": { description: "Any page may read public reads", schema: { type: "string", enum: ["*"] } },
   "X-D1-Bookmark": {
     description:
-      "The newest D1 bookmark of each database the request wrote or read from a replica (`DB=...,SHARD_1=...`); send it back to read at least that new",
+      "The newest D1 bookmark of each database the request wrote or read through a session (`DB=...,SHARD_1=...`); send it back to read at least that new",
     required: false,
     schema: { type: "string" },
   },

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
+import { startOf } from "../../src/http/session";
 import { Sessions, type Start } from "../../src/http/sessions";
-import { bearer, call, createOperator, freshIp, registerAgent } from "../helpers";
+import { bearer, call, createOperator, freshIp, registerAgent, testApp } from "../helpers";
 
 describe("D1 sessions (read replicas)", () => {
   it("a write answers with a bookmark, and a read sent with it sees the write", async () => {
@@ -87,5 +88,41 @@ describe("where a request reads each database", () => {
     const pub = await call(`/score/${sid}/public`, { headers: { "cf-connecting-ip": freshIp() } });
     expect(pub.status).toBe(200);
     expect(pub.headers.get("x-d1-bookmark")).toMatch(/SHARD_\d=/);
+  });
+
+  it("a request starts by its method and path: public reads anywhere, other reads the primary, the rest from the primary on", () => {
+    const cases: [string, string, Start][] = [
+      ["GET", "/score/SID-0x0000000000000001", "primary"],
+      ["HEAD", "/score/SID-0x0000000000000001", "primary"],
+      ["GET", "/report/SID-0x0000000000000001", "primary"],
+      ["GET", "/me", "primary"],
+      ["GET", "/admin/applications", "primary"],
+      ["GET", "/agents/SID-0x0000000000000001/transactions", "primary"],
+      ["GET", "/score/SID-0x0000000000000001/public", "replica"],
+      ["HEAD", "/score/SID-0x0000000000000001/public", "replica"],
+      ["GET", "/badge/SID-0x0000000000000001.svg", "replica"],
+      ["GET", "/agents/SID-0x0000000000000001", "replica"],
+      ["GET", "/status/1", "replica"],
+      ["POST", "/transactions", "write"],
+      ["POST", "/keys", "write"],
+      ["DELETE", "/webhooks/1", "write"],
+      ["PATCH", "/agents/SID-0x0000000000000001", "write"],
+      ["OPTIONS", "/score/SID-0x0000000000000001/public", "write"],
+    ];
+    for (const [method, path, start] of cases) expect([method, path, startOf(method, path)]).toEqual([method, path, start]);
+  });
+
+  it("through the app: a keyed read opens no session on the control database, a write that changes it opens one at the primary and answers its bookmark", async () => {
+    const { key } = await createOperator();
+    const { env: recorded, opened } = recording();
+    const h = testApp({ env: { ...recorded } });
+    const read = await h.request("/keys", { headers: bearer(key) });
+    expect(read.status).toBe(200);
+    expect(opened).toEqual([]);
+    expect(read.headers.get("x-d1-bookmark")).toBeNull();
+    const made = await h.request("/keys", { headers: bearer(key), body: { scopes: ["agents:read"] } });
+    expect(made.status).toBe(201);
+    expect(opened).toEqual(["DB first-primary"]);
+    expect(made.headers.get("x-d1-bookmark")).toMatch(/^DB=[0-9a-f-]+$/);
   });
 });
