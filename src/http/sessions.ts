@@ -31,7 +31,7 @@ export class Sessions {
   constructor(
     private readonly env: Env,
     private readonly asked: Bookmarks,
-    private readonly start: Start = "write",
+    private readonly start: Start,
   ) {}
 
   static parse(header: string | undefined): Bookmarks {
@@ -75,12 +75,8 @@ export class Sessions {
     if (!session) {
       const bookmark = this.asked[name];
       // A keyed read without a bookmark needs no session: the binding itself reads the primary.
-      session =
-        bookmark !== undefined
-          ? database.withSession(bookmark)
-          : this.start === "primary"
-            ? database
-            : database.withSession(this.start === "replica" ? "first-unconstrained" : "first-primary");
+      if (bookmark === undefined && this.start === "primary") session = database;
+      else session = database.withSession(bookmark ?? (this.start === "replica" ? "first-unconstrained" : "first-primary"));
       this.opened.set(name, session);
     }
     return session;
