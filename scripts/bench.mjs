@@ -16,6 +16,8 @@
 //        POST /transactions, 100 agts  vs the same two across 100 objects
 //        POST /transactions/batch      (100 reports on 100 agents) vs those reports sent one by one
 //      and the single-D1 write ceiling (the same D1 batch straight from the Worker, no object);
+//      and, from /proc, the CPU each Worker's processes use a request during its own slices, in all
+//      and in the busiest process (with its share of a core: near 1, that process bounds the rate);
 //   3. a hot-path breakdown: the service's requests cut short at each stage (no key, unknown key,
 //      bad body after auth and the rate limiter), interleaved with the full requests; the
 //      differences show what each stage costs;
@@ -118,6 +120,8 @@ const COST_TARGETS = {
 // --- child processes ----------------------------------------------------------------------------
 const tempDirs = [];
 const children = new Set();
+/** Each Worker's URL and the wrangler process it runs under: a measurement's CPU is its process tree's. */
+const servedBy = new Map();
 const started = Date.now();
 const startLoad = loadavg();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)}s`;
@@ -161,6 +165,7 @@ function build(name, cwd) {
 function startWorker(name, cwd, script, port, persistTo, extra = []) {
   const args = ["dev", script, "-c", join(cwd, "wrangler.toml"), "--no-bundle", "--ip", HOST, "--port", String(port), "--persist-to", persistTo, "--log-level", "warn", ...extra];
   const child = spawn(wrangler, args, { cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  servedBy.set(`http://${HOST}:${port}`, child);
   const output = [];
   const keep = (chunk) => {
     if (WORKER_LOGS) writeFileSync(join(WORKER_LOGS, `${name.replace(/[^a-z0-9]+/gi, "-")}-${port}.log`), String(chunk), { flag: "a" });
@@ -238,8 +243,8 @@ function freePort() {
   });
 }
 
-/** CPU seconds used so far by a child and its descendants (Linux /proc; null elsewhere). */
-function cpuSeconds(rootPid) {
+/** CPU seconds used so far by each process of a child's tree, by pid (Linux /proc; null elsewhere). */
+function cpuByProcess(rootPid) {
   let entries;
   try {
     entries = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
@@ -266,9 +271,19 @@ function cpuSeconds(rootPid) {
       grew = true;
     }
   }
-  let ticks = 0;
-  for (const pid of tree) ticks += stats.get(pid)?.ticks ?? 0;
-  return ticks / 100;
+  return new Map([...tree].filter((pid) => stats.has(pid)).map((pid) => [pid, stats.get(pid).ticks / 100]));
+}
+
+/** CPU seconds used so far by a child and its descendants (null where /proc is not). */
+function cpuSeconds(rootPid) {
+  const byProcess = cpuByProcess(rootPid);
+  return byProcess && [...byProcess.values()].reduce((a, s) => a + s, 0);
+}
+
+/** The CPU seconds each process of a tree used between two readings, busiest first. */
+function cpuUsed(before, after) {
+  if (!before || !after) return null;
+  return [...after].map(([pid, s]) => s - (before.get(pid) ?? 0)).sort((a, b) => b - a);
 }
 
 /** Waits (at most 30 s) until a started Worker is idle: under 5% of a core over a second. */
@@ -426,7 +441,10 @@ async function measureSet(entries, { seconds = DURATION, profiler = null } = {})
         }
       };
       if (profiled) await guarded(() => profiler.start());
+      const pid = servedBy.get(entry.url)?.pid;
+      const cpuBefore = pid === undefined ? null : cpuByProcess(pid);
       const part = await slice(entry, sliceSeconds, progress);
+      part.cpu = pid === undefined ? null : cpuUsed(cpuBefore, cpuByProcess(pid));
       if (profiled && !profiler.failed) {
         const acc = await guarded(() => profiler.stop(entry.label, profiles.get(entry.key)));
         if (acc) profiles.set(entry.key, acc);
@@ -460,12 +478,25 @@ async function measureSet(entries, { seconds = DURATION, profiler = null } = {})
       statusCodes: codes,
       seconds: secondsTotal,
       roundsRps: list.map((p) => round2(p.ok / p.seconds)),
+      // The CPU the Worker's processes (wrangler; workerd: the Worker, its objects, local D1 and queues;
+      // wrangler's proxy) used during its own slices, per request served, in all and in the busiest
+      // process, with that process's share of a core. Work a slice leaves queued runs partly in the
+      // next (another Worker's) slice and is not counted; /proc's clock ticks are 10 ms.
+      ...(list.some((p) => !p.cpu) || ok === 0
+        ? { cpuMsPerRequest: null, busiestCpuMsPerRequest: null, busiestCoreShare: null }
+        : {
+            cpuMsPerRequest: round2((1000 * sum((p) => p.cpu.reduce((a, s) => a + s, 0))) / ok),
+            busiestCpuMsPerRequest: round2((1000 * sum((p) => p.cpu[0] ?? 0)) / ok),
+            busiestCoreShare: round2(sum((p) => p.cpu[0] ?? 0) / secondsTotal),
+          }),
     };
     const profile = profiles.get(entry.key);
     if (profile) r.profile = profile.summary(total);
     const bad = r.unexpected + r.errors + r.timeouts;
     const flag = bad > 0 ? `  !! ${bad} not as expected (${JSON.stringify(codes)})` : "";
-    log(`${entry.label}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (rounds ${r.roundsRps.join(", ")})${flag}`);
+    const cpu =
+      r.cpuMsPerRequest === null ? "" : `, CPU a request ${r.cpuMsPerRequest} ms (busiest process ${r.busiestCpuMsPerRequest} ms, ${r.busiestCoreShare} of a core)`;
+    log(`${entry.label}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${cpu} (rounds ${r.roundsRps.join(", ")})${flag}`);
     out[entry.key] = r;
   }
   return out;
@@ -1264,7 +1295,13 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
   ];
   if (m.batch && m.singles) {
     // Reports per second: each batch carries 100.
-    const batchReports = { ...m.batch, rps: round2(m.batch.rps * 100) };
+    const perReport = (ms) => ms && round2(ms / 100);
+    const batchReports = {
+      ...m.batch,
+      rps: round2(m.batch.rps * 100),
+      cpuMsPerRequest: perReport(m.batch.cpuMsPerRequest),
+      busiestCpuMsPerRequest: perReport(m.batch.busiestCpuMsPerRequest),
+    };
     comparisons.unshift({ key: "batch", what: "reports/s in batches of 100", service: batchReports, baseline: m.singles, baselineWhat: "single reports, 100 agents", ratio: ratio(batchReports, m.singles) });
   }
   for (const c of comparisons) {
@@ -1284,6 +1321,24 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
     const ratioText = c.ratio === null ? "n/a" : `${c.ratio.toFixed(2)}x`;
     const met = c.met === null ? "-" : c.met ? "yes" : "NO";
     lines.push(`${c.what.padEnd(32)} ${cell(c.service)} | ${c.baselineWhat.padEnd(26)}${cell(c.baseline)} | ${ratioText.padEnd(6)} ${c.target.padEnd(21)}${met}`);
+  }
+  const cpuRows = comparisons.filter((c) => c.key !== "large" && c.service?.cpuMsPerRequest && c.baseline?.cpuMsPerRequest);
+  if (cpuRows.length > 0) {
+    lines.push(
+      "",
+      "CPU a request (a report, for batches), in ms: each Worker's processes during its own slices, in all and in the busiest one; ratios baseline over service",
+      `${"".padEnd(32)} ${num("all", 6)} ${num("busiest", 13)} | ${"".padEnd(26)} ${num("all", 6)} ${num("busiest", 13)} | ${num("all", 5)} ${num("busiest", 8)}`,
+    );
+    const ms = (x) => num(x.toFixed(2), 6);
+    const share = (x) => (x === null ? "" : ` (${x.toFixed(2)})`);
+    for (const { what, service: s, baseline: b, baselineWhat } of cpuRows) {
+      lines.push(
+        `${what.padEnd(32)} ${ms(s.cpuMsPerRequest)} ${num(`${s.busiestCpuMsPerRequest.toFixed(2)}${share(s.busiestCoreShare)}`, 13)} | ` +
+          `${baselineWhat.padEnd(26)} ${ms(b.cpuMsPerRequest)} ${num(`${b.busiestCpuMsPerRequest.toFixed(2)}${share(b.busiestCoreShare)}`, 13)} | ` +
+          `${num(`${(b.cpuMsPerRequest / s.cpuMsPerRequest).toFixed(2)}x`, 5)} ${num(`${(b.busiestCpuMsPerRequest / s.busiestCpuMsPerRequest).toFixed(2)}x`, 8)}`,
+      );
+    }
+    lines.push("  (in parentheses: the busiest process's share of a core over the slices; near 1, it bounds the rate)");
   }
   lines.push("");
   if (m.writeDirect) {
