@@ -286,6 +286,23 @@ function cpuUsed(before, after) {
   return [...after].map(([pid, s]) => s - (before.get(pid) ?? 0)).sort((a, b) => b - a);
 }
 
+/**
+ * The CPU the Worker's processes (wrangler; workerd: the Worker, its objects, local D1 and queues;
+ * wrangler's proxy) used during a measurement's slices, per request served, in all and in the
+ * busiest process, with that process's share of a core. Work a slice leaves queued runs partly in
+ * the next (another Worker's) slice and is not counted; /proc's clock ticks are 10 ms.
+ */
+function cpuPerRequest(slices, served, seconds) {
+  if (served === 0 || slices.some((p) => !p.cpu)) return { cpuMsPerRequest: null, busiestCpuMsPerRequest: null, busiestCoreShare: null };
+  let all = 0;
+  let busiest = 0;
+  for (const { cpu } of slices) {
+    for (const s of cpu) all += s;
+    busiest += cpu[0] ?? 0;
+  }
+  return { cpuMsPerRequest: round2((1000 * all) / served), busiestCpuMsPerRequest: round2((1000 * busiest) / served), busiestCoreShare: round2(busiest / seconds) };
+}
+
 /** Waits (at most 30 s) until a started Worker is idle: under 5% of a core over a second. */
 async function waitIdle(child) {
   const until = Date.now() + 30_000;
@@ -478,17 +495,7 @@ async function measureSet(entries, { seconds = DURATION, profiler = null } = {})
       statusCodes: codes,
       seconds: secondsTotal,
       roundsRps: list.map((p) => round2(p.ok / p.seconds)),
-      // The CPU the Worker's processes (wrangler; workerd: the Worker, its objects, local D1 and queues;
-      // wrangler's proxy) used during its own slices, per request served, in all and in the busiest
-      // process, with that process's share of a core. Work a slice leaves queued runs partly in the
-      // next (another Worker's) slice and is not counted; /proc's clock ticks are 10 ms.
-      ...(list.some((p) => !p.cpu) || ok === 0
-        ? { cpuMsPerRequest: null, busiestCpuMsPerRequest: null, busiestCoreShare: null }
-        : {
-            cpuMsPerRequest: round2((1000 * sum((p) => p.cpu.reduce((a, s) => a + s, 0))) / ok),
-            busiestCpuMsPerRequest: round2((1000 * sum((p) => p.cpu[0] ?? 0)) / ok),
-            busiestCoreShare: round2(sum((p) => p.cpu[0] ?? 0) / secondsTotal),
-          }),
+      ...cpuPerRequest(list, ok, secondsTotal),
     };
     const profile = profiles.get(entry.key);
     if (profile) r.profile = profile.summary(total);
@@ -1329,13 +1336,15 @@ function report(m, counts, d1, { wranglerVersion, commit, dirty }) {
       "CPU a request (a report, for batches), in ms: each Worker's processes during its own slices, in all and in the busiest one; ratios baseline over service",
       `${"".padEnd(32)} ${num("all", 6)} ${num("busiest", 13)} | ${"".padEnd(26)} ${num("all", 6)} ${num("busiest", 13)} | ${num("all", 5)} ${num("busiest", 8)}`,
     );
-    const ms = (x) => num(x.toFixed(2), 6);
-    const share = (x) => (x === null ? "" : ` (${x.toFixed(2)})`);
+    const cpuCell = (r) => {
+      const share = r.busiestCoreShare === null ? "" : ` (${r.busiestCoreShare.toFixed(2)})`;
+      return `${num(r.cpuMsPerRequest.toFixed(2), 6)} ${num(`${r.busiestCpuMsPerRequest.toFixed(2)}${share}`, 13)}`;
+    };
+    const over = (b, s, w) => num(`${(b / s).toFixed(2)}x`, w);
     for (const { what, service: s, baseline: b, baselineWhat } of cpuRows) {
       lines.push(
-        `${what.padEnd(32)} ${ms(s.cpuMsPerRequest)} ${num(`${s.busiestCpuMsPerRequest.toFixed(2)}${share(s.busiestCoreShare)}`, 13)} | ` +
-          `${baselineWhat.padEnd(26)} ${ms(b.cpuMsPerRequest)} ${num(`${b.busiestCpuMsPerRequest.toFixed(2)}${share(b.busiestCoreShare)}`, 13)} | ` +
-          `${num(`${(b.cpuMsPerRequest / s.cpuMsPerRequest).toFixed(2)}x`, 5)} ${num(`${(b.busiestCpuMsPerRequest / s.busiestCpuMsPerRequest).toFixed(2)}x`, 8)}`,
+        `${what.padEnd(32)} ${cpuCell(s)} | ${baselineWhat.padEnd(26)} ${cpuCell(b)} | ` +
+          `${over(b.cpuMsPerRequest, s.cpuMsPerRequest, 5)} ${over(b.busiestCpuMsPerRequest, s.busiestCpuMsPerRequest, 8)}`,
       );
     }
     lines.push("  (in parentheses: the busiest process's share of a core over the slices; near 1, it bounds the rate)");
