@@ -51,9 +51,11 @@ export async function reconcilePass(env: Env, now: number, limit = AGENTS_PER_RE
   for (const [shard, rows] of groupBy(results, (r) => r.shard)) {
     const d1 = shards[shard]?.withSession("first-primary");
     if (!d1) continue;
+    // One JSON array bound, not a parameter a SID: D1 binds at most 100 a statement, and a page
+    // holds up to AGENTS_PER_RECONCILE agents of one shard.
     const { results: found } = await d1
-      .prepare(`SELECT sid, seq FROM agents WHERE sid IN (${rows.map(() => "?").join(", ")})`)
-      .bind(...rows.map((r) => r.sid))
+      .prepare("SELECT sid, seq FROM agents WHERE sid IN (SELECT value FROM json_each(?))")
+      .bind(JSON.stringify(rows.map((r) => r.sid)))
       .all<{ sid: string; seq: number }>();
     for (const f of found) heads.set(f.sid, f.seq);
   }

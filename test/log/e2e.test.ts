@@ -171,6 +171,29 @@ describe("the transparency log, end to end", () => {
     expect(await (await call("/admin/log/reconcile", { headers: ADMIN, body: { after: 0 } })).json()).toMatchObject({ republished: 0 });
   });
 
+  it("reconciles a page with more agents on one shard than one D1 statement may bind (100)", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const shard = (await env.DB.prepare("SELECT shard FROM agent_directory WHERE sid = ?").bind(sid).first<{ shard: number }>())!.shard;
+    const last = (await env.DB.prepare("SELECT max(num) AS n FROM agent_directory").first<{ n: number }>())!.n;
+    // 150 more agents of that shard in the directory (their rows are not needed: a missing row is a head of 0).
+    const extra = Array.from({ length: 150 }, (_, i) => ({ num: last + 1 + i, sid: `SID-0x${(0xfeed00000000 + i).toString(16).padStart(16, "0")}` }));
+    await env.DB.batch(
+      extra.map((a) =>
+        env.DB.prepare("INSERT INTO agent_directory (num, sid, shard, operator_id, created_at, log) VALUES (?, ?, ?, ?, ?, 0)").bind(a.num, a.sid, shard, owner.id, new Date(T_CALL).toISOString()),
+      ),
+    );
+    try {
+      const pass = await call("/admin/log/reconcile", { headers: ADMIN, body: { after: 0, limit: 500 } });
+      expect(pass.status).toBe(200);
+      const out = (await pass.json()) as { failed: number; visited: number };
+      expect(out.failed).toBe(0);
+      expect(out.visited).toBeGreaterThan(150);
+    } finally {
+      await env.DB.prepare("DELETE FROM agent_directory WHERE num > ?").bind(last).run();
+    }
+  });
+
   it("a queue that refuses a send: the object's alarm sends it again at the retry's time", async () => {
     const owner = await createOperator();
     const reporter = await createOperator({ verified: true });
