@@ -107,12 +107,13 @@ async function runWranglerDev(temp, env, extra, needOk = true, script = undefine
       try {
         process.kill(-dev.pid, "SIGTERM");
       } catch {}
-      if (!(await Promise.race([gone, sleep(5000).then(() => false)]))) {
-        try {
-          process.kill(-dev.pid, "SIGKILL");
-        } catch {}
-      }
+      await Promise.race([gone, sleep(5000)]);
     }
+    // Whatever of the group outlived the signal (wrangler's launcher exits before its CLI and workerd
+    // children do): a straggler would hold a core through the files after this one.
+    try {
+      process.kill(-dev.pid, "SIGKILL");
+    } catch {}
     rmSync(temp, { recursive: true, force: true });
   };
 
@@ -123,13 +124,9 @@ async function runWranglerDev(temp, env, extra, needOk = true, script = undefine
       await stop();
       throw new Error(`wrangler dev exited during start-up:\n${output}`);
     }
-    try {
-      const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.ok || !needOk) break;
-    } catch {
-      // not listening yet
-    }
+    // Each probe bounded as a whole, its body too: the start-up's deadline holds whatever the probe meets.
+    const probe = fetch(`${url}/`, { signal: AbortSignal.timeout(2000) }).then(async (res) => (await res.arrayBuffer(), res.ok || !needOk));
+    if (await Promise.race([probe.catch(() => false), sleep(3000).then(() => false)])) break;
     if (Date.now() > until) {
       await stop();
       throw new Error(`wrangler dev was not ready within ${START_TIMEOUT_MS / 1000} s:\n${output}`);
