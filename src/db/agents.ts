@@ -1,7 +1,7 @@
 // Reads of agents and their history on their shard. Scores are computed at read time from the
 // stored aggregates (time-bound rules, the recent windows and tenure, apply at the reader's time).
 
-import { eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
 import type { AgentConfiguration } from "../domain/configuration";
 import { DIMENSIONS, type Dimension } from "../domain/model";
 import { locateTransaction, scoreEvent, transactionIdOf } from "../domain/agent";
@@ -18,6 +18,7 @@ import {
 } from "../domain/views";
 import { db, type Database } from "./client";
 import { unpackText, type StoredText } from "./entry-text";
+import { inJson } from "./json-rows";
 import { agents, configHistory } from "./shard-schema";
 
 export const SCORE_HISTORY_LIMIT = 50;
@@ -83,7 +84,7 @@ export async function readScoreRow(d1: Database, sid: string): Promise<ScoreRow 
 }
 
 /** Several agents of one shard by SID (a page of /me). */
-export const readAgentRows = (d1: Database, sids: string[]) => db(d1).select().from(agents).where(inArray(agents.sid, sids)).all();
+export const readAgentRows = (d1: Database, sids: string[]) => db(d1).select().from(agents).where(inJson(agents.sid, sids)).all();
 
 /** An operator's figures on one shard: its agents, and the sums of their independent evidence. */
 export async function operatorSums(d1: Database, operatorId: number) {

@@ -1,9 +1,10 @@
 // The agent directory in the control database: which shard each agent lives on, and its number.
 
-import { and, asc, count, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { FIRST_DIRECTORY_NUMBER } from "../domain/agent";
 import { db, type Database } from "./client";
 import { agentDirectory } from "./control-schema";
+import { inJson } from "./json-rows";
 
 export type DirectoryEntry = typeof agentDirectory.$inferSelect;
 
@@ -73,7 +74,7 @@ export async function statusEntriesOf(d1: Database, sids: string[]): Promise<Map
   const rows = await db(d1)
     .select({ sid: agentDirectory.sid, list: agentDirectory.statusList, idx: agentDirectory.statusIdx })
     .from(agentDirectory)
-    .where(inArray(agentDirectory.sid, sids))
+    .where(inJson(agentDirectory.sid, sids))
     .all();
   return new Map(rows.flatMap((r) => (r.list === null || r.idx === null ? [] : [[r.sid, { list: r.list, idx: r.idx }] as const])));
 }

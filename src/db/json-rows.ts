@@ -1,3 +1,5 @@
+import { sql, type Column } from "drizzle-orm";
+
 // Many rows in few statements: each statement binds one JSON array of rows (read back with
 // `json_each(?)`), up to JSON_ROWS_MAX characters. A Worker invocation may run at most 1,000 D1
 // queries; a change or a move that writes one statement a row passes that on a large agent.
@@ -26,3 +28,9 @@ export function jsonRowChunks(rows: Iterable<readonly unknown[]>): string[] {
   if (part.length > 0) chunks.push(`[${part.join(",")}]`);
   return chunks;
 }
+
+/**
+ * `column IN (values)` with the values bound as one JSON array: D1 binds at most 100 parameters a
+ * statement, and drizzle's `inArray` binds one a value.
+ */
+export const inJson = (column: Column, values: readonly (string | number)[]) => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;

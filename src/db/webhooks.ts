@@ -2,6 +2,7 @@
 
 import { and, asc, count, desc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import { db, type Database } from "./client";
+import { inJson } from "./json-rows";
 import { watches, webhookDeliveries, webhooks } from "./control-schema";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -114,20 +115,21 @@ export const deleteWatch = (d1: Database, operatorId: number, sid: string) =>
 /** The deliveries of an event to these endpoints, created once each; those not yet delivered. */
 export async function deliveriesFor(d1: Database, event: { id: string; type: string }, webhookIds: number[], now: string): Promise<DeliveryRow[]> {
   if (webhookIds.length === 0) return [];
-  const d = db(d1);
-  await d
-    .insert(webhookDeliveries)
-    .values(webhookIds.map((webhookId) => ({ webhookId, eventId: event.id, eventType: event.type, createdAt: now, updatedAt: now })))
-    .onConflictDoNothing();
-  return d
+  // The endpoints as one bound JSON array: D1 binds at most 100 parameters a statement, and an
+  // agent's watchers may bring any number of endpoints (a row a parameter each would fail at 15).
+  const ids = JSON.stringify(webhookIds);
+  await d1
+    .prepare(
+      "INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, created_at, updated_at) " +
+        "SELECT value, ?, ?, ?, ? FROM json_each(?) WHERE true ON CONFLICT (webhook_id, event_id) DO NOTHING",
+    )
+    .bind(event.id, event.type, now, now, ids)
+    .run();
+  return db(d1)
     .select()
     .from(webhookDeliveries)
     .where(
-      and(
-        eq(webhookDeliveries.eventId, event.id),
-        inArray(webhookDeliveries.webhookId, webhookIds),
-        inArray(webhookDeliveries.status, ["pending", "retrying"]),
-      ),
+      and(eq(webhookDeliveries.eventId, event.id), inJson(webhookDeliveries.webhookId, webhookIds), inArray(webhookDeliveries.status, ["pending", "retrying"])),
     )
     .all();
 }

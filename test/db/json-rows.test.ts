@@ -6,6 +6,9 @@ import { describe, expect, it } from "vitest";
 import { PUT_ANSWERS } from "../../src/db/earlier-contract";
 import { JSON_ROWS_MAX, jsonRowChunks } from "../../src/db/json-rows";
 import { shardDatabases } from "../../src/env";
+import { readAgentRows } from "../../src/db/agents";
+import { statusEntriesOf } from "../../src/db/directory";
+import { createOperator, registerAgent, shardOf } from "../helpers";
 
 describe("rows in JSON chunks", () => {
   it("keeps every row once and in order, each chunk within the bound", () => {
@@ -35,5 +38,27 @@ describe("rows in JSON chunks", () => {
     const plan = results.map((r) => r.detail).join(" | ");
     expect(plan).toContain("MATERIALIZE j");
     expect(plan).toMatch(/SEARCH entries USING PRIMARY KEY \(sid=\? AND n=\?\)/);
+  });
+});
+
+describe("a list bound as one JSON array (inJson)", () => {
+  // D1 binds at most 100 parameters a statement: each of these once bound a parameter a SID, so
+  // GET /me?limit=200 over more than 100 agents on one shard, or a status-list feed of many, failed.
+  const unknown = Array.from({ length: 200 }, (_, i) => `SID-0x${(0xbeef0000 + i).toString(16).padStart(16, "0")}`);
+
+  it("reads the agents' rows of a shard for any number of SIDs", async () => {
+    const owner = await createOperator();
+    const registered = [(await registerAgent(owner.key)).sid, (await registerAgent(owner.key)).sid];
+    for (const sid of registered) {
+      const rows = await readAgentRows(await shardOf(sid), [...unknown, sid]);
+      expect(rows.map((r) => r.sid)).toEqual([sid]);
+    }
+  });
+
+  it("reads the status-list places of any number of SIDs", async () => {
+    const owner = await createOperator();
+    const { sid } = await registerAgent(owner.key);
+    const places = await statusEntriesOf(env.DB, [...unknown, sid]);
+    expect([...places.keys()].every((s) => s === sid)).toBe(true);
   });
 });

@@ -224,6 +224,30 @@ describe("webhooks", () => {
     expect((await h.request(`/watches/${sid}`, { method: "DELETE", headers: bearer(watcher.key) })).status).toBe(200);
   });
 
+  it("an agent watched through more endpoints than one D1 statement may bind (100 parameters) reaches every one", async () => {
+    const net = endpoints();
+    const h = testApp({ resolve: net.resolve });
+    const owner = await operator();
+    const reporter = await credibleReporter();
+    const { sid } = await registerAgent(owner.key);
+    // Three watchers of 10 endpoints each, and the owner's own: 31 endpoints for one score.changed.
+    const urls = [`https://owner.example.com/x`];
+    expect((await h.request("/webhooks", { headers: bearer(owner.key), body: { url: urls[0] } })).status).toBe(201);
+    for (let w = 0; w < 3; w++) {
+      const watcher = await operator();
+      expect((await h.request("/watches", { headers: bearer(watcher.key), body: { sid } })).status).toBe(201);
+      for (let i = 0; i < 10; i++) {
+        const url = `https://w${w}-${i}.example.com/x`;
+        expect((await h.request("/webhooks", { headers: bearer(watcher.key), body: { url } })).status).toBe(201);
+        urls.push(url);
+      }
+    }
+    for (let i = 0; i < 3; i++) await call("/transactions", { headers: bearer(reporter.key), body: { sid, ...praise } });
+    await net.queues.drain();
+    const reached = new Set(net.received.filter((r) => JSON.parse(r.body).type === "score.changed" && JSON.parse(r.body).data?.sid === sid).map((r) => r.url));
+    expect([...reached].sort()).toEqual([...urls].sort());
+  });
+
   it("limits endpoints to 10, and never lists a secret", async () => {
     const net = endpoints();
     const h = testApp({ resolve: net.resolve });
