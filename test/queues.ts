@@ -25,6 +25,11 @@ const PRODUCERS = [
   ["DEAD_LETTERS", QUEUES.deadLetters],
 ] as const;
 
+/** Cloudflare Queues' limits: messages and bytes a sendBatch, bytes a message. */
+const MESSAGES_PER_SEND = 100;
+const BATCH_BYTES = 256 * 1024;
+const MESSAGE_BYTES = 128 * 1024;
+
 /** The platform's batch size for these consumers (wrangler.toml max_batch_size). */
 const BATCH_SIZE = 10;
 
@@ -39,13 +44,26 @@ export function holdQueues(deps: Partial<QueueDeps> = {}, options: { log?: boole
   const accept = (queue: string) => {
     if (refusing.has(queue)) throw new Error(`${queue} is unavailable`);
   };
+  // The platform's limits, held to as the platform holds them (a send over one fails whole), so a
+  // producer that outgrows a call fails here as it would in production.
+  const bytes = (body: unknown) => new TextEncoder().encode(JSON.stringify(body)).length;
+  const withinLimits = (queue: string, bodies: unknown[]) => {
+    if (bodies.length > MESSAGES_PER_SEND) throw new Error(`${queue}: batch message count of ${bodies.length} exceeds limit of ${MESSAGES_PER_SEND}`);
+    const sizes = bodies.map(bytes);
+    const largest = Math.max(0, ...sizes);
+    if (largest > MESSAGE_BYTES) throw new Error(`${queue}: message size of ${largest} bytes exceeds limit of ${MESSAGE_BYTES}`);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    if (total > BATCH_BYTES) throw new Error(`${queue}: batch size of ${total} bytes exceeds limit of ${BATCH_BYTES}`);
+  };
   const held = options.log ? [...PRODUCERS, ["LOG_QUEUE", QUEUES.log] as const] : PRODUCERS;
   const producers = held.map(([binding, queue]) => {
     const producer = env[binding] as unknown as Record<string, unknown>;
-    producer.send = async (body: unknown) => (accept(queue), void pending.push({ queue, body, attempts: 1 }));
+    producer.send = async (body: unknown) => (accept(queue), withinLimits(queue, [body]), void pending.push({ queue, body, attempts: 1 }));
     producer.sendBatch = async (messages: Iterable<{ body: unknown }>) => {
       accept(queue);
-      for (const m of messages) pending.push({ queue, body: m.body, attempts: 1 });
+      const bodies = [...messages].map((m) => m.body);
+      withinLimits(queue, bodies);
+      for (const body of bodies) pending.push({ queue, body, attempts: 1 });
     };
     return producer;
   });

@@ -1,5 +1,6 @@
 import { deliveriesFor, subscribedWebhooks } from "../db/webhooks";
 import type { AgentEvent } from "../domain/events";
+import { sendGroups } from "../domain/queue-batches";
 import type { Env } from "../env";
 import type { QueueDeps } from "./deps";
 import type { DeliveryMessage } from "./deliveries";
@@ -45,11 +46,9 @@ async function fanOut(event: AgentEvent, env: Env, deps: QueueDeps): Promise<voi
     endpoints.map((w) => w.id),
     new Date(deps.now()).toISOString(),
   );
-  if (pending.length > 0 && env.DELIVERIES) {
-    await env.DELIVERIES.sendBatch(
-      pending.map((d) => ({ body: { deliveryId: d.id, webhookId: d.webhookId, event } satisfies DeliveryMessage, contentType: "json" as const })),
-    );
-  }
+  if (!env.DELIVERIES) return;
+  const messages = pending.map((d): DeliveryMessage => ({ deliveryId: d.id, webhookId: d.webhookId, event }));
+  for (const group of sendGroups(messages)) await env.DELIVERIES.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
 }
 
 /**

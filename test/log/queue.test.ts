@@ -100,6 +100,28 @@ describe("the trust-log queue", () => {
     }
   });
 
+  it("puts back a dead-letter batch larger than one send carries (256 KB): every message, in sends within the limits", async () => {
+    const queues = holdQueues({}, { log: true });
+    try {
+      const item = await leafOf(freshSid(), 1);
+      // 20 messages of 100 leaves each, about 21 KB apiece: about 420 KB in one dead-letter batch.
+      const bodies: LogMessage[] = Array.from({ length: 20 }, () => ({ log: 4, leaves: Array(100).fill(item) }));
+      expect(JSON.stringify(bodies).length).toBeGreaterThan(400_000);
+      const batch = createMessageBatch<LogMessage>(
+        "trust-log-dlq",
+        bodies.map((body, i) => ({ id: `d${i}`, timestamp: new Date(), attempts: 1, body })),
+      );
+      const ctx = createExecutionContext();
+      await loggedErrors(() => createQueueHandler({})(batch, env));
+      const result = await getQueueResult(batch, ctx);
+      expect(result.retryBatch.retry).toBe(false);
+      expect(result.ackAll).toBe(true);
+      expect(queues.pending.map((m) => m.queue)).toEqual(Array(20).fill("trust-log"));
+    } finally {
+      queues.release();
+    }
+  });
+
   // The only read of /health in this file: its checks are kept 5 s per isolate.
   it("shows the alarm on /health for a day after a put-back", async () => {
     await env.DB.prepare("INSERT INTO model_settings (key, value, updated_at) VALUES ('log_dead_letters', ?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?1")

@@ -1,6 +1,7 @@
 // The trust-log queue's messages: leaves from agents' objects for log `log`'s sequencer. One
 // message may carry many leaves (of one agent's outbox, or of several agents of the same log).
 
+import { sendGroups } from "../queue-batches";
 import type { Leaf } from "./leaf";
 
 /**
@@ -27,9 +28,6 @@ export interface LogItem extends LeafItem {
 
 /** At most this many leaves go in one message (about 250 bytes each at most; a queue message holds 128 KB). */
 export const LEAVES_PER_MESSAGE = 200;
-/** A sendBatch carries 256 KB at most: messages are grouped under this many characters of JSON. */
-const CHARS_PER_SEND = 192 * 1024;
-
 /** The messages carrying `items`: one per log, or more past LEAVES_PER_MESSAGE, each log's leaves in the order given. */
 export function logMessages(items: readonly LogItem[]): LogMessage[] {
   const byLog = new Map<number, LeafItem[]>();
@@ -52,20 +50,7 @@ export interface LogQueue {
 
 /** Sends `items` to the log queue in as few calls as the queue's limits allow (a batch of reports' leaves go in one or two). */
 export async function sendLeaves(queue: LogQueue, items: readonly LogItem[]): Promise<void> {
-  const messages = logMessages(items);
-  let group: LogMessage[] = [];
-  let size = 0;
-  for (const message of messages) {
-    const chars = JSON.stringify(message).length;
-    if (group.length > 0 && size + chars > CHARS_PER_SEND) {
-      await queue.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
-      group = [];
-      size = 0;
-    }
-    group.push(message);
-    size += chars;
-  }
-  if (group.length > 0) await queue.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
+  for (const group of sendGroups(logMessages(items))) await queue.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
 }
 
 /** The name of log n's sequencer object. */

@@ -14,6 +14,7 @@ import type { AgentEvent } from "../../domain/events";
 import { readPublished } from "../../db/history";
 import { fnv1a } from "../../domain/identifiers";
 import { sendLeaves } from "../../domain/log/messages";
+import { sendGroups } from "../../domain/queue-batches";
 import type { Result } from "../../domain/results";
 import { log } from "../../log";
 import { ok, refuse, type AgentHost } from "./host";
@@ -171,9 +172,7 @@ export class Outbox {
           env.LOG_QUEUE,
           items.map((i) => ({ log: loaded.record.log ?? ref.log, sid: ref.sid, n: i.n, epoch: i.epoch, leaf: i.leaf })),
         );
-      for (let k = 0; k < events.length && env.EVENTS; k += 100) {
-        await env.EVENTS.sendBatch(events.slice(k, k + 100).map((body) => ({ body, contentType: "json" as const })));
-      }
+      if (env.EVENTS) for (const group of sendGroups(events)) await env.EVENTS.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
     } catch (err) {
       this.failures++;
       this.retryAt = this.kernel.now() + retryDelay(this.failures, ref.sid);
