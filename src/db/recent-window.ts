@@ -39,12 +39,15 @@ export class RecentWindow {
     this.keys = new Map();
     this.jtis = new Map();
     this.complete = true;
+    this.floor = 0;
     this.d1 = null;
   }
 
   /**
    * Reads the window's records, newest first, page by page (rows read are a thousandth of the price
-   * of rows written); an agent not registered yet has none.
+   * of rows written); an agent not registered yet has none. The window's first entry number is found
+   * first, in one statement, so the pages read only keyed or receipted entries and their count does
+   * not grow with the agent's other reports (a Worker invocation may run 1,000 queries).
    */
   async load(d1: D1DatabaseSession, sid: string, loaded: Loaded | null, now: number): Promise<void> {
     this.forget();
@@ -53,18 +56,26 @@ export class RecentWindow {
     if (!loaded) return;
     // The window reaches back from now, or from the last entry when that is earlier (a clock behind
     // the one that stamped it): never fewer records than a caller's own time asks for.
-    let since: number | null = null;
+    const newest = await d1.prepare("SELECT at FROM entries WHERE sid = ? AND n <= ? ORDER BY n DESC LIMIT 1").bind(sid, loaded.record.seq).first<number>("at");
+    if (newest === null) return;
+    const since = Math.min(now, newest) - DEDUPE_WINDOW_MS;
+    // Newest first, the scan stops at the first entry outside the window.
+    const outside = await d1
+      .prepare("SELECT n FROM entries WHERE sid = ? AND n <= ? AND at <= ? ORDER BY n DESC LIMIT 1")
+      .bind(sid, loaded.record.seq, since)
+      .first<number>("n");
+    this.floor = (outside ?? 0) + 1;
     let below = loaded.record.seq + 1;
     for (;;) {
       const { results } = await d1
-        .prepare("SELECT n, at, idem, answer, jti FROM entries WHERE sid = ? AND n < ? ORDER BY n DESC LIMIT ?")
-        .bind(this.sid, below, PAGE)
+        .prepare(
+          "SELECT n, at, idem, answer, jti FROM entries WHERE sid = ? AND n >= ? AND n < ? AND (idem IS NOT NULL OR jti IS NOT NULL) ORDER BY n DESC LIMIT ?",
+        )
+        .bind(sid, this.floor, below, PAGE)
         .all<Row>();
       for (const r of results) {
-        since ??= Math.min(now, r.at) - DEDUPE_WINDOW_MS;
-        if (r.at <= since) return;
-        this.floor = r.n;
         if (this.keys.size + this.jtis.size >= MAX_HELD) {
+          // The rest of the window is looked up on the shard, from the window's first entry on.
           this.complete = false;
           return;
         }
