@@ -91,6 +91,8 @@ async function drainLog(run: RunContext, promised: Promised[]): Promise<{ missin
   const logs = [...new Set(promised.map((p) => p.log))];
   let missingFirst = -1;
   let reconciled: { agents: number; entries: number } | null = null;
+  let passes = 0;
+  const total = { agents: 0, entries: 0 };
   for (;;) {
     let counts: Map<string, number>;
     try {
@@ -107,7 +109,15 @@ async function drainLog(run: RunContext, promised: Promised[]): Promise<{ missin
     // Past the objects' own resends (an alarm within a minute of a batch, its retries after), what
     // is still missing was accepted by a queue the kill emptied (wrangler dev keeps queued messages in
     // memory; the platform's queues keep them): the reconciliation finds it, as the daily cron does.
-    if (reconciled === null && Date.now() - started > RECONCILE_AFTER_MS) reconciled = await reconcile(run);
+    // Every RECONCILE_AFTER_MS while something is missing, as an operator would run it again.
+    if (Date.now() - started > RECONCILE_AFTER_MS * (passes + 1)) {
+      const pass = await reconcile(run);
+      passes++;
+      total.agents += pass.agents;
+      total.entries += pass.entries;
+      reconciled = total;
+      run.log(`log: ${missing.length} promised leaves missing after ${((Date.now() - started) / 1000).toFixed(0)} s; reconciliation pass ${passes} had ${pass.agents} agents send ${pass.entries} entries again`);
+    }
     await sleep(5_000);
   }
 }
