@@ -83,6 +83,10 @@ export async function readScoreRow(d1: Database, sid: string): Promise<ScoreRow 
   };
 }
 
+/** The last entry number (`seq`) of each of these agents of one shard (the log's reconciliation). */
+export const readSeqs = (d1: Database, sids: string[]) =>
+  db(d1).select({ sid: agents.sid, seq: agents.seq }).from(agents).where(inJson(agents.sid, sids)).all();
+
 /** Several agents of one shard by SID (a page of /me). */
 export const readAgentRows = (d1: Database, sids: string[]) => db(d1).select().from(agents).where(inJson(agents.sid, sids)).all();
 

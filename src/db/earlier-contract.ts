@@ -19,6 +19,7 @@ import { SEQUENCE_SPACE, type AgentRecord, type AgentRef } from "../domain/agent
 import type { AgentKey } from "../domain/agent-keys";
 import { disputesDueOf, type Dispute } from "../domain/disputes";
 import type { AgentEvent, Notified } from "../domain/events";
+import { sendAll } from "../domain/queue-batches";
 import type { Env } from "../env";
 import { log } from "../log";
 
@@ -180,9 +181,7 @@ export class EarlierContract {
       .exec<{ event: string }>("SELECT event FROM outbox ORDER BY id")
       .toArray()
       .map((r) => JSON.parse(r.event) as AgentEvent);
-    for (let i = 0; i < events.length; i += 100) {
-      await this.env.EVENTS.sendBatch(events.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
-    }
+    await sendAll(this.env.EVENTS, events);
   }
 
   /** Idempotency records younger than 24 hours join the entries they answered (a report's: by its transaction id). */

@@ -1,6 +1,6 @@
 // A queue's sendBatch takes at most 100 messages and 256 KB in all (a message at most 128 KB):
-// every producer here groups its bodies with this, so no fan-out, resend or put-back can outgrow
-// a call, whatever the number of endpoints, leaves or dead letters.
+// every producer here sends through `sendAll`, so no fan-out, resend or put-back can outgrow a
+// call, whatever the number of endpoints, leaves or dead letters.
 
 /** Messages in one sendBatch, at most. */
 export const MESSAGES_PER_SEND = 100;
@@ -24,4 +24,22 @@ export function sendGroups<T>(bodies: readonly T[]): T[][] {
   }
   if (group.length > 0) groups.push(group);
   return groups;
+}
+
+/** A queue's producer, as much of it as is used here (the code also runs where workers' types are not loaded). */
+export interface Producer<T> {
+  sendBatch(messages: { body: T; contentType: "json"; delaySeconds?: number }[]): Promise<unknown>;
+}
+
+/**
+ * Sends `bodies` as JSON messages, in order, in as few calls as the limits allow. A failed call
+ * throws after the groups before it went: a caller that retries sends those twice, so its
+ * consumers must be idempotent (every consumer here is).
+ */
+export async function sendAll<T>(queue: Producer<T>, bodies: readonly T[], delaySeconds?: number): Promise<void> {
+  for (const group of sendGroups(bodies)) {
+    await queue.sendBatch(
+      group.map((body) => (delaySeconds === undefined ? { body, contentType: "json" as const } : { body, contentType: "json" as const, delaySeconds })),
+    );
+  }
 }

@@ -1,6 +1,6 @@
 import { countRequeued } from "../db/log-dead-letters";
 import type { LogMessage } from "../domain/log/messages";
-import { sendGroups } from "../domain/queue-batches";
+import { sendAll } from "../domain/queue-batches";
 import type { Env } from "../env";
 
 // The trust-log dead-letter queue: messages the trust-log consumer retried to the end (a sequencer
@@ -21,9 +21,11 @@ export async function consumeDeadLog(batch: MessageBatch<LogMessage>, env: Env, 
     // A dead-letter batch of 100 messages may hold far more than one sendBatch takes (256 KB). If a
     // later group fails, the whole batch comes again: the groups sent go twice, and the sequencer
     // acknowledges what it already holds.
-    for (const group of sendGroups(batch.messages.map((m) => m.body))) {
-      await env.LOG_QUEUE.sendBatch(group.map((body) => ({ body, contentType: "json" as const, delaySeconds: REQUEUE_DELAY_SECONDS })));
-    }
+    await sendAll(
+      env.LOG_QUEUE,
+      batch.messages.map((m) => m.body),
+      REQUEUE_DELAY_SECONDS,
+    );
   } catch (err) {
     console.error(
       JSON.stringify({

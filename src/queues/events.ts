@@ -1,6 +1,6 @@
 import { deliveriesFor, subscribedWebhooks } from "../db/webhooks";
 import type { AgentEvent } from "../domain/events";
-import { sendGroups } from "../domain/queue-batches";
+import { sendAll } from "../domain/queue-batches";
 import type { Env } from "../env";
 import type { QueueDeps } from "./deps";
 import type { DeliveryMessage } from "./deliveries";
@@ -47,8 +47,10 @@ async function fanOut(event: AgentEvent, env: Env, deps: QueueDeps): Promise<voi
     new Date(deps.now()).toISOString(),
   );
   if (!env.DELIVERIES) return;
-  const messages = pending.map((d): DeliveryMessage => ({ deliveryId: d.id, webhookId: d.webhookId, event }));
-  for (const group of sendGroups(messages)) await env.DELIVERIES.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
+  await sendAll(
+    env.DELIVERIES,
+    pending.map((d): DeliveryMessage => ({ deliveryId: d.id, webhookId: d.webhookId, event })),
+  );
 }
 
 /**

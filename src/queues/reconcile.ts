@@ -1,3 +1,4 @@
+import { readSeqs } from "../db/agents";
 import type { AgentRef } from "../domain/agent";
 import { logTag } from "../domain/log/tags";
 import { sequencerName } from "../domain/log/messages";
@@ -51,13 +52,12 @@ export async function reconcilePass(env: Env, now: number, limit = AGENTS_PER_RE
   for (const [shard, rows] of groupBy(results, (r) => r.shard)) {
     const d1 = shards[shard]?.withSession("first-primary");
     if (!d1) continue;
-    // One JSON array bound, not a parameter a SID: D1 binds at most 100 a statement, and a page
-    // holds up to AGENTS_PER_RECONCILE agents of one shard.
-    const { results: found } = await d1
-      .prepare("SELECT sid, seq FROM agents WHERE sid IN (SELECT value FROM json_each(?))")
-      .bind(JSON.stringify(rows.map((r) => r.sid)))
-      .all<{ sid: string; seq: number }>();
-    for (const f of found) heads.set(f.sid, f.seq);
+    // A page holds up to AGENTS_PER_RECONCILE agents of one shard: readSeqs binds them as one array.
+    for (const f of await readSeqs(
+      d1,
+      rows.map((r) => r.sid),
+    ))
+      heads.set(f.sid, f.seq);
   }
   const lagging: { ref: AgentRef; from: number }[] = [];
   for (const [log, rows] of groupBy(results, (r) => r.log)) {

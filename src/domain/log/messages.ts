@@ -1,7 +1,7 @@
 // The trust-log queue's messages: leaves from agents' objects for log `log`'s sequencer. One
 // message may carry many leaves (of one agent's outbox, or of several agents of the same log).
 
-import { sendGroups } from "../queue-batches";
+import { sendAll, type Producer } from "../queue-batches";
 import type { Leaf } from "./leaf";
 
 /**
@@ -43,14 +43,12 @@ export function logMessages(items: readonly LogItem[]): LogMessage[] {
   return messages;
 }
 
-/** The trust-log queue's producer, as much of it as is used here (the code also runs where workers' types are not loaded). */
-export interface LogQueue {
-  sendBatch(messages: { body: LogMessage; contentType: "json" }[]): Promise<unknown>;
-}
+/** The trust-log queue's producer. */
+export type LogQueue = Producer<LogMessage>;
 
 /** Sends `items` to the log queue in as few calls as the queue's limits allow (a batch of reports' leaves go in one or two). */
 export async function sendLeaves(queue: LogQueue, items: readonly LogItem[]): Promise<void> {
-  for (const group of sendGroups(logMessages(items))) await queue.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
+  await sendAll(queue, logMessages(items));
 }
 
 /** The name of log n's sequencer object. */

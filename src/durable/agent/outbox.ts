@@ -14,7 +14,7 @@ import type { AgentEvent } from "../../domain/events";
 import { readPublished } from "../../db/history";
 import { fnv1a } from "../../domain/identifiers";
 import { sendLeaves } from "../../domain/log/messages";
-import { sendGroups } from "../../domain/queue-batches";
+import { sendAll } from "../../domain/queue-batches";
 import type { Result } from "../../domain/results";
 import { log } from "../../log";
 import { ok, refuse, type AgentHost } from "./host";
@@ -172,7 +172,7 @@ export class Outbox {
           env.LOG_QUEUE,
           items.map((i) => ({ log: loaded.record.log ?? ref.log, sid: ref.sid, n: i.n, epoch: i.epoch, leaf: i.leaf })),
         );
-      if (env.EVENTS) for (const group of sendGroups(events)) await env.EVENTS.sendBatch(group.map((body) => ({ body, contentType: "json" as const })));
+      if (env.EVENTS) await sendAll(env.EVENTS, events);
     } catch (err) {
       this.failures++;
       this.retryAt = this.kernel.now() + retryDelay(this.failures, ref.sid);
